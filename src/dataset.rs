@@ -1,0 +1,141 @@
+//! Reading labelled tables into matrices (DESIGN §4), keeping the original
+//! bytes of every record so an export changes only what the curator changed.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use nalgebra::DMatrix;
+use serde::{Deserialize, Serialize};
+
+/// How missing cells (empty, NA, NaN, ?) in feature columns are handled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MissingPolicy {
+    /// Stop with an error naming the row and column.
+    #[default]
+    Error,
+    /// Leave out every sample with a missing feature.
+    Drop,
+    /// Replace by the column mean of the present values.
+    Mean,
+}
+
+/// How non-numeric feature columns are handled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CategoricalPolicy {
+    /// A non-numeric feature column is an error that names it.
+    #[default]
+    Error,
+    /// Each string level becomes a 0/1 column `<col>=<level>`.
+    Onehot,
+}
+
+/// Everything that decides how a file becomes a dataset. Part of the session
+/// key: the same file read differently is a different session.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LoadOptions {
+    /// Label column name (or, with `transpose`, the label row name).
+    pub label: Option<String>,
+    /// Id column name.
+    pub id: Option<String>,
+    /// Field delimiter; sniffed from the header when `None`.
+    pub delimiter: Option<u8>,
+    /// Columns that are neither features nor label nor id.
+    pub ignore: Vec<String>,
+    pub missing: MissingPolicy,
+    pub categorical: CategoricalPolicy,
+    /// Genes x samples sheet: first column = feature names, header = sample ids.
+    pub transpose: bool,
+}
+
+/// One bad-input message: file, 1-based line and column, what is wrong and
+/// what to do. Displayed as `file:line:col: message (hint)`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}", self.render())]
+pub struct DataError {
+    pub file: PathBuf,
+    /// 1-based physical line in the (decompressed) file; 0 when not tied to a line.
+    pub line: usize,
+    /// 1-based column (field number); 0 when not tied to a column.
+    pub column: usize,
+    pub message: String,
+    /// What the user can do about it.
+    pub hint: String,
+}
+
+impl DataError {
+    fn render(&self) -> String {
+        let mut s = self.file.display().to_string();
+        if self.line > 0 {
+            s.push_str(&format!(":{}", self.line));
+            if self.column > 0 {
+                s.push_str(&format!(":{}", self.column));
+            }
+        }
+        s.push_str(": ");
+        s.push_str(&self.message);
+        if !self.hint.is_empty() {
+            s.push_str(" — ");
+            s.push_str(&self.hint);
+        }
+        s
+    }
+}
+
+/// The decompressed bytes of the input and where each record lies in them.
+#[derive(Clone, Debug)]
+pub struct RawTable {
+    pub path: PathBuf,
+    /// Decompressed file content, exactly as read.
+    pub bytes: Vec<u8>,
+    pub gzip: bool,
+    pub delimiter: u8,
+    /// Byte range of every record (header first), without its terminator.
+    pub records: Vec<RecordSpan>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordSpan {
+    /// 1-based physical line where the record starts.
+    pub line: usize,
+    /// The record's bytes, without the line terminator.
+    pub content: Range<usize>,
+    /// The terminator that followed it (`\n`, `\r\n` or empty at EOF).
+    pub terminator: Range<usize>,
+}
+
+/// A labelled table ready for the models.
+#[derive(Clone, Debug)]
+pub struct Dataset {
+    pub raw: RawTable,
+    pub options: LoadOptions,
+    /// n x p features, one row per kept sample.
+    pub x: DMatrix<f64>,
+    pub feature_names: Vec<String>,
+    /// Class names in order of first appearance; `labels` index into it.
+    pub classes: Vec<String>,
+    /// Given label of every sample (index into `classes`).
+    pub labels: Vec<usize>,
+    /// Sample ids: the id column, else the 0-based data row as text.
+    pub ids: Vec<String>,
+    /// For every sample, its 0-based data row in the input (header excluded;
+    /// with `transpose`, the 0-based sample column among the data columns).
+    pub rows: Vec<usize>,
+    /// Name of the label column (or label row with `transpose`).
+    pub label_name: String,
+    /// Name of the id column, if one was used.
+    pub id_name: Option<String>,
+    /// Data rows left out by `--missing drop`, with the reason.
+    pub dropped: Vec<(usize, String)>,
+}
+
+/// What an export changes: per sample (index into `Dataset` samples).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CellEdit {
+    /// Write this label instead of the given one.
+    Relabel(String),
+    /// Leave the sample out of the cleaned file.
+    Drop,
+}

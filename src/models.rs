@@ -1,0 +1,359 @@
+//! Label-noise-aware models behind one contract (DESIGN §2).
+//!
+//! Every model takes a feature matrix (n x p, rows = samples), the *given*
+//! label index of every row and the number of classes, and returns a [`Fit`]:
+//! the posterior over the true class, the probability that the given label is
+//! wrong, the suggested label and the model's noise estimate. Models never do
+//! file I/O; the `dataset` module turns tables into matrices first.
+
+use std::fmt;
+use std::sync::Arc;
+
+use nalgebra::DMatrix;
+use serde::{Deserialize, Serialize};
+
+pub mod linalg;
+pub mod nda;
+pub mod options;
+pub mod registry;
+pub mod rnda;
+
+pub use options::{CovarianceFamily, ModelOptions};
+pub use registry::{MODELS, ModelInfo, build_model};
+
+/// What a model reports once per iteration (at least) while it fits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Progress {
+    /// Short name of the current phase, e.g. "EM" or "lambda path".
+    pub stage: &'static str,
+    /// 1-based iteration within the stage.
+    pub iteration: usize,
+    /// Upper bound on iterations for the stage (for the gauge).
+    pub max_iterations: usize,
+    /// Current value of the objective (the quantity in `Fit::trace`).
+    pub objective: f64,
+    /// Overall completion in [0, 1], best effort.
+    pub fraction: f64,
+}
+
+/// The answer of a progress callback: go on, or stop the fit promptly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    Continue,
+    Stop,
+}
+
+/// Errors a fit can end with. Messages are written for the curator and say
+/// what to do.
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+pub enum FitError {
+    #[error("the fit was cancelled")]
+    Cancelled,
+    #[error("{0}")]
+    InvalidInput(String),
+    /// The model cannot be used on this data (e.g. CBT on continuous data
+    /// without quantisation); the message says which model to use instead.
+    #[error("{0}")]
+    NotApplicable(String),
+    #[error("numerical problem: {0}")]
+    Numerical(String),
+    #[error("unknown model '{0}': choose one of {1}")]
+    UnknownModel(String, String),
+    #[error("invalid option: {0}")]
+    InvalidOption(String),
+}
+
+/// The label-flip table in the orientation the whole program uses:
+/// `p_given_true[(k, j)] = P(given label = j | true class = k)`.
+/// Rows are true classes, columns are given labels; every row sums to one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GammaTable {
+    pub p_given_true: DMatrix<f64>,
+}
+
+impl GammaTable {
+    /// Human-readable orientation, written into reports and the UI.
+    pub const ORIENTATION: &'static str =
+        "rows = true class, columns = given label, entry = P(given | true)";
+
+    pub fn identity(k: usize) -> Self {
+        Self {
+            p_given_true: DMatrix::identity(k, k),
+        }
+    }
+
+    pub fn n_classes(&self) -> usize {
+        self.p_given_true.nrows()
+    }
+
+    /// `P(given = j | true = k)`.
+    pub fn p_given_true(&self, true_class: usize, given: usize) -> f64 {
+        self.p_given_true[(true_class, given)]
+    }
+
+    /// Converts a table oriented the other way, `p_true_given[(j, k)] =
+    /// P(true = k | given = j)` (rNDA's gamma, eq. 7 of Bootkrajang & Kabán
+    /// 2011), using the marginal of the given labels `P(given = j)`, by Bayes:
+    /// `P(given = j | true = k) = P(true = k | given = j) P(given = j) /
+    /// sum_j' P(true = k | given = j') P(given = j')`.
+    /// A true class with no mass at all gets an identity row, since nothing
+    /// was learned about how it flips.
+    pub fn from_p_true_given(p_true_given: &DMatrix<f64>, p_given: &[f64]) -> Self {
+        let k = p_true_given.nrows();
+        let mut out = DMatrix::zeros(k, k);
+        for true_class in 0..k {
+            let total: f64 = (0..k)
+                .map(|j| p_true_given[(j, true_class)] * p_given[j])
+                .sum();
+            for given in 0..k {
+                out[(true_class, given)] = if total > 0.0 {
+                    p_true_given[(given, true_class)] * p_given[given] / total
+                } else if given == true_class {
+                    1.0
+                } else {
+                    0.0
+                };
+            }
+        }
+        Self { p_given_true: out }
+    }
+
+    /// The opposite orientation, `P(true = k | given = j)` at `[(j, k)]`,
+    /// given the prior of true classes `P(true = k)`.
+    pub fn to_p_true_given(&self, p_true: &[f64]) -> DMatrix<f64> {
+        let k = self.n_classes();
+        let mut out = DMatrix::zeros(k, k);
+        for given in 0..k {
+            let total: f64 = (0..k)
+                .map(|t| self.p_given_true[(t, given)] * p_true[t])
+                .sum();
+            for t in 0..k {
+                out[(given, t)] = if total > 0.0 {
+                    self.p_given_true[(t, given)] * p_true[t] / total
+                } else if given == t {
+                    1.0
+                } else {
+                    0.0
+                };
+            }
+        }
+        out
+    }
+}
+
+/// A labelled matrix in a model's report (R matrix, gamma of a sub-model...).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NamedMatrix {
+    pub name: String,
+    /// What rows, columns and entries mean, in words.
+    pub orientation: String,
+    pub row_labels: Vec<String>,
+    pub col_labels: Vec<String>,
+    /// Row-major values, `row_labels.len()` rows.
+    pub values: Vec<Vec<f64>>,
+}
+
+/// An x/y series in a model's report (lambda path, BIC per number of clusters).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NamedSeries {
+    pub name: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A per-sample column a model adds to scan's output (e.g. `entry_lambda`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SampleColumn {
+    pub name: String,
+    /// One value per sample; NaN where it does not apply (written empty).
+    pub values: Vec<f64>,
+}
+
+/// Model-specific results, generic enough that the report writer and the TUI
+/// can show every model's extras without knowing the model.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelReport {
+    /// Named numbers: lambda, BIC, number of clusters, M*...
+    pub scalars: Vec<(String, f64)>,
+    pub matrices: Vec<NamedMatrix>,
+    pub series: Vec<NamedSeries>,
+    /// Named lists of words: kept features, selected features...
+    pub lists: Vec<(String, Vec<String>)>,
+    pub sample_columns: Vec<SampleColumn>,
+    /// Sentences for the curator (e.g. why `auto` chose a model).
+    pub notes: Vec<String>,
+}
+
+impl ModelReport {
+    pub fn scalar(&self, name: &str) -> Option<f64> {
+        self.scalars.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+    }
+    pub fn matrix(&self, name: &str) -> Option<&NamedMatrix> {
+        self.matrices.iter().find(|m| m.name == name)
+    }
+    pub fn sample_column(&self, name: &str) -> Option<&SampleColumn> {
+        self.sample_columns.iter().find(|c| c.name == name)
+    }
+}
+
+/// A fitted classifier for new rows (test-set accuracy, `scan --predict`).
+pub trait Classifier: Send + Sync + fmt::Debug {
+    /// Class probabilities P(true class = k | x), one row per row of `x`.
+    fn predict_proba(&self, x: &DMatrix<f64>) -> DMatrix<f64>;
+}
+
+/// The result of a fit (DESIGN §2).
+#[derive(Clone, Debug)]
+pub struct Fit {
+    /// n x K: P(true class = k | x_i, given label).
+    pub posterior: DMatrix<f64>,
+    /// 1 - posterior[i, given_i].
+    pub p_mislabel: Vec<f64>,
+    /// argmax of each posterior row.
+    pub suggested: Vec<usize>,
+    /// K x K flip table, rows = true class, columns = given label.
+    pub gamma: Option<GammaTable>,
+    /// Per-sample shift parameters, n x (K or 1).
+    pub shifts: Option<DMatrix<f64>>,
+    pub extra: ModelReport,
+    /// Objective per iteration (log-likelihood or penalised objective).
+    pub trace: Vec<f64>,
+    pub converged: bool,
+    pub iterations: usize,
+    /// Present when the model can classify new rows.
+    pub classifier: Option<Arc<dyn Classifier>>,
+    /// The model's own order of suspicion, used to break ties in
+    /// `p_mislabel` (e.g. shift-LR's entry order). Lower = more suspicious.
+    pub suspicion_rank: Option<Vec<usize>>,
+}
+
+impl Fit {
+    /// Builds the derived columns (`p_mislabel`, `suggested`) from a posterior.
+    pub fn from_posterior(posterior: DMatrix<f64>, given: &[usize]) -> Self {
+        let p_mislabel = given
+            .iter()
+            .enumerate()
+            .map(|(i, &g)| (1.0 - posterior[(i, g)]).clamp(0.0, 1.0))
+            .collect();
+        let suggested = (0..posterior.nrows())
+            .map(|i| argmax(posterior.row(i).iter().copied()))
+            .collect();
+        Self {
+            posterior,
+            p_mislabel,
+            suggested,
+            gamma: None,
+            shifts: None,
+            extra: ModelReport::default(),
+            trace: Vec::new(),
+            converged: false,
+            iterations: 0,
+            classifier: None,
+            suspicion_rank: None,
+        }
+    }
+
+    /// The value shown in the `gamma` column for sample `i`: its shift when the
+    /// model has shifts (the signed shift, or the group norm when K > 2), else
+    /// the gamma-table entry P(given | suggested), else NaN.
+    pub fn sample_gamma(&self, i: usize, given: usize) -> f64 {
+        if let Some(shifts) = &self.shifts {
+            if shifts.ncols() == 1 {
+                return shifts[(i, 0)];
+            }
+            return shifts.row(i).norm();
+        }
+        match &self.gamma {
+            Some(g) => g.p_given_true(self.suggested[i], given),
+            None => f64::NAN,
+        }
+    }
+
+    /// Sample indices in order of suspicion: p_mislabel descending, ties by
+    /// the model's own order, then by row.
+    pub fn ranking(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.p_mislabel.len()).collect();
+        order.sort_by(|&a, &b| {
+            self.p_mislabel[b]
+                .total_cmp(&self.p_mislabel[a])
+                .then_with(|| match &self.suspicion_rank {
+                    Some(r) => r[a].cmp(&r[b]),
+                    None => std::cmp::Ordering::Equal,
+                })
+                .then_with(|| a.cmp(&b))
+        });
+        order
+    }
+}
+
+/// Index of the largest value (first on ties); 0 for an empty iterator.
+pub fn argmax(values: impl IntoIterator<Item = f64>) -> usize {
+    let mut best = 0;
+    let mut best_value = f64::NEG_INFINITY;
+    for (i, v) in values.into_iter().enumerate() {
+        if v > best_value {
+            best = i;
+            best_value = v;
+        }
+    }
+    best
+}
+
+/// The model contract (DESIGN §2).
+pub trait RobustModel: Send {
+    fn name(&self) -> &'static str;
+    /// Fits the model. `progress` is called at least once per iteration;
+    /// returning [`Control::Stop`] makes the fit return
+    /// [`FitError::Cancelled`] within one iteration.
+    fn fit(
+        &self,
+        x: &DMatrix<f64>,
+        given: &[usize],
+        n_classes: usize,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Fit, FitError>;
+}
+
+/// Checks the shapes every model relies on; returns the class counts.
+pub fn check_inputs(
+    x: &DMatrix<f64>,
+    given: &[usize],
+    n_classes: usize,
+) -> Result<Vec<usize>, FitError> {
+    if x.nrows() != given.len() {
+        return Err(FitError::InvalidInput(format!(
+            "{} rows of features but {} labels",
+            x.nrows(),
+            given.len()
+        )));
+    }
+    if n_classes < 2 {
+        return Err(FitError::InvalidInput(format!(
+            "need at least two classes to find mislabelled samples, found {n_classes}"
+        )));
+    }
+    if x.nrows() == 0 {
+        return Err(FitError::InvalidInput("the data has no rows".into()));
+    }
+    if let Some(bad) = x.iter().find(|v| !v.is_finite()) {
+        return Err(FitError::InvalidInput(format!(
+            "the features contain a non-finite value ({bad}); use --missing drop or mean"
+        )));
+    }
+    let mut counts = vec![0usize; n_classes];
+    for &g in given {
+        if g >= n_classes {
+            return Err(FitError::InvalidInput(format!(
+                "label index {g} out of range for {n_classes} classes"
+            )));
+        }
+        counts[g] += 1;
+    }
+    Ok(counts)
+}
+
+/// A progress callback that never stops (for tests and headless use).
+pub fn no_progress() -> impl FnMut(Progress) -> Control {
+    |_| Control::Continue
+}
