@@ -6,4 +6,6 @@
 #![forbid(unsafe_code)]
 
 pub mod dataset;
+pub mod eval;
 pub mod models;
+pub mod rng;

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
+pub mod gaussian;
 pub mod linalg;
 pub mod nda;
 pub mod options;

@@ -1,0 +1,6 @@
+//! Measuring models: label-noise injection, detection metrics, simulated
+//! data drawn from the models, and the papers' experiments.
+
+pub mod metrics;
+pub mod noise;
+pub mod simulate;

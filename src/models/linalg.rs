@@ -1,0 +1,152 @@
+//! Small numerical helpers shared by the models.
+
+use nalgebra::{DMatrix, DVector};
+
+/// `log(sum(exp(v)))` without overflow: shift by the maximum first (the
+/// standard identity log sum exp(v) = m + log sum exp(v - m)). Returns
+/// `-inf` for an empty slice or when every entry is `-inf`.
+pub fn log_sum_exp(v: &[f64]) -> f64 {
+    let m = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if m == f64::NEG_INFINITY {
+        return f64::NEG_INFINITY;
+    }
+    if m == f64::INFINITY {
+        return f64::INFINITY;
+    }
+    m + v.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
+}
+
+/// Normalises each row of a matrix of log-weights into probabilities in
+/// place and returns the sum of the row log-normalisers (the log-likelihood
+/// when the rows are log joint densities).
+pub fn normalise_log_rows(log_w: &mut DMatrix<f64>) -> f64 {
+    let (n, k) = log_w.shape();
+    let mut total = 0.0;
+    let mut row = vec![0.0; k];
+    for i in 0..n {
+        for (j, r) in row.iter_mut().enumerate() {
+            *r = log_w[(i, j)];
+        }
+        let lse = log_sum_exp(&row);
+        total += lse;
+        for j in 0..k {
+            log_w[(i, j)] = if lse.is_finite() {
+                (row[j] - lse).exp()
+            } else {
+                1.0 / k as f64
+            };
+        }
+    }
+    total
+}
+
+/// Logistic function, computed so that neither tail overflows.
+pub fn sigmoid(z: f64) -> f64 {
+    if z >= 0.0 {
+        1.0 / (1.0 + (-z).exp())
+    } else {
+        let e = z.exp();
+        e / (1.0 + e)
+    }
+}
+
+/// `log(sigmoid(z))` = `-log(1 + exp(-z))`, stable in both tails.
+pub fn log_sigmoid(z: f64) -> f64 {
+    if z >= 0.0 {
+        -(-z).exp().ln_1p()
+    } else {
+        z - z.exp().ln_1p()
+    }
+}
+
+/// Per-feature centring and scaling. Models fit on standardised features so
+/// that shrinkage, spherical covariances and L1 penalties treat features in
+/// different units alike; constant features get scale 1 (they stay zero).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Standardizer {
+    pub mean: DVector<f64>,
+    pub scale: DVector<f64>,
+}
+
+impl Standardizer {
+    pub fn fit(x: &DMatrix<f64>) -> Self {
+        let n = x.nrows().max(1) as f64;
+        let p = x.ncols();
+        let mut mean = DVector::zeros(p);
+        let mut scale = DVector::zeros(p);
+        for j in 0..p {
+            let col = x.column(j);
+            let m = col.sum() / n;
+            let var = col.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / n;
+            mean[j] = m;
+            scale[j] = if var > 1e-24 * (1.0 + m * m) {
+                var.sqrt()
+            } else {
+                1.0
+            };
+        }
+        Self { mean, scale }
+    }
+
+    pub fn apply(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
+        let mut z = x.clone();
+        for j in 0..z.ncols() {
+            let (m, s) = (self.mean[j], self.scale[j]);
+            for v in z.column_mut(j).iter_mut() {
+                *v = (*v - m) / s;
+            }
+        }
+        z
+    }
+}
+
+/// Stops a loop once the objective has settled: relative change below `tol`.
+pub fn relative_change(previous: f64, current: f64) -> f64 {
+    (current - previous).abs() / previous.abs().max(1e-12)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_sum_exp_survives_large_and_small_values() {
+        assert!((log_sum_exp(&[1000.0, 1000.0]) - (1000.0 + 2f64.ln())).abs() < 1e-12);
+        assert!((log_sum_exp(&[-1000.0, -1000.0]) - (-1000.0 + 2f64.ln())).abs() < 1e-12);
+        assert_eq!(log_sum_exp(&[]), f64::NEG_INFINITY);
+        assert_eq!(
+            log_sum_exp(&[f64::NEG_INFINITY, f64::NEG_INFINITY]),
+            f64::NEG_INFINITY
+        );
+    }
+
+    #[test]
+    fn normalised_rows_sum_to_one_and_return_the_log_likelihood() {
+        let mut m = DMatrix::from_row_slice(2, 2, &[0.0, 0.0, -800.0, -801.0]);
+        let ll = normalise_log_rows(&mut m);
+        assert!((m[(0, 0)] - 0.5).abs() < 1e-12);
+        assert!((m.row(1).sum() - 1.0).abs() < 1e-12);
+        let expected = 2f64.ln() + (-800.0 + (1.0 + (-1f64).exp()).ln());
+        assert!((ll - expected).abs() < 1e-9);
+    }
+
+    #[test]
+    fn sigmoid_tails_are_finite() {
+        assert_eq!(sigmoid(-1000.0), 0.0);
+        assert_eq!(sigmoid(1000.0), 1.0);
+        assert!((log_sigmoid(-1000.0) + 1000.0).abs() < 1e-9);
+        assert!(log_sigmoid(1000.0).abs() < 1e-12);
+        assert!((log_sigmoid(0.3) - sigmoid(0.3).ln()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn standardizer_centres_and_scales_and_keeps_constant_columns() {
+        let x = DMatrix::from_row_slice(3, 2, &[1.0, 5.0, 2.0, 5.0, 3.0, 5.0]);
+        let s = Standardizer::fit(&x);
+        let z = s.apply(&x);
+        assert!(z.column(0).sum().abs() < 1e-12);
+        assert!((z.column(0).norm_squared() / 3.0 - 1.0).abs() < 1e-12);
+        assert!(z.column(1).iter().all(|v| *v == 0.0));
+    }
+}

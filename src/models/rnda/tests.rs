@@ -1,0 +1,223 @@
+use nalgebra::{DMatrix, DVector};
+
+use super::*;
+use crate::eval::metrics::auroc;
+use crate::eval::simulate::{Simulated, gaussian_with_flips, random_cov_factor};
+use crate::models::nda::Nda;
+use crate::models::{CovarianceFamily, no_progress};
+use crate::rng::Rng;
+
+/// 3 classes in 4 dimensions, moderately separated, with random covariances.
+fn three_classes(n: usize, p_given_true: &DMatrix<f64>, seed: u64) -> Simulated {
+    let mut rng = Rng::new(seed);
+    let means = vec![
+        DVector::from_vec(vec![0.0, 0.0, 0.0, 0.0]),
+        DVector::from_vec(vec![4.0, 1.0, 0.0, -1.0]),
+        DVector::from_vec(vec![1.0, 4.0, 2.0, 1.0]),
+    ];
+    let factors: Vec<DMatrix<f64>> = (0..3).map(|_| random_cov_factor(4, 1.0, &mut rng)).collect();
+    gaussian_with_flips(n, &means, &factors, &[0.3, 0.3, 0.4], p_given_true, seed + 1)
+}
+
+fn thirty_percent_flips() -> DMatrix<f64> {
+    DMatrix::from_row_slice(3, 3, &[0.7, 0.2, 0.1, 0.1, 0.7, 0.2, 0.2, 0.1, 0.7])
+}
+
+fn fit(model: &dyn RobustModel, sim: &Simulated) -> Fit {
+    model.fit(&sim.x, &sim.given, 3, &mut no_progress()).unwrap()
+}
+
+#[test]
+fn recovers_the_flip_table_of_the_generating_model() {
+    let truth = thirty_percent_flips();
+    let sim = three_classes(3000, &truth, 11);
+    let f = fit(&Rnda::new(ModelOptions::default()), &sim);
+    assert!(f.converged, "EM did not converge in {} iterations", f.iterations);
+    let g = &f.gamma.as_ref().unwrap().p_given_true;
+    for t in 0..3 {
+        for j in 0..3 {
+            assert!(
+                (g[(t, j)] - truth[(t, j)]).abs() < 0.05,
+                "gamma[{t},{j}] = {:.3}, truth {:.3}\n{g}",
+                g[(t, j)],
+                truth[(t, j)]
+            );
+        }
+    }
+}
+
+#[test]
+fn detects_flips_better_than_plain_nda() {
+    let sim = three_classes(3000, &thirty_percent_flips(), 11);
+    let flipped = sim.flipped();
+    let robust = fit(&Rnda::new(ModelOptions::default()), &sim);
+    let plain = fit(&Nda::new(ModelOptions::default()), &sim);
+    let a_robust = auroc(&robust.p_mislabel, &flipped).unwrap();
+    let a_plain = auroc(&plain.p_mislabel, &flipped).unwrap();
+    assert!(
+        a_robust > a_plain,
+        "rNDA AUROC {a_robust:.4} should beat NDA {a_plain:.4}"
+    );
+}
+
+#[test]
+fn without_noise_it_agrees_with_nda() {
+    let sim = three_classes(3000, &DMatrix::identity(3, 3), 5);
+    let robust = fit(&Rnda::new(ModelOptions::default()), &sim);
+    let plain = fit(&Nda::new(ModelOptions::default()), &sim);
+    let g = &robust.gamma.as_ref().unwrap().p_given_true;
+    for c in 0..3 {
+        assert!(g[(c, c)] > 0.97, "diagonal {c} = {:.4}\n{g}", g[(c, c)]);
+    }
+    // Their classifiers (eq. 8 for rNDA) agree on nearly every point...
+    let pr = robust.classifier.as_ref().unwrap().predict_proba(&sim.x);
+    let pp = plain.classifier.as_ref().unwrap().predict_proba(&sim.x);
+    let agree = (0..3000)
+        .filter(|&i| {
+            crate::models::argmax(pr.row(i).iter().copied())
+                == crate::models::argmax(pp.row(i).iter().copied())
+        })
+        .count();
+    assert!(agree as f64 / 3000.0 > 0.995, "only {agree} of 3000 agree");
+    // ...and so do their mislabel scores on average (rNDA trusts the given
+    // label a little more, through a near-identity table).
+    let mean_gap = robust
+        .p_mislabel
+        .iter()
+        .zip(&plain.p_mislabel)
+        .map(|(a, b)| (a - b).abs())
+        .sum::<f64>()
+        / 3000.0;
+    assert!(mean_gap < 0.05, "mean p_mislabel gap {mean_gap:.4}");
+}
+
+#[test]
+fn the_reported_table_is_p_given_true_not_the_papers_p_true_given() {
+    // Class 0 is 90% of the data and flips rarely; class 1 is small and
+    // flips a lot. The two orientations then differ clearly.
+    let truth = DMatrix::from_row_slice(2, 2, &[0.95, 0.05, 0.4, 0.6]);
+    let mut rng = Rng::new(2);
+    let means = vec![
+        DVector::from_vec(vec![0.0, 0.0]),
+        DVector::from_vec(vec![5.0, 5.0]),
+    ];
+    let factors: Vec<DMatrix<f64>> = (0..2).map(|_| random_cov_factor(2, 1.0, &mut rng)).collect();
+    let sim = gaussian_with_flips(4000, &means, &factors, &[0.7, 0.3], &truth, 3);
+    let f = Rnda::new(ModelOptions::default())
+        .fit(&sim.x, &sim.given, 2, &mut no_progress())
+        .unwrap();
+    let g = &f.gamma.as_ref().unwrap().p_given_true;
+    for t in 0..2 {
+        assert!((g.row(t).sum() - 1.0).abs() < 1e-9);
+        for j in 0..2 {
+            assert!((g[(t, j)] - truth[(t, j)]).abs() < 0.04, "{g}");
+        }
+    }
+    // The paper-orientation table in the report must be its Bayes inverse.
+    let paper = f.extra.matrix("gamma (paper orientation)").unwrap();
+    let paper = DMatrix::from_fn(2, 2, |j, k| paper.values[j][k]);
+    let n1 = sim.given.iter().filter(|g| **g == 1).count() as f64 / 4000.0;
+    let back = GammaTable::from_p_true_given(&paper, &[1.0 - n1, n1]);
+    assert!((&back.p_given_true - g).abs().max() < 1e-12);
+}
+
+#[test]
+fn conversion_between_orientations_round_trips() {
+    let p_given_true = DMatrix::from_row_slice(3, 3, &[0.8, 0.1, 0.1, 0.2, 0.7, 0.1, 0.0, 0.3, 0.7]);
+    let p_true = [0.5, 0.3, 0.2];
+    let table = GammaTable {
+        p_given_true: p_given_true.clone(),
+    };
+    let ptg = table.to_p_true_given(&p_true);
+    let p_given: Vec<f64> = (0..3)
+        .map(|j| (0..3).map(|t| p_given_true[(t, j)] * p_true[t]).sum())
+        .collect();
+    // Each row of P(true | given) is a distribution.
+    for j in 0..3 {
+        assert!((ptg.row(j).sum() - 1.0).abs() < 1e-12);
+    }
+    let back = GammaTable::from_p_true_given(&ptg, &p_given);
+    assert!((back.p_given_true - p_given_true).abs().max() < 1e-12);
+}
+
+#[test]
+fn every_covariance_family_fits_and_stays_finite_with_more_features_than_samples() {
+    let mut rng = Rng::new(4);
+    let x = DMatrix::from_fn(20, 30, |_, _| rng.normal());
+    let given: Vec<usize> = (0..20).map(|i| i % 2).collect();
+    for family in CovarianceFamily::ALL {
+        let opts = ModelOptions {
+            covariance: family,
+            ..ModelOptions::default()
+        };
+        let f = Rnda::new(opts).fit(&x, &given, 2, &mut no_progress()).unwrap();
+        assert!(f.p_mislabel.iter().all(|p| p.is_finite()), "{family}");
+        assert!(f.trace.iter().all(|v| v.is_finite()), "{family}");
+    }
+}
+
+#[test]
+fn fits_are_deterministic() {
+    let sim = three_classes(600, &thirty_percent_flips(), 8);
+    let a = fit(&Rnda::new(ModelOptions::default()), &sim);
+    let b = fit(&Rnda::new(ModelOptions::default()), &sim);
+    assert_eq!(a.p_mislabel, b.p_mislabel);
+    assert_eq!(a.trace, b.trace);
+}
+
+#[test]
+fn stopping_through_the_callback_cancels_within_one_iteration() {
+    let sim = three_classes(600, &thirty_percent_flips(), 8);
+    let mut calls = 0;
+    let err = Rnda::new(ModelOptions::default())
+        .fit(&sim.x, &sim.given, 3, &mut |p: Progress| {
+            calls += 1;
+            if p.iteration >= 2 {
+                Control::Stop
+            } else {
+                Control::Continue
+            }
+        })
+        .unwrap_err();
+    assert_eq!(err, FitError::Cancelled);
+    assert_eq!(calls, 2);
+}
+
+#[test]
+fn hitting_the_iteration_limit_is_reported_as_not_converged() {
+    let sim = three_classes(600, &thirty_percent_flips(), 8);
+    let opts = ModelOptions {
+        max_iter: 2,
+        ..ModelOptions::default()
+    };
+    let f = fit(&Rnda::new(opts), &sim);
+    assert!(!f.converged);
+    assert_eq!(f.iterations, 2);
+    assert_eq!(f.trace.len(), 2);
+}
+
+#[test]
+fn the_log_likelihood_increases_without_shrinkage() {
+    let sim = three_classes(1500, &thirty_percent_flips(), 21);
+    let opts = ModelOptions {
+        shrinkage: Some(0.0),
+        ..ModelOptions::default()
+    };
+    let f = fit(&Rnda::new(opts), &sim);
+    for w in f.trace.windows(2) {
+        assert!(w[1] >= w[0] - 1e-6 * w[0].abs(), "{} then {}", w[0], w[1]);
+    }
+}
+
+#[test]
+fn predicts_new_rows_with_the_marginal_prior_of_eq_8() {
+    let sim = three_classes(3000, &thirty_percent_flips(), 11);
+    let test = three_classes(1000, &DMatrix::identity(3, 3), 99);
+    let f = fit(&Rnda::new(ModelOptions::default()), &sim);
+    let proba = f.classifier.as_ref().unwrap().predict_proba(&test.x);
+    let predicted: Vec<usize> = (0..1000)
+        .map(|i| crate::models::argmax(proba.row(i).iter().copied()))
+        .collect();
+    let acc = crate::eval::metrics::accuracy(&predicted, &test.true_labels);
+    assert!(acc > 0.85, "test accuracy {acc}");
+}
