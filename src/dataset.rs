@@ -1,8 +1,23 @@
 //! Reading labelled tables into matrices (DESIGN §4), keeping the original
 //! bytes of every record so an export changes only what the curator changed.
 
+mod build;
+mod cells;
+mod compatible;
+mod grid;
+mod read;
+mod rewrite;
+#[cfg(test)]
+mod tests;
+
+pub use compatible::TestTable;
+pub use read::content_hash;
+pub use rewrite::rewrite;
+
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+
+use self::read::err;
 
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
@@ -129,6 +144,41 @@ pub struct Dataset {
     pub id_name: Option<String>,
     /// Data rows left out by `--missing drop`, with the reason.
     pub dropped: Vec<(usize, String)>,
+    /// String-valued feature columns (under `--categorical onehot`) with
+    /// their levels and each sample's level, for models that use levels as
+    /// they are.
+    pub categorical: Vec<CategoricalColumn>,
+    /// How the source columns became features (to read a test table alike).
+    pub sources: Vec<FeatureSource>,
+    pub layout: Layout,
+}
+
+/// A string-valued column: its levels in order of first appearance and the
+/// level index of every sample.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CategoricalColumn {
+    pub name: String,
+    pub levels: Vec<String>,
+    pub codes: Vec<usize>,
+}
+
+/// A source column and how it entered the feature matrix.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FeatureSource {
+    /// One numeric column; `fill` is the mean used for missing values.
+    Numeric { name: String, fill: Option<f64> },
+    /// One 0/1 column per level, named `<name>=<level>`.
+    Categorical { name: String, levels: Vec<String> },
+}
+
+/// Where things are in the file, for rewriting it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    pub transpose: bool,
+    /// Field index of the label column, or (transposed) record index of the label row.
+    pub label_field: usize,
+    /// Number of fields per record.
+    pub n_fields: usize,
 }
 
 /// What an export changes: per sample (index into `Dataset` samples).
@@ -138,4 +188,116 @@ pub enum CellEdit {
     Relabel(String),
     /// Leave the sample out of the cleaned file.
     Drop,
+}
+
+/// Reads a file (gzip recognised by its content) into a dataset.
+pub fn load(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        err(
+            path,
+            0,
+            0,
+            format!("cannot read the file: {e}"),
+            "check the path and that you may read it",
+        )
+    })?;
+    load_bytes(path, bytes, opts)
+}
+
+/// Builds a dataset from a file's bytes already in memory; `path` names it
+/// in messages.
+pub fn load_bytes(path: &Path, bytes: Vec<u8>, opts: &LoadOptions) -> Result<Dataset, DataError> {
+    let (bytes, gzip) = read::decompress(path, bytes)?;
+    let records = read::scan_records(&bytes);
+    if records.is_empty() {
+        return Err(err(
+            path,
+            0,
+            0,
+            "the file is empty".into(),
+            "a header row and data rows are needed",
+        ));
+    }
+    let delimiter = match opts.delimiter {
+        Some(d) => d,
+        None => read::sniff_delimiter(path, &bytes[records[0].content.clone()])?,
+    };
+    let grid = if opts.transpose {
+        grid::samples_as_columns(path, &bytes, &records, delimiter, opts)?
+    } else {
+        grid::samples_as_rows(path, &bytes, &records, delimiter, opts)?
+    };
+    let layout = Layout {
+        transpose: opts.transpose,
+        label_field: grid.label_field,
+        n_fields: grid.n_fields,
+    };
+    let label_name = grid.label_name.clone();
+    let built = build::build(path, grid, opts)?;
+    if built.classes.len() < 2 {
+        return Err(err(
+            path,
+            0,
+            0,
+            format!(
+                "every sample has the label \"{}\", so there is nothing to tell apart",
+                built.classes.first().map(String::as_str).unwrap_or("")
+            ),
+            "check that --label names the label column",
+        ));
+    }
+    Ok(Dataset {
+        raw: RawTable {
+            path: path.to_path_buf(),
+            bytes,
+            gzip,
+            delimiter,
+            records,
+        },
+        options: opts.clone(),
+        x: built.x,
+        feature_names: built.feature_names,
+        classes: built.classes,
+        labels: built.labels,
+        ids: built.ids,
+        rows: built.kept,
+        label_name,
+        id_name: built.id_name,
+        dropped: built.dropped,
+        categorical: built.categorical,
+        sources: built.sources,
+        layout,
+    })
+}
+
+impl Dataset {
+    pub fn n_samples(&self) -> usize {
+        self.x.nrows()
+    }
+
+    pub fn n_features(&self) -> usize {
+        self.x.ncols()
+    }
+
+    pub fn class_counts(&self) -> Vec<usize> {
+        let mut c = vec![0; self.classes.len()];
+        for &l in &self.labels {
+            c[l] += 1;
+        }
+        c
+    }
+
+    pub fn class_index(&self, label: &str) -> Option<usize> {
+        self.classes.iter().position(|c| c == label)
+    }
+
+    /// The text of sample i's label as written in the file.
+    pub fn given_label(&self, i: usize) -> &str {
+        &self.classes[self.labels[i]]
+    }
+
+    /// The content hash of the (decompressed) input, keying review sessions.
+    pub fn content_hash(&self) -> u64 {
+        content_hash(&self.raw.bytes)
+    }
 }

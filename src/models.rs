@@ -12,6 +12,7 @@ use std::sync::Arc;
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
+pub mod ensemble;
 pub mod gaussian;
 pub mod linalg;
 pub mod nda;
@@ -20,7 +21,7 @@ pub mod registry;
 pub mod rnda;
 
 pub use options::{CovarianceFamily, ModelOptions};
-pub use registry::{MODELS, ModelInfo, build_model};
+pub use registry::{DataShape, MODELS, ModelInfo, build_model, resolve_model_name};
 
 /// What a model reports once per iteration (at least) while it fits.
 #[derive(Clone, Debug, PartialEq)]
@@ -188,7 +189,10 @@ pub struct ModelReport {
 
 impl ModelReport {
     pub fn scalar(&self, name: &str) -> Option<f64> {
-        self.scalars.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+        self.scalars
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
     }
     pub fn matrix(&self, name: &str) -> Option<&NamedMatrix> {
         self.matrices.iter().find(|m| m.name == name)

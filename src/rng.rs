@@ -109,18 +109,24 @@ mod tests {
 
     #[test]
     fn same_seed_same_stream_different_seed_different_stream() {
-        let a: Vec<u64> = (0..5).map({
-            let mut r = Rng::new(7);
-            move |_| r.next_u64()
-        }).collect();
-        let b: Vec<u64> = (0..5).map({
-            let mut r = Rng::new(7);
-            move |_| r.next_u64()
-        }).collect();
-        let c: Vec<u64> = (0..5).map({
-            let mut r = Rng::new(8);
-            move |_| r.next_u64()
-        }).collect();
+        let a: Vec<u64> = (0..5)
+            .map({
+                let mut r = Rng::new(7);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..5)
+            .map({
+                let mut r = Rng::new(7);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let c: Vec<u64> = (0..5)
+            .map({
+                let mut r = Rng::new(8);
+                move |_| r.next_u64()
+            })
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
     }
@@ -143,7 +149,10 @@ mod tests {
         for _ in 0..30_000 {
             counts[r.categorical(&[1.0, 2.0, 3.0])] += 1;
         }
-        assert!((counts[2] as f64 / 30_000.0 - 0.5).abs() < 0.02, "{counts:?}");
+        assert!(
+            (counts[2] as f64 / 30_000.0 - 0.5).abs() < 0.02,
+            "{counts:?}"
+        );
         let mut seen = [false; 4];
         for _ in 0..100 {
             seen[r.below(4)] = true;

@@ -73,7 +73,7 @@ impl GaussianComponents {
         debug_assert_eq!(weights.nrows(), x.nrows());
         let totals: Vec<f64> = (0..k).map(|c| weights.column(c).sum()).collect();
         for (c, &t) in totals.iter().enumerate() {
-            if !(t > 1e-9) {
+            if t.is_nan() || t <= 1e-9 {
                 return Err(FitError::Numerical(format!(
                     "{} has no samples left to estimate its mean and covariance; \
                      use fewer classes or components, or a model with a fixed noise table",
@@ -222,7 +222,8 @@ impl GaussianComponents {
         match &self.whitening[c] {
             Whitening::Full(w) => {
                 let inv = w.tr_mul(w); // Sigma^{-1} = W^T W
-                inv.try_inverse().unwrap_or_else(|| DMatrix::zeros(w.nrows(), w.ncols()))
+                inv.try_inverse()
+                    .unwrap_or_else(|| DMatrix::zeros(w.nrows(), w.ncols()))
             }
             Whitening::Diag(inv_sd) => DMatrix::from_diagonal(&inv_sd.map(|v| 1.0 / (v * v))),
         }
@@ -239,17 +240,27 @@ fn row_norms_squared(z: &DMatrix<f64>) -> Vec<f64> {
     acc
 }
 
-/// `sum_i w_i (x_i - mu)(x_i - mu)^T`, as one matrix product of the centred,
-/// sqrt-weighted rows (centring first keeps it accurate far from the origin).
+/// `sum_i w_i (x_i - mu)(x_i - mu)^T`, as matrix products of centred,
+/// sqrt-weighted blocks of rows (centring first keeps it accurate far from
+/// the origin; blocks keep the copy in cache and spread over cores).
 fn weighted_scatter(x: &DMatrix<f64>, w: &DVector<f64>, mu: &DVector<f64>) -> DMatrix<f64> {
-    let mut xc = x.clone();
-    for j in 0..x.ncols() {
-        let m = mu[j];
-        for (v, wi) in xc.column_mut(j).iter_mut().zip(w.iter()) {
-            *v = (*v - m) * wi.max(0.0).sqrt();
-        }
-    }
-    xc.tr_mul(&xc)
+    let (n, p) = x.shape();
+    let starts: Vec<usize> = (0..n).step_by(ROW_BLOCK).collect();
+    starts
+        .par_iter()
+        .map(|&s| {
+            let len = ROW_BLOCK.min(n - s);
+            let mut block = DMatrix::zeros(len, p);
+            for j in 0..p {
+                let m = mu[j];
+                let src = x.column(j);
+                for (r, v) in block.column_mut(j).iter_mut().enumerate() {
+                    *v = (src[s + r] - m) * w[s + r].max(0.0).sqrt();
+                }
+            }
+            block.tr_mul(&block)
+        })
+        .reduce(|| DMatrix::zeros(p, p), |a, b| a + b)
 }
 
 fn weighted_variances(x: &DMatrix<f64>, w: &DVector<f64>, mu: &DVector<f64>) -> DVector<f64> {
@@ -351,8 +362,8 @@ mod tests {
         // Hard weights: rows 0..4 belong to component 0.
         let x = DMatrix::from_row_slice(4, 2, &[1.0, 2.0, 2.0, 1.0, 3.0, 5.0, 0.0, 0.0]);
         let w = DMatrix::from_element(4, 1, 1.0);
-        let g =
-            GaussianComponents::estimate(&x, &w, CovarianceFamily::Full, Some(0.0), &names).unwrap();
+        let g = GaussianComponents::estimate(&x, &w, CovarianceFamily::Full, Some(0.0), &names)
+            .unwrap();
         let mu = x.row_mean();
         let xc = DMatrix::from_fn(4, 2, |i, j| x[(i, j)] - mu[j]);
         let cov = xc.tr_mul(&xc) / 4.0;
@@ -370,7 +381,10 @@ mod tests {
         let w = DMatrix::from_element(5, 1, 1.0);
         for family in CovarianceFamily::ALL {
             let g = GaussianComponents::estimate(&x, &w, family, None, &names).unwrap();
-            assert!(g.log_densities(&x).iter().all(|v| v.is_finite()), "{family}");
+            assert!(
+                g.log_densities(&x).iter().all(|v| v.is_finite()),
+                "{family}"
+            );
         }
     }
 
@@ -380,7 +394,10 @@ mod tests {
         let w = DMatrix::from_element(6, 1, 1.0);
         for family in CovarianceFamily::ALL {
             let g = GaussianComponents::estimate(&x, &w, family, Some(0.0), &names).unwrap();
-            assert!(g.log_densities(&x).iter().all(|v| v.is_finite()), "{family}");
+            assert!(
+                g.log_densities(&x).iter().all(|v| v.is_finite()),
+                "{family}"
+            );
         }
     }
 
@@ -388,8 +405,8 @@ mod tests {
     fn an_empty_component_is_an_error_that_names_it() {
         let x = DMatrix::from_element(3, 2, 1.0);
         let w = DMatrix::from_row_slice(3, 2, &[1.0, 0.0, 1.0, 0.0, 1.0, 0.0]);
-        let err = GaussianComponents::estimate(&x, &w, CovarianceFamily::Full, None, &names)
-            .unwrap_err();
+        let err =
+            GaussianComponents::estimate(&x, &w, CovarianceFamily::Full, None, &names).unwrap_err();
         assert!(err.to_string().contains("class 1"), "{err}");
     }
 

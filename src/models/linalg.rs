@@ -21,23 +21,37 @@ pub fn log_sum_exp(v: &[f64]) -> f64 {
 /// when the rows are log joint densities).
 pub fn normalise_log_rows(log_w: &mut DMatrix<f64>) -> f64 {
     let (n, k) = log_w.shape();
-    let mut total = 0.0;
-    let mut row = vec![0.0; k];
-    for i in 0..n {
-        for (j, r) in row.iter_mut().enumerate() {
-            *r = log_w[(i, j)];
+    // Column-major storage: work down the columns, keeping a running row
+    // maximum and sum, instead of gathering each row.
+    let mut max = vec![f64::NEG_INFINITY; n];
+    for col in log_w.column_iter() {
+        for (m, v) in max.iter_mut().zip(col.iter()) {
+            *m = m.max(*v);
         }
-        let lse = log_sum_exp(&row);
-        total += lse;
-        for j in 0..k {
-            log_w[(i, j)] = if lse.is_finite() {
-                (row[j] - lse).exp()
+    }
+    let mut sum = vec![0.0; n];
+    for col in log_w.column_iter() {
+        for ((s, v), m) in sum.iter_mut().zip(col.iter()).zip(&max) {
+            if m.is_finite() {
+                *s += (v - m).exp();
+            }
+        }
+    }
+    let lse: Vec<f64> = max
+        .iter()
+        .zip(&sum)
+        .map(|(m, s)| if m.is_finite() { m + s.ln() } else { *m })
+        .collect();
+    for mut col in log_w.column_iter_mut() {
+        for (v, l) in col.iter_mut().zip(&lse) {
+            *v = if l.is_finite() {
+                (*v - l).exp()
             } else {
                 1.0 / k as f64
             };
         }
     }
-    total
+    lse.iter().sum()
 }
 
 /// Logistic function, computed so that neither tail overflows.

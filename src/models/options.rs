@@ -101,3 +101,116 @@ impl ModelOptions {
         Ok(())
     }
 }
+
+impl ModelOptions {
+    /// Sets one option by its field name from text, the way the CLI's
+    /// `--opt key=value` and the TUI's model picker do: the value is read as
+    /// JSON when it parses as JSON (numbers, booleans, null), else as a
+    /// string. New fields become settable everywhere without front-end code.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), super::FitError> {
+        use super::FitError::InvalidOption;
+        let mut map = match serde_json::to_value(&*self) {
+            Ok(serde_json::Value::Object(m)) => m,
+            _ => return Err(InvalidOption("options cannot be represented".into())),
+        };
+        let key = key.trim().replace('-', "_");
+        if !map.contains_key(&key) {
+            let known: Vec<&str> = map.keys().map(String::as_str).collect();
+            return Err(InvalidOption(format!(
+                "unknown option '{key}'; known options: {}",
+                known.join(", ")
+            )));
+        }
+        let text = value.trim();
+        let parsed = serde_json::from_str::<serde_json::Value>(text)
+            .unwrap_or_else(|_| serde_json::Value::String(text.to_string()));
+        let previous = map.insert(key.clone(), parsed.clone());
+        let attempt: Result<Self, _> =
+            serde_json::from_value(serde_json::Value::Object(map.clone()));
+        let attempt = match attempt {
+            Ok(o) => Ok(o),
+            // "5" for a string field, or a string for an optional string.
+            Err(_) => {
+                map.insert(key.clone(), serde_json::Value::String(text.to_string()));
+                serde_json::from_value(serde_json::Value::Object(map))
+            }
+        };
+        match attempt {
+            Ok(o) => {
+                *self = o;
+                Ok(())
+            }
+            Err(e) => Err(InvalidOption(format!(
+                "cannot set {key} to '{text}' (currently {}): {e}",
+                previous.map(|v| v.to_string()).unwrap_or_default()
+            ))),
+        }
+    }
+
+    /// The current value of an option as text (for the TUI picker).
+    pub fn get(&self, key: &str) -> Option<String> {
+        let value = serde_json::to_value(self).ok()?;
+        match value.get(key)? {
+            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::Null => Some(String::new()),
+            v => Some(v.to_string()),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_reads_numbers_enums_and_optionals_by_field_name() {
+        let mut o = ModelOptions::default();
+        o.set("max-iter", "20").unwrap();
+        o.set("covariance", "diag").unwrap();
+        o.set("shrinkage", "0.25").unwrap();
+        assert_eq!(o.max_iter, 20);
+        assert_eq!(o.covariance, CovarianceFamily::Diag);
+        assert_eq!(o.shrinkage, Some(0.25));
+        o.set("shrinkage", "null").unwrap();
+        assert_eq!(o.shrinkage, None);
+        assert_eq!(o.get("covariance").as_deref(), Some("diag"));
+    }
+
+    #[test]
+    fn set_rejects_unknown_keys_and_bad_values_with_the_known_names() {
+        let mut o = ModelOptions::default();
+        let e = o.set("nonsense", "1").unwrap_err().to_string();
+        assert!(
+            e.contains("unknown option") && e.contains("max_iter"),
+            "{e}"
+        );
+        let e = o.set("max_iter", "many").unwrap_err().to_string();
+        assert!(e.contains("cannot set max_iter"), "{e}");
+        assert_eq!(o, ModelOptions::default());
+    }
+
+    #[test]
+    fn common_validation_names_the_flag() {
+        let o = ModelOptions {
+            tol: -1.0,
+            ..ModelOptions::default()
+        };
+        assert!(
+            o.validate_common()
+                .unwrap_err()
+                .to_string()
+                .contains("--tol")
+        );
+        let o = ModelOptions {
+            shrinkage: Some(2.0),
+            ..ModelOptions::default()
+        };
+        assert!(
+            o.validate_common()
+                .unwrap_err()
+                .to_string()
+                .contains("--shrinkage")
+        );
+    }
+}

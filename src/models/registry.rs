@@ -1,6 +1,6 @@
 //! The list of models by CLI name, and construction from options.
 
-use super::{FitError, ModelOptions, RobustModel, nda::Nda, rnda::Rnda};
+use super::{FitError, ModelOptions, RobustModel, ensemble::AllModels, nda::Nda, rnda::Rnda};
 
 /// What the CLI help and the TUI model picker show about a model.
 #[derive(Clone, Copy, Debug)]
@@ -25,6 +25,12 @@ pub const MODELS: &[ModelInfo] = &[
         summary: "Gaussian classes, labels trusted (baseline)",
         options: &["covariance", "shrinkage"],
     },
+    ModelInfo {
+        name: "all",
+        title: "every applicable robust model",
+        summary: "runs the robust models together: mean posterior and per-sample disagreement",
+        options: &["seed", "max_iter", "tol"],
+    },
 ];
 
 /// Builds a model by its CLI name, checking its options once.
@@ -33,9 +39,52 @@ pub fn build_model(name: &str, options: &ModelOptions) -> Result<Box<dyn RobustM
     match name {
         "rnda" => Ok(Box::new(Rnda::new(options.clone()))),
         "nda" => Ok(Box::new(Nda::new(options.clone()))),
+        "all" => Ok(Box::new(AllModels::new(options.clone()))),
         other => Err(FitError::UnknownModel(
             other.to_string(),
             MODELS.iter().map(|m| m.name).collect::<Vec<_>>().join(", "),
         )),
     }
+}
+
+/// What `auto` needs to know about the data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataShape {
+    pub n_samples: usize,
+    pub n_features: usize,
+    /// Every feature takes a few integer values (codes, 0/1 columns).
+    pub discrete: bool,
+}
+
+/// Resolves `auto` to a model name from the data's shape (DESIGN §2:
+/// discrete -> cbt, p >= n -> rlr, else rnda) and says why; other names
+/// pass through unchanged.
+pub fn resolve_model_name(requested: &str, shape: &DataShape) -> (String, Option<String>) {
+    if requested != "auto" {
+        return (requested.to_string(), None);
+    }
+    let available = |name: &str| MODELS.iter().any(|m| m.name == name);
+    let (choice, why) = if shape.discrete && available("cbt") {
+        ("cbt", "every feature is discrete".to_string())
+    } else if shape.n_features >= shape.n_samples && available("rlr") {
+        (
+            "rlr",
+            format!(
+                "there are at least as many features ({}) as samples ({})",
+                shape.n_features, shape.n_samples
+            ),
+        )
+    } else {
+        (
+            "rnda",
+            format!(
+                "{} samples of {} continuous features",
+                shape.n_samples, shape.n_features
+            ),
+        )
+    };
+    (
+        choice.to_string(),
+        Some(format!("auto chose {choice}: {why}")),
+    )
 }

@@ -44,9 +44,10 @@ fn e_step(
 ) -> (DMatrix<f64>, f64) {
     let mut w = log_dens.clone();
     let k = w.ncols();
-    for (i, &g) in given.iter().enumerate() {
-        for c in 0..k {
-            w[(i, c)] += p_true_given[(g, c)].ln();
+    let log_gamma = p_true_given.map(f64::ln);
+    for c in 0..k {
+        for (v, &g) in w.column_mut(c).iter_mut().zip(given) {
+            *v += log_gamma[(g, c)];
         }
     }
     let ll = normalise_log_rows(&mut w);
@@ -98,13 +99,13 @@ impl RobustModel for Rnda {
         };
         let mut components = estimate(&one_hot(given, k))?;
         let off = INITIAL_FLIP_MASS / (k - 1) as f64;
-        let mut gamma = DMatrix::from_fn(k, k, |j, c| {
-            if j == c {
-                1.0 - INITIAL_FLIP_MASS
-            } else {
-                off
-            }
-        });
+        let mut gamma = DMatrix::from_fn(
+            k,
+            k,
+            |j, c| {
+                if j == c { 1.0 - INITIAL_FLIP_MASS } else { off }
+            },
+        );
 
         let mut trace = Vec::new();
         let mut converged = false;
@@ -148,12 +149,7 @@ impl RobustModel for Rnda {
         let table = GammaTable::from_p_true_given(&gamma, &p_given);
         // Prediction prior of eq. (8): P(true = k) = sum_j gamma_jk P(given = j).
         let log_prior: Vec<f64> = (0..k)
-            .map(|c| {
-                (0..k)
-                    .map(|j| gamma[(j, c)] * p_given[j])
-                    .sum::<f64>()
-                    .ln()
-            })
+            .map(|c| (0..k).map(|j| gamma[(j, c)] * p_given[j]).sum::<f64>().ln())
             .collect();
         let mut fit = Fit::from_posterior(posterior, given);
         fit.gamma = Some(table);
@@ -163,8 +159,8 @@ impl RobustModel for Rnda {
         let labels: Vec<String> = (0..k).map(class_name).collect();
         fit.extra.matrices.push(NamedMatrix {
             name: "gamma (paper orientation)".into(),
-            orientation: "rows = given label, columns = true class, entry = P(true | given) (eq. 7)"
-                .into(),
+            orientation:
+                "rows = given label, columns = true class, entry = P(true | given) (eq. 7)".into(),
             row_labels: labels.clone(),
             col_labels: labels,
             values: (0..k)

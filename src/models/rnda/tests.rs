@@ -15,8 +15,17 @@ fn three_classes(n: usize, p_given_true: &DMatrix<f64>, seed: u64) -> Simulated 
         DVector::from_vec(vec![4.0, 1.0, 0.0, -1.0]),
         DVector::from_vec(vec![1.0, 4.0, 2.0, 1.0]),
     ];
-    let factors: Vec<DMatrix<f64>> = (0..3).map(|_| random_cov_factor(4, 1.0, &mut rng)).collect();
-    gaussian_with_flips(n, &means, &factors, &[0.3, 0.3, 0.4], p_given_true, seed + 1)
+    let factors: Vec<DMatrix<f64>> = (0..3)
+        .map(|_| random_cov_factor(4, 1.0, &mut rng))
+        .collect();
+    gaussian_with_flips(
+        n,
+        &means,
+        &factors,
+        &[0.3, 0.3, 0.4],
+        p_given_true,
+        seed + 1,
+    )
 }
 
 fn thirty_percent_flips() -> DMatrix<f64> {
@@ -24,7 +33,9 @@ fn thirty_percent_flips() -> DMatrix<f64> {
 }
 
 fn fit(model: &dyn RobustModel, sim: &Simulated) -> Fit {
-    model.fit(&sim.x, &sim.given, 3, &mut no_progress()).unwrap()
+    model
+        .fit(&sim.x, &sim.given, 3, &mut no_progress())
+        .unwrap()
 }
 
 #[test]
@@ -32,7 +43,11 @@ fn recovers_the_flip_table_of_the_generating_model() {
     let truth = thirty_percent_flips();
     let sim = three_classes(3000, &truth, 11);
     let f = fit(&Rnda::new(ModelOptions::default()), &sim);
-    assert!(f.converged, "EM did not converge in {} iterations", f.iterations);
+    assert!(
+        f.converged,
+        "EM did not converge in {} iterations",
+        f.iterations
+    );
     let g = &f.gamma.as_ref().unwrap().p_given_true;
     for t in 0..3 {
         for j in 0..3 {
@@ -101,7 +116,9 @@ fn the_reported_table_is_p_given_true_not_the_papers_p_true_given() {
         DVector::from_vec(vec![0.0, 0.0]),
         DVector::from_vec(vec![5.0, 5.0]),
     ];
-    let factors: Vec<DMatrix<f64>> = (0..2).map(|_| random_cov_factor(2, 1.0, &mut rng)).collect();
+    let factors: Vec<DMatrix<f64>> = (0..2)
+        .map(|_| random_cov_factor(2, 1.0, &mut rng))
+        .collect();
     let sim = gaussian_with_flips(4000, &means, &factors, &[0.7, 0.3], &truth, 3);
     let f = Rnda::new(ModelOptions::default())
         .fit(&sim.x, &sim.given, 2, &mut no_progress())
@@ -123,7 +140,8 @@ fn the_reported_table_is_p_given_true_not_the_papers_p_true_given() {
 
 #[test]
 fn conversion_between_orientations_round_trips() {
-    let p_given_true = DMatrix::from_row_slice(3, 3, &[0.8, 0.1, 0.1, 0.2, 0.7, 0.1, 0.0, 0.3, 0.7]);
+    let p_given_true =
+        DMatrix::from_row_slice(3, 3, &[0.8, 0.1, 0.1, 0.2, 0.7, 0.1, 0.0, 0.3, 0.7]);
     let p_true = [0.5, 0.3, 0.2];
     let table = GammaTable {
         p_given_true: p_given_true.clone(),
@@ -150,7 +168,9 @@ fn every_covariance_family_fits_and_stays_finite_with_more_features_than_samples
             covariance: family,
             ..ModelOptions::default()
         };
-        let f = Rnda::new(opts).fit(&x, &given, 2, &mut no_progress()).unwrap();
+        let f = Rnda::new(opts)
+            .fit(&x, &given, 2, &mut no_progress())
+            .unwrap();
         assert!(f.p_mislabel.iter().all(|p| p.is_finite()), "{family}");
         assert!(f.trace.iter().all(|v| v.is_finite()), "{family}");
     }

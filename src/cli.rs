@@ -1,0 +1,148 @@
+//! Headless commands (DESIGN §3): `scan`, `eval`, `export`. Each returns a
+//! [`CliError`] that the binary turns into one line on stderr and an exit
+//! code: 2 for bad input, 1 for anything else.
+
+use std::process::ExitCode;
+
+pub mod args;
+pub mod eval;
+pub mod output;
+pub mod scan;
+
+pub use args::{Cli, Command, DataArgs, ModelArgs};
+
+/// What went wrong, sorted by whose move it is.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The input or the options are wrong: the message says what to do.
+    #[error("{0}")]
+    BadInput(String),
+    /// Anything else (I/O failures, numerical failures).
+    #[error("{0:#}")]
+    Failed(#[from] anyhow::Error),
+}
+
+impl CliError {
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            CliError::BadInput(_) => ExitCode::from(2),
+            CliError::Failed(_) => ExitCode::from(1),
+        }
+    }
+}
+
+impl From<crate::dataset::DataError> for CliError {
+    fn from(e: crate::dataset::DataError) -> Self {
+        CliError::BadInput(e.to_string())
+    }
+}
+
+impl From<crate::models::FitError> for CliError {
+    fn from(e: crate::models::FitError) -> Self {
+        use crate::models::FitError::*;
+        match e {
+            InvalidInput(_) | NotApplicable(_) | UnknownModel(..) | InvalidOption(_) => {
+                CliError::BadInput(e.to_string())
+            }
+            Cancelled | Numerical(_) => CliError::Failed(anyhow::anyhow!(e)),
+        }
+    }
+}
+
+/// Runs a headless command with the shared data and model options.
+pub fn run(command: &Command, data: &DataArgs, model: &ModelArgs) -> Result<(), CliError> {
+    match command {
+        Command::Scan(a) => scan::run(a, data, model),
+        Command::Eval(a) => eval::run(a, data, model),
+    }
+}
+
+/// Loads a table with the user's data options.
+pub fn load(path: &std::path::Path, data: &DataArgs) -> Result<crate::dataset::Dataset, CliError> {
+    Ok(crate::dataset::load(path, &data.load_options()?)?)
+}
+
+/// What `auto` looks at: size and whether every feature is discrete (small
+/// integer codes, e.g. one-hot columns or y/n answers).
+pub fn data_shape(ds: &crate::dataset::Dataset) -> crate::models::DataShape {
+    const MAX_DISCRETE_LEVELS: usize = 8;
+    let discrete = ds.x.ncols() > 0
+        && ds.x.column_iter().all(|col| {
+            let mut levels: Vec<f64> = Vec::new();
+            for &v in col.iter() {
+                if v.fract() != 0.0 {
+                    return false;
+                }
+                if !levels.contains(&v) {
+                    if levels.len() == MAX_DISCRETE_LEVELS {
+                        return false;
+                    }
+                    levels.push(v);
+                }
+            }
+            true
+        });
+    crate::models::DataShape {
+        n_samples: ds.x.nrows(),
+        n_features: ds.x.ncols(),
+        discrete,
+    }
+}
+
+/// The embedded demo: iris with 20% pair noise (sample_data/iris_noisy.csv).
+pub const DEMO_CSV: &str = include_str!("../assets/demo.csv");
+pub const DEMO_NAME: &str = "demo (iris with 20% pair noise)";
+
+/// Loads FILE, or the embedded demo when no file is given.
+pub fn load_or_demo(
+    file: Option<&std::path::Path>,
+    data: &DataArgs,
+) -> Result<crate::dataset::Dataset, CliError> {
+    match file {
+        Some(path) => load(path, data),
+        None => Ok(crate::dataset::load_bytes(
+            std::path::Path::new(DEMO_NAME),
+            DEMO_CSV.as_bytes().to_vec(),
+            &data.load_options()?,
+        )?),
+    }
+}
+
+/// `relabel [FILE]`: the review UI.
+pub fn open_tui(args: &Cli) -> Result<(), CliError> {
+    let ds = load_or_demo(args.file.as_deref(), &args.data)?;
+    let options = args.model.model_options()?;
+    let (name, note) = crate::models::resolve_model_name(&args.model.model, &data_shape(&ds));
+    let model = crate::models::build_model(&name, &options)?;
+    let fit = model.fit(
+        &ds.x,
+        &ds.labels,
+        ds.classes.len(),
+        &mut crate::models::no_progress(),
+    )?;
+    // The terminal UI is not built yet: show the top of the ranking instead.
+    println!(
+        "{} — {} samples, model {name}",
+        ds.raw.path.display(),
+        ds.x.nrows()
+    );
+    if let Some(n) = note {
+        println!("{n}");
+    }
+    println!("(the review UI is not available yet; this is what `relabel scan` finds)\n");
+    println!(
+        "{:>5} {:>10} {:>14} {:>14} {:>10}",
+        "rank", "id", "given", "suggested", "p_mislabel"
+    );
+    for (rank, i) in fit.ranking().into_iter().take(20).enumerate() {
+        println!(
+            "{:>5} {:>10} {:>14} {:>14} {:>10.3}",
+            rank + 1,
+            ds.ids[i],
+            ds.given_label(i),
+            ds.classes[fit.suggested[i]],
+            fit.p_mislabel[i]
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,217 @@
+//! Command-line arguments (clap derive). Data options and model options are
+//! shared by every command and by the TUI entry point.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::dataset::{CategoricalPolicy, LoadOptions, MissingPolicy};
+use crate::models::{CovarianceFamily, ModelOptions};
+
+use super::CliError;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "relabel",
+    version,
+    about = "Find and fix wrong labels in a dataset, at the keyboard or headless.",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Table to review in the terminal UI (without one: the embedded demo).
+    pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub data: DataArgs,
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Fit a model and write every sample's mislabel probability, most suspect first.
+    Scan(ScanArgs),
+    /// Inject label noise into clean data and measure how well models find it.
+    Eval(EvalArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DataArgs {
+    /// Label column (with --transpose: the label row). Default: a column named
+    /// label/class/target/y, else the last column.
+    #[arg(long, global = true)]
+    pub label: Option<String>,
+    /// Id column. Default: a column named id/sample/name with unique values.
+    #[arg(long, global = true)]
+    pub id: Option<String>,
+    /// Field delimiter (one character, or "tab"). Default: sniffed.
+    #[arg(long, global = true)]
+    pub delimiter: Option<String>,
+    /// Leave a column out (repeatable).
+    #[arg(long, global = true, value_name = "COL")]
+    pub ignore: Vec<String>,
+    /// Missing values (empty, NA, NaN, ?): error, drop the sample, or fill in the column mean.
+    #[arg(
+        long,
+        global = true,
+        value_name = "error|drop|mean",
+        default_value = "error"
+    )]
+    pub missing: String,
+    /// Non-numeric feature columns: error, or onehot (one 0/1 column per level).
+    #[arg(
+        long,
+        global = true,
+        value_name = "error|onehot",
+        default_value = "error"
+    )]
+    pub categorical: String,
+    /// The file is genes x samples: first column = feature names, header = sample ids.
+    #[arg(long, global = true)]
+    pub transpose: bool,
+}
+
+impl DataArgs {
+    pub fn load_options(&self) -> Result<LoadOptions, CliError> {
+        let delimiter = match self.delimiter.as_deref() {
+            None => None,
+            Some("tab" | "\\t" | "\t") => Some(b'\t'),
+            Some(d) if d.len() == 1 => Some(d.as_bytes()[0]),
+            Some(d) => {
+                return Err(CliError::BadInput(format!(
+                    "--delimiter must be one character or \"tab\", got \"{d}\""
+                )));
+            }
+        };
+        let missing = match self.missing.as_str() {
+            "error" => MissingPolicy::Error,
+            "drop" => MissingPolicy::Drop,
+            "mean" => MissingPolicy::Mean,
+            other => {
+                return Err(CliError::BadInput(format!(
+                    "--missing must be error, drop or mean, got \"{other}\""
+                )));
+            }
+        };
+        let categorical = match self.categorical.as_str() {
+            "error" => CategoricalPolicy::Error,
+            "onehot" => CategoricalPolicy::Onehot,
+            other => {
+                return Err(CliError::BadInput(format!(
+                    "--categorical must be error or onehot, got \"{other}\""
+                )));
+            }
+        };
+        Ok(LoadOptions {
+            label: self.label.clone(),
+            id: self.id.clone(),
+            delimiter,
+            ignore: self.ignore.clone(),
+            missing,
+            categorical,
+            transpose: self.transpose,
+        })
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    /// Model: rnda, nda, ... or auto (chosen from the data's shape).
+    #[arg(long, global = true, default_value = "auto")]
+    pub model: String,
+    /// Covariance family of the Gaussian models: full, tied, diag, spherical.
+    #[arg(long = "cov", global = true)]
+    pub covariance: Option<String>,
+    /// Covariance shrinkage in [0, 1] (default: chosen from the data, OAS).
+    #[arg(long, global = true)]
+    pub shrinkage: Option<f64>,
+    /// Seed for every random choice (initialisation, restarts, noise).
+    #[arg(long, global = true)]
+    pub seed: Option<u64>,
+    /// Maximum number of iterations.
+    #[arg(long, global = true)]
+    pub max_iter: Option<usize>,
+    /// Relative change of the objective at which a fit has converged.
+    #[arg(long, global = true)]
+    pub tol: Option<f64>,
+    /// Any model option by name, e.g. --opt shrinkage=0.1 (repeatable).
+    #[arg(long = "opt", global = true, value_name = "KEY=VALUE")]
+    pub opts: Vec<String>,
+}
+
+impl ModelArgs {
+    pub fn model_options(&self) -> Result<ModelOptions, CliError> {
+        let mut o = ModelOptions::default();
+        if let Some(c) = &self.covariance {
+            o.covariance = CovarianceFamily::parse(c).ok_or_else(|| {
+                CliError::BadInput(format!(
+                    "--cov must be full, tied, diag or spherical, got \"{c}\""
+                ))
+            })?;
+        }
+        if self.shrinkage.is_some() {
+            o.shrinkage = self.shrinkage;
+        }
+        if let Some(s) = self.seed {
+            o.seed = s;
+        }
+        if let Some(m) = self.max_iter {
+            o.max_iter = m;
+        }
+        if let Some(t) = self.tol {
+            o.tol = t;
+        }
+        for kv in &self.opts {
+            let (k, v) = kv.split_once('=').ok_or_else(|| {
+                CliError::BadInput(format!("--opt takes KEY=VALUE, got \"{kv}\""))
+            })?;
+            o.set(k, v)?;
+        }
+        o.validate_common()?;
+        Ok(o)
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ScanArgs {
+    /// Labelled table (CSV/TSV, optionally .gz).
+    pub data: PathBuf,
+    /// Write the ranked samples here instead of stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Write a JSON report (model, gamma table, extras, trace) here.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+    /// Classify the rows of this table with the fitted model...
+    #[arg(long, requires = "predictions")]
+    pub predict: Option<PathBuf>,
+    /// ...and write the predictions here.
+    #[arg(long, requires = "predict")]
+    pub predictions: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// Clean labelled table.
+    pub data: PathBuf,
+    /// Models to compare, comma-separated.
+    #[arg(long, default_value = "rnda,nda")]
+    pub models: String,
+    /// Noise kind: pair (class k -> k+1) or symmetric.
+    #[arg(long, default_value = "pair")]
+    pub noise: String,
+    /// Fraction of labels to flip.
+    #[arg(long, default_value_t = 0.2)]
+    pub rate: f64,
+    /// Number of noise draws (seeds seed, seed+1, ...); figures are mean ± sd.
+    #[arg(long, default_value_t = 10)]
+    pub repeats: usize,
+    /// Clean test table for test accuracy of each model's classifier.
+    #[arg(long)]
+    pub test: Option<PathBuf>,
+    /// Instead of measuring, write one noisy copy of DATA here (and
+    /// OUT's stem + .truth.csv with row, true_label, flipped).
+    #[arg(long, value_name = "OUT")]
+    pub write_noisy: Option<PathBuf>,
+}

@@ -1,0 +1,192 @@
+//! `relabel eval`: inject label noise into clean data and measure detection.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use super::args::{DataArgs, EvalArgs, ModelArgs};
+use super::{CliError, data_shape, load};
+use crate::dataset::{CellEdit, Dataset, rewrite};
+use crate::eval::detection::{NoiseConfig, mean_sd, run_detection};
+use crate::eval::noise::{NoiseKind, inject};
+use crate::models::resolve_model_name;
+
+pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliError> {
+    let ds = load(&a.data, data)?;
+    let options = model.model_options()?;
+    let kind = NoiseKind::parse(&a.noise).ok_or_else(|| {
+        CliError::BadInput(format!(
+            "--noise must be pair or symmetric, got \"{}\"",
+            a.noise
+        ))
+    })?;
+    if !(0.0..1.0).contains(&a.rate) {
+        return Err(CliError::BadInput(format!(
+            "--rate must be in [0, 1), got {}",
+            a.rate
+        )));
+    }
+    if let Some(out) = &a.write_noisy {
+        return write_noisy(&ds, kind, a.rate, options.seed, out);
+    }
+    if a.repeats == 0 {
+        return Err(CliError::BadInput("--repeats must be at least 1".into()));
+    }
+    let test = match &a.test {
+        Some(path) => Some(load_test(&ds, path)?),
+        None => None,
+    };
+    let noise = NoiseConfig {
+        kind,
+        rate: a.rate,
+        repeats: a.repeats,
+        base_seed: options.seed,
+    };
+    println!(
+        "relabel eval: {} ({} samples, {} features, {} classes), {} noise at {:.0}%, {} draws (seeds {}..{})",
+        a.data.display(),
+        ds.x.nrows(),
+        ds.x.ncols(),
+        ds.classes.len(),
+        a.noise,
+        100.0 * a.rate,
+        a.repeats,
+        options.seed,
+        options.seed + a.repeats as u64 - 1
+    );
+    println!(
+        "{:<8} {:>15} {:>15} {:>15} {:>15} {:>15} {:>15} {:>9}",
+        "model",
+        "AUROC",
+        "avg precision",
+        "precision@k",
+        "recall@k",
+        "suggested acc",
+        "test acc",
+        "converged"
+    );
+    let shape = data_shape(&ds);
+    for requested in a.models.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (name, _) = resolve_model_name(requested, &shape);
+        let scores = run_detection(
+            &name,
+            &options,
+            &ds.x,
+            &ds.labels,
+            ds.classes.len(),
+            &noise,
+            test.as_ref().map(|(x, y)| (x, y.as_slice())),
+        )?;
+        let cell = |f: &dyn Fn(&crate::eval::detection::DetectionScores) -> f64| {
+            let (m, s) = mean_sd(scores.iter().map(f));
+            if m.is_nan() {
+                "-".to_string()
+            } else {
+                format!("{m:.3} ± {s:.3}")
+            }
+        };
+        let converged = scores.iter().filter(|s| s.converged).count();
+        println!(
+            "{:<8} {:>15} {:>15} {:>15} {:>15} {:>15} {:>15} {:>9}",
+            name,
+            cell(&|s| s.auroc),
+            cell(&|s| s.average_precision),
+            cell(&|s| s.precision_at_k),
+            cell(&|s| s.recall_at_k),
+            cell(&|s| s.suggested_accuracy),
+            cell(&|s| s.test_accuracy.unwrap_or(f64::NAN)),
+            format!("{converged}/{}", scores.len()),
+        );
+    }
+    println!(
+        "k = number of flipped labels; suggested acc = share of samples whose suggested label is the true one"
+    );
+    Ok(())
+}
+
+/// Loads a clean test table with the training schema; its labels must be
+/// classes seen in training.
+fn load_test(ds: &Dataset, path: &Path) -> Result<(nalgebra::DMatrix<f64>, Vec<usize>), CliError> {
+    let table = ds.load_compatible(path)?;
+    let x = table.x;
+    let labels = table.labels.ok_or_else(|| {
+        CliError::BadInput(format!(
+            "{}: the test table has no label column \"{}\"; test accuracy needs labels",
+            path.display(),
+            ds.label_name
+        ))
+    })?;
+    let mut y = Vec::with_capacity(labels.len());
+    for (i, l) in labels.iter().enumerate() {
+        y.push(ds.class_index(l).ok_or_else(|| {
+            CliError::BadInput(format!(
+                "{}: row {i} has label \"{l}\", which the training data does not have",
+                path.display()
+            ))
+        })?);
+    }
+    Ok((x, y))
+}
+
+/// `<dir>/<stem>.truth.csv` beside the noisy copy.
+fn truth_path(out: &Path) -> PathBuf {
+    let stem = out
+        .file_name()
+        .and_then(|n| n.to_str())
+        .map(|n| n.split('.').next().unwrap_or(n).to_string())
+        .unwrap_or_else(|| "noisy".into());
+    out.with_file_name(format!("{stem}.truth.csv"))
+}
+
+/// Writes a noisy copy of the input (only label cells change) and its truth.
+fn write_noisy(
+    ds: &Dataset,
+    kind: NoiseKind,
+    rate: f64,
+    seed: u64,
+    out: &Path,
+) -> Result<(), CliError> {
+    if out.exists() {
+        return Err(CliError::BadInput(format!(
+            "{} exists; choose another --write-noisy path or remove it first",
+            out.display()
+        )));
+    }
+    let injected = inject(&ds.labels, ds.classes.len(), kind, rate, seed);
+    let edits: Vec<(usize, CellEdit)> = injected
+        .flipped
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| **f)
+        .map(|(i, _)| (i, CellEdit::Relabel(ds.classes[injected.labels[i]].clone())))
+        .collect();
+    let bytes = rewrite(ds, &edits, None);
+    fs::write(out, bytes).with_context(|| format!("cannot write {}", out.display()))?;
+    let truth = truth_path(out);
+    let mut w = csv::Writer::from_path(&truth)
+        .with_context(|| format!("cannot create {}", truth.display()))?;
+    let io = |e: csv::Error| CliError::Failed(anyhow::anyhow!("cannot write the truth file: {e}"));
+    w.write_record(["row", "id", "true_label", "noisy_label", "flipped"])
+        .map_err(io)?;
+    for i in 0..ds.x.nrows() {
+        w.write_record([
+            ds.rows[i].to_string(),
+            ds.ids[i].clone(),
+            ds.given_label(i).to_string(),
+            ds.classes[injected.labels[i]].clone(),
+            (if injected.flipped[i] { "1" } else { "0" }).to_string(),
+        ])
+        .map_err(io)?;
+    }
+    w.flush()
+        .with_context(|| format!("cannot write {}", truth.display()))?;
+    eprintln!(
+        "wrote {} ({} of {} labels flipped, {kind:?} noise, seed {seed}) and {}",
+        out.display(),
+        injected.n_flipped(),
+        ds.x.nrows(),
+        truth.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,69 @@
+//! `relabel scan`: fit one model and write the ranking (DESIGN §3).
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::time::Instant;
+
+use anyhow::Context;
+
+use super::args::{DataArgs, ModelArgs, ScanArgs};
+use super::output::{RunInfo, write_predictions, write_ranking, write_report};
+use super::{CliError, load};
+use crate::models::{self, no_progress};
+
+pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliError> {
+    let ds = load(&a.data, data)?;
+    let options = model.model_options()?;
+    let (name, note) = models::resolve_model_name(&model.model, &super::data_shape(&ds));
+    let built = models::build_model(&name, &options)?;
+    let started = Instant::now();
+    let mut fit = built.fit(&ds.x, &ds.labels, ds.classes.len(), &mut no_progress())?;
+    let wall = started.elapsed();
+    if let Some(n) = note {
+        fit.extra.notes.push(n);
+    }
+    let info = RunInfo {
+        model: name.clone(),
+        options,
+        wall_seconds: wall.as_secs_f64(),
+    };
+
+    match &a.out {
+        Some(path) => {
+            let file =
+                File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+            let mut w = BufWriter::new(file);
+            write_ranking(&mut w, &ds, &fit)?;
+            w.flush()
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut w = BufWriter::new(stdout.lock());
+            write_ranking(&mut w, &ds, &fit)?;
+            w.flush().context("cannot write to stdout")?;
+        }
+    }
+    if let Some(path) = &a.report {
+        write_report(path, &ds, &fit, &info)?;
+    }
+    if let (Some(test), Some(out)) = (&a.predict, &a.predictions) {
+        let classifier = fit
+            .classifier
+            .as_ref()
+            .ok_or_else(|| CliError::BadInput(format!("model {name} cannot classify new rows")))?;
+        let table = ds.load_compatible(test)?;
+        let proba = classifier.predict_proba(&table.x);
+        let ids = table.ids;
+        let accuracy = write_predictions(out, &ds, &proba, &ids, table.labels.as_deref())?;
+        if let Some(acc) = accuracy {
+            eprintln!(
+                "test accuracy on {}: {:.2}% ({} rows)",
+                test.display(),
+                100.0 * acc,
+                ids.len()
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,273 @@
+//! Grid to model input: missing values, string levels, classes.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use nalgebra::DMatrix;
+
+use super::cells::RawColumn;
+use super::grid::Grid;
+use super::read::err;
+use super::{
+    CategoricalColumn, CategoricalPolicy, DataError, FeatureSource, LoadOptions, MissingPolicy,
+};
+
+/// What the grid becomes.
+pub struct Built {
+    pub x: DMatrix<f64>,
+    pub feature_names: Vec<String>,
+    pub classes: Vec<String>,
+    pub labels: Vec<usize>,
+    pub ids: Vec<String>,
+    /// Index of every kept sample in the grid.
+    pub kept: Vec<usize>,
+    pub dropped: Vec<(usize, String)>,
+    pub categorical: Vec<CategoricalColumn>,
+    pub sources: Vec<FeatureSource>,
+    pub id_name: Option<String>,
+}
+
+fn hint_for(name: &str) -> String {
+    format!(
+        "use --ignore {name} to leave the column out, or --categorical onehot to turn its levels into 0/1 columns"
+    )
+}
+
+pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataError> {
+    let n = grid.labels.len();
+    if n == 0 {
+        return Err(err(
+            path,
+            1,
+            0,
+            "the table has a header but no samples".into(),
+            "add data rows",
+        ));
+    }
+    for (i, l) in grid.labels.iter().enumerate() {
+        if l.trim().is_empty() {
+            let (line, column) = grid.label_at[i];
+            return Err(err(
+                path,
+                line,
+                column,
+                format!("the label in column \"{}\" is empty", grid.label_name),
+                "every sample needs a label: fill it in, or remove the row",
+            ));
+        }
+    }
+    // Ids: an explicit id column must be unique; a guessed one is dropped
+    // (neither id nor feature) when it is not.
+    let mut id_name = grid.id_name.clone();
+    let ids = match grid.ids {
+        Some(ids) => {
+            let unique = ids.iter().collect::<HashSet<_>>().len() == ids.len();
+            if unique {
+                Some(ids)
+            } else if opts.id.is_some() {
+                return Err(err(
+                    path,
+                    1,
+                    0,
+                    format!(
+                        "the id column \"{}\" has repeated values",
+                        opts.id.as_deref().unwrap_or("")
+                    ),
+                    "choose a column with unique values, or leave out --id",
+                ));
+            } else {
+                id_name = None;
+                None
+            }
+        }
+        None => None,
+    };
+
+    // Infinite values are never data; text is data only under onehot.
+    let mut features = grid.features;
+    if let Some(at) = features
+        .iter()
+        .filter_map(|c| c.first_infinite.clone())
+        .min()
+    {
+        return Err(err(
+            path,
+            at.line,
+            at.column,
+            format!("\"{}\" is not a finite number", at.text),
+            "replace it with a number, or mark it missing (NA)",
+        ));
+    }
+    let is_text = |c: &RawColumn| c.first_text.is_some();
+    if opts.categorical == CategoricalPolicy::Error
+        && let Some((at, name)) = features
+            .iter()
+            .filter_map(|c| c.first_text.clone().map(|a| (a, c.name.clone())))
+            .min()
+    {
+        return Err(err(
+            path,
+            at.line,
+            at.column,
+            format!(
+                "cannot read \"{}\" as a number in column \"{name}\"",
+                at.text
+            ),
+            &hint_for(&name),
+        ));
+    }
+
+    // Missing values in numeric columns (string columns keep them as a level).
+    let mut drop = vec![false; n];
+    let mut reasons: Vec<Option<String>> = vec![None; n];
+    let mut means = vec![None; features.len()];
+    for (f, col) in features.iter_mut().enumerate() {
+        if is_text(col) || col.first_missing.is_none() {
+            continue;
+        }
+        match opts.missing {
+            MissingPolicy::Error => {
+                let at = col.first_missing.clone().unwrap_or_else(unreachable_at);
+                return Err(err(
+                    path,
+                    at.line,
+                    at.column,
+                    format!("missing value in column \"{}\"", col.name),
+                    "use --missing drop to leave such samples out, or --missing mean to fill in the column mean",
+                ));
+            }
+            MissingPolicy::Drop => {
+                for (i, v) in col.values.iter().enumerate() {
+                    if v.is_nan() && !drop[i] {
+                        drop[i] = true;
+                        reasons[i] = Some(format!("missing value in column \"{}\"", col.name));
+                    }
+                }
+            }
+            MissingPolicy::Mean => {
+                let present: Vec<f64> =
+                    col.values.iter().copied().filter(|v| !v.is_nan()).collect();
+                if present.is_empty() {
+                    let at = col.first_missing.clone().unwrap_or_else(unreachable_at);
+                    return Err(err(
+                        path,
+                        at.line,
+                        at.column,
+                        format!("column \"{}\" has no values at all", col.name),
+                        &format!("use --ignore {}", col.name),
+                    ));
+                }
+                let mean = present.iter().sum::<f64>() / present.len() as f64;
+                col.values
+                    .iter_mut()
+                    .filter(|v| v.is_nan())
+                    .for_each(|v| *v = mean);
+                means[f] = Some(mean);
+            }
+        }
+    }
+    let kept: Vec<usize> = (0..n).filter(|i| !drop[*i]).collect();
+    let dropped: Vec<(usize, String)> = (0..n)
+        .filter_map(|i| reasons[i].take().map(|r| (i, r)))
+        .collect();
+    if kept.is_empty() {
+        return Err(err(
+            path,
+            0,
+            0,
+            "every sample has a missing value, so none is left".into(),
+            "use --missing mean, or --ignore the emptiest columns",
+        ));
+    }
+
+    // Columns: numbers as they are, string columns as one 0/1 column per level.
+    let mut columns: Vec<Vec<f64>> = Vec::new();
+    let mut feature_names = Vec::new();
+    let mut categorical = Vec::new();
+    let mut sources = Vec::new();
+    for (f, col) in features.into_iter().enumerate() {
+        if is_text(&col) {
+            let texts = col.texts.unwrap_or_default();
+            let mut levels: Vec<String> = Vec::new();
+            let codes: Vec<usize> = kept
+                .iter()
+                .map(|&i| {
+                    let t = &texts[i];
+                    match levels.iter().position(|l| l == t) {
+                        Some(c) => c,
+                        None => {
+                            levels.push(t.clone());
+                            levels.len() - 1
+                        }
+                    }
+                })
+                .collect();
+            for (l, level) in levels.iter().enumerate() {
+                feature_names.push(format!("{}={level}", col.name));
+                columns.push(
+                    codes
+                        .iter()
+                        .map(|&c| if c == l { 1.0 } else { 0.0 })
+                        .collect(),
+                );
+            }
+            sources.push(FeatureSource::Categorical {
+                name: col.name.clone(),
+                levels: levels.clone(),
+            });
+            categorical.push(CategoricalColumn {
+                name: col.name,
+                levels,
+                codes,
+            });
+        } else {
+            feature_names.push(col.name.clone());
+            columns.push(kept.iter().map(|&i| col.values[i]).collect());
+            sources.push(FeatureSource::Numeric {
+                name: col.name,
+                fill: means[f],
+            });
+        }
+    }
+    let x = DMatrix::from_fn(kept.len(), columns.len(), |i, j| columns[j][i]);
+
+    let mut classes: Vec<String> = Vec::new();
+    let labels: Vec<usize> = kept
+        .iter()
+        .map(|&i| {
+            let l = &grid.labels[i];
+            match classes.iter().position(|c| c == l) {
+                Some(c) => c,
+                None => {
+                    classes.push(l.clone());
+                    classes.len() - 1
+                }
+            }
+        })
+        .collect();
+    let ids = match ids {
+        Some(ids) => kept.iter().map(|&i| ids[i].clone()).collect(),
+        None => kept.iter().map(|i| i.to_string()).collect(),
+    };
+    Ok(Built {
+        x,
+        feature_names,
+        classes,
+        labels,
+        ids,
+        kept,
+        dropped,
+        categorical,
+        sources,
+        id_name,
+    })
+}
+
+/// Only reached if a column claims a problem cell it did not record.
+fn unreachable_at() -> super::cells::CellAt {
+    super::cells::CellAt {
+        line: 0,
+        column: 0,
+        text: String::new(),
+    }
+}

@@ -1,0 +1,195 @@
+//! Reading a second table (a test set) with the schema of a loaded one.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use nalgebra::DMatrix;
+
+use super::cells::{Cell, read_cell};
+use super::read::{
+    decompress, err, field_text, lines_before, scan_records, sniff_delimiter, split_fields,
+};
+use super::{DataError, Dataset, FeatureSource};
+
+/// A cell's text and 1-based (line, column).
+type Located = (String, usize, usize);
+/// Columns by name, and the sample ids when they come from the header.
+type Columns = (HashMap<String, Vec<Located>>, Option<Vec<String>>);
+
+/// A test table read with a training table's schema.
+#[derive(Clone, Debug)]
+pub struct TestTable {
+    /// Features in the training table's order.
+    pub x: DMatrix<f64>,
+    /// Labels, when the test table has the label column.
+    pub labels: Option<Vec<String>>,
+    pub ids: Vec<String>,
+}
+
+/// Every column of a table by name, each a vector over samples, plus the
+/// sample ids (the header, when transposed).
+fn columns_by_name(
+    path: &Path,
+    ds: &Dataset,
+) -> Result<Columns, DataError> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        err(
+            path,
+            0,
+            0,
+            format!("cannot read the file: {e}"),
+            "check the path",
+        )
+    })?;
+    let (bytes, _) = decompress(path, bytes)?;
+    let records = scan_records(&bytes);
+    if records.is_empty() {
+        return Err(err(
+            path,
+            0,
+            0,
+            "the file is empty".into(),
+            "a header row and data rows are needed",
+        ));
+    }
+    let delimiter = match ds.options.delimiter {
+        Some(d) => d,
+        None => sniff_delimiter(path, &bytes[records[0].content.clone()])?,
+    };
+    let mut scratch = Vec::new();
+    let rows: Vec<Vec<Located>> = records
+        .iter()
+        .map(|rec| {
+            let content = &bytes[rec.content.clone()];
+            split_fields(content, delimiter, &mut scratch);
+            scratch
+                .iter()
+                .enumerate()
+                .map(|(f, r)| {
+                    (
+                        field_text(&content[r.clone()]),
+                        rec.line + lines_before(content, r.start),
+                        f + 1,
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    let width = rows[0].len();
+    for (r, row) in rows.iter().enumerate() {
+        if row.len() != width {
+            return Err(err(
+                path,
+                records[r].line,
+                0,
+                format!(
+                    "this row has {} fields but the header has {width}",
+                    row.len()
+                ),
+                "check for a missing or extra delimiter",
+            ));
+        }
+    }
+    let mut columns = HashMap::new();
+    if ds.layout.transpose {
+        let ids = rows[0][1..]
+            .iter()
+            .map(|c| c.0.trim().to_string())
+            .collect();
+        for row in &rows[1..] {
+            columns.insert(row[0].0.trim().to_string(), row[1..].to_vec());
+        }
+        Ok((columns, Some(ids)))
+    } else {
+        for (f, name) in rows[0].iter().enumerate() {
+            columns.insert(
+                name.0.trim().to_string(),
+                rows[1..].iter().map(|r| r[f].clone()).collect(),
+            );
+        }
+        Ok((columns, None))
+    }
+}
+
+impl Dataset {
+    /// Reads a test table with this dataset's schema: the same feature
+    /// columns by name (in any order), the label column if it has one.
+    pub fn load_compatible(&self, path: &Path) -> Result<TestTable, DataError> {
+        let (columns, header_ids) = columns_by_name(path, self)?;
+        let n = header_ids
+            .as_ref()
+            .map(Vec::len)
+            .or_else(|| columns.values().next().map(Vec::len))
+            .unwrap_or(0);
+        let mut x = DMatrix::zeros(n, self.n_features());
+        let mut j = 0;
+        for source in &self.sources {
+            let name = match source {
+                FeatureSource::Numeric { name, .. } | FeatureSource::Categorical { name, .. } => {
+                    name
+                }
+            };
+            let col = columns.get(name).ok_or_else(|| {
+                err(
+                    path,
+                    1,
+                    0,
+                    format!("the test table has no column \"{name}\", which the model uses"),
+                    "give it the same feature columns as the training table",
+                )
+            })?;
+            match source {
+                FeatureSource::Numeric { fill, .. } => {
+                    for (i, (text, line, column)) in col.iter().enumerate() {
+                        x[(i, j)] = match (read_cell(text), fill) {
+                            (Cell::Number(v), _) => v,
+                            (Cell::Missing, Some(m)) => *m,
+                            (Cell::Missing, None) => {
+                                return Err(err(
+                                    path,
+                                    *line,
+                                    *column,
+                                    format!("missing value in column \"{name}\""),
+                                    "fill it in, or read the training table with --missing mean",
+                                ));
+                            }
+                            _ => {
+                                return Err(err(
+                                    path,
+                                    *line,
+                                    *column,
+                                    format!(
+                                        "cannot read \"{}\" as a number in column \"{name}\"",
+                                        text.trim()
+                                    ),
+                                    "the training table has numbers in this column",
+                                ));
+                            }
+                        };
+                    }
+                    j += 1;
+                }
+                FeatureSource::Categorical { levels, .. } => {
+                    // A level the training data never had gets no 1 at all.
+                    for (i, (text, _, _)) in col.iter().enumerate() {
+                        if let Some(l) = levels.iter().position(|l| l == text.trim()) {
+                            x[(i, j + l)] = 1.0;
+                        }
+                    }
+                    j += levels.len();
+                }
+            }
+        }
+        let labels = columns
+            .get(&self.label_name)
+            .map(|c| c.iter().map(|(t, _, _)| t.clone()).collect());
+        let ids = match header_ids {
+            Some(ids) => ids,
+            None => match self.id_name.as_ref().and_then(|id| columns.get(id)) {
+                Some(c) => c.iter().map(|(t, _, _)| t.trim().to_string()).collect(),
+                None => (0..n).map(|i| i.to_string()).collect(),
+            },
+        };
+        Ok(TestTable { x, labels, ids })
+    }
+}

@@ -1,0 +1,263 @@
+//! Bytes to records: gzip, BOM, delimiter sniffing, and a quote-aware
+//! scanner that remembers where every record lies so an export can copy
+//! untouched records byte for byte.
+
+use std::io::Read;
+use std::ops::Range;
+use std::path::Path;
+
+use super::{DataError, RecordSpan};
+
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+pub fn err(path: &Path, line: usize, column: usize, message: String, hint: &str) -> DataError {
+    DataError {
+        file: path.to_path_buf(),
+        line,
+        column,
+        message,
+        hint: hint.to_string(),
+    }
+}
+
+/// Decompresses gzip content (recognised by its magic bytes, whatever the
+/// file is called). Returns the content and whether it was compressed.
+pub fn decompress(path: &Path, bytes: Vec<u8>) -> Result<(Vec<u8>, bool), DataError> {
+    if !bytes.starts_with(&GZIP_MAGIC) {
+        return Ok((bytes, false));
+    }
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(&bytes[..])
+        .read_to_end(&mut out)
+        .map_err(|e| {
+            err(
+                path,
+                0,
+                0,
+                format!("cannot decompress the gzip data: {e}"),
+                "check that the file is complete, or decompress it yourself",
+            )
+        })?;
+    Ok((out, true))
+}
+
+/// Splits content into records. A newline inside double quotes belongs to
+/// the field; blank lines are not records (an export copies them as they are).
+pub fn scan_records(bytes: &[u8]) -> Vec<RecordSpan> {
+    let start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+    let mut records = Vec::new();
+    let mut line = 1;
+    let mut record_start = start;
+    let mut record_line = 1;
+    let mut in_quotes = false;
+    let mut i = start;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => in_quotes = !in_quotes,
+            b'\n' if !in_quotes => {
+                let content_end = if i > record_start && bytes[i - 1] == b'\r' {
+                    i - 1
+                } else {
+                    i
+                };
+                if content_end > record_start {
+                    records.push(RecordSpan {
+                        line: record_line,
+                        content: record_start..content_end,
+                        terminator: content_end..i + 1,
+                    });
+                }
+                line += 1;
+                record_start = i + 1;
+                record_line = line;
+            }
+            b'\n' => line += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    if record_start < bytes.len() {
+        let mut end = bytes.len();
+        if bytes[end - 1] == b'\r' {
+            end -= 1;
+        }
+        if end > record_start {
+            records.push(RecordSpan {
+                line: record_line,
+                content: record_start..end,
+                terminator: end..bytes.len(),
+            });
+        }
+    }
+    records
+}
+
+/// Byte ranges of the fields of one record (quotes included).
+pub fn split_fields(record: &[u8], delimiter: u8, out: &mut Vec<Range<usize>>) {
+    out.clear();
+    let mut start = 0;
+    let mut in_quotes = false;
+    for (i, &b) in record.iter().enumerate() {
+        if b == b'"' {
+            in_quotes = !in_quotes;
+        } else if b == delimiter && !in_quotes {
+            out.push(start..i);
+            start = i + 1;
+        }
+    }
+    out.push(start..record.len());
+}
+
+/// The text of a field: surrounding quotes removed, doubled quotes undone.
+pub fn field_text(raw: &[u8]) -> String {
+    let s = String::from_utf8_lossy(raw);
+    let t = s.trim_matches(|c| c == ' ' || c == '\t');
+    if t.len() >= 2 && t.starts_with('"') && t.ends_with('"') {
+        t[1..t.len() - 1].replace("\"\"", "\"")
+    } else {
+        s.into_owned()
+    }
+}
+
+/// Number of newlines inside the first `upto` bytes of a record, so an error
+/// in a field after a quoted multi-line field names the right line.
+pub fn lines_before(record: &[u8], upto: usize) -> usize {
+    record[..upto].iter().filter(|&&b| b == b'\n').count()
+}
+
+/// Picks the delimiter of the header among comma, tab and semicolon: the one
+/// that occurs most outside quotes.
+pub fn sniff_delimiter(path: &Path, header: &[u8]) -> Result<u8, DataError> {
+    let mut counts = [0usize; 3];
+    let candidates = [b',', b'\t', b';'];
+    let mut in_quotes = false;
+    for &b in header {
+        if b == b'"' {
+            in_quotes = !in_quotes;
+        } else if !in_quotes {
+            for (c, d) in candidates.iter().enumerate() {
+                if b == *d {
+                    counts[c] += 1;
+                }
+            }
+        }
+    }
+    let (best, &n) = counts
+        .iter()
+        .enumerate()
+        .max_by_key(|(i, n)| (**n, std::cmp::Reverse(*i)))
+        .unwrap_or((0, &0));
+    if n == 0 {
+        return Err(err(
+            path,
+            1,
+            0,
+            "the header has a single column, so there are no features next to the label".into(),
+            "if the file uses another delimiter, pass it with --delimiter",
+        ));
+    }
+    Ok(candidates[best])
+}
+
+/// Writes a cell, quoting it only if it needs quotes.
+pub fn quote_if_needed(text: &str, delimiter: u8) -> String {
+    let needs = text
+        .bytes()
+        .any(|b| b == delimiter || b == b'"' || b == b'\n' || b == b'\r')
+        || text.starts_with(' ')
+        || text.ends_with(' ');
+    if needs {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+/// FNV-1a, 64 bit: a stable hash (unlike std's, it never changes between
+/// Rust versions), used to key review sessions on the input's bytes.
+pub fn content_hash(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_keep_terminators_and_skip_blank_lines() {
+        let b = b"a,b\r\n1,2\n\n3,4";
+        let r = scan_records(b);
+        assert_eq!(r.len(), 3);
+        assert_eq!(&b[r[0].content.clone()], b"a,b");
+        assert_eq!(&b[r[0].terminator.clone()], b"\r\n");
+        assert_eq!(r[2].line, 4);
+        assert!(r[2].terminator.is_empty());
+    }
+
+    #[test]
+    fn quoted_newlines_stay_in_the_record_and_lines_are_counted() {
+        let b = b"a,b\n\"x\ny\",2\n3,4\n";
+        let r = scan_records(b);
+        assert_eq!(r.len(), 3);
+        assert_eq!(r[1].line, 2);
+        assert_eq!(r[2].line, 4);
+        let mut f = Vec::new();
+        split_fields(&b[r[1].content.clone()], b',', &mut f);
+        assert_eq!(field_text(&b[r[1].content.clone()][f[0].clone()]), "x\ny");
+    }
+
+    #[test]
+    fn bom_is_skipped() {
+        let b = b"\xEF\xBB\xBFa,b\n1,2\n";
+        let r = scan_records(b);
+        assert_eq!(&b[r[0].content.clone()], b"a,b");
+    }
+
+    #[test]
+    fn sniffs_comma_tab_semicolon_outside_quotes() {
+        let p = Path::new("t.csv");
+        assert_eq!(sniff_delimiter(p, b"a,b,c").unwrap(), b',');
+        assert_eq!(sniff_delimiter(p, b"a\tb\tc").unwrap(), b'\t');
+        assert_eq!(sniff_delimiter(p, b"\"a,b\";c;d").unwrap(), b';');
+        let e = sniff_delimiter(p, b"abc").unwrap_err().to_string();
+        assert!(
+            e.contains("single column") && e.contains("--delimiter"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn quoting_only_when_needed() {
+        assert_eq!(quote_if_needed("abc", b','), "abc");
+        assert_eq!(quote_if_needed("a,b", b','), "\"a,b\"");
+        assert_eq!(quote_if_needed("a\"b", b','), "\"a\"\"b\"");
+        assert_eq!(field_text(b"\"a\"\"b\""), "a\"b");
+    }
+
+    #[test]
+    fn gzip_is_recognised_by_content() {
+        use std::io::Write;
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(b"a,b\n1,2\n").unwrap();
+        let gz = enc.finish().unwrap();
+        let (plain, was) = decompress(Path::new("x"), gz).unwrap();
+        assert!(was);
+        assert_eq!(plain, b"a,b\n1,2\n");
+        let (same, was) = decompress(Path::new("x"), b"a,b\n".to_vec()).unwrap();
+        assert!(!was);
+        assert_eq!(same, b"a,b\n");
+    }
+
+    #[test]
+    fn hash_is_fnv1a() {
+        assert_eq!(content_hash(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(content_hash(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+}

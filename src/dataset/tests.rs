@@ -1,0 +1,355 @@
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+
+use super::*;
+
+fn load_str(text: &str, opts: &LoadOptions) -> Result<Dataset, DataError> {
+    load_bytes(Path::new("t.csv"), text.as_bytes().to_vec(), opts)
+}
+
+fn ok(text: &str) -> Dataset {
+    load_str(text, &LoadOptions::default()).unwrap()
+}
+
+fn error(text: &str, opts: &LoadOptions) -> String {
+    load_str(text, opts).unwrap_err().to_string()
+}
+
+#[test]
+fn label_is_the_named_column_else_a_conventional_name_else_the_last() {
+    let d = ok("a,Class,b\n1,x,2\n3,y,4\n");
+    assert_eq!(d.label_name, "Class");
+    assert_eq!(d.feature_names, ["a", "b"]);
+    let d = ok("a,b,outcome\n1,2,x\n3,4,y\n");
+    assert_eq!(d.label_name, "outcome");
+    let opts = LoadOptions {
+        label: Some("a".into()),
+        ..LoadOptions::default()
+    };
+    let d = load_str("a,b,c\nx,2,3\ny,4,5\n", &opts).unwrap();
+    assert_eq!(d.classes, ["x", "y"]);
+    assert_eq!(d.feature_names, ["b", "c"]);
+}
+
+#[test]
+fn an_unknown_label_or_id_or_ignore_column_lists_the_columns() {
+    for opts in [
+        LoadOptions {
+            label: Some("nope".into()),
+            ..LoadOptions::default()
+        },
+        LoadOptions {
+            id: Some("nope".into()),
+            ..LoadOptions::default()
+        },
+        LoadOptions {
+            ignore: vec!["nope".into()],
+            ..LoadOptions::default()
+        },
+    ] {
+        let e = error("a,b,label\n1,2,x\n3,4,y\n", &opts);
+        assert!(
+            e.contains("\"nope\"") && e.contains("the columns are: a, b, label"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn id_column_is_used_when_unique_and_dropped_when_not() {
+    let d = ok("id,a,label\ns1,1,x\ns2,2,y\n");
+    assert_eq!(d.ids, ["s1", "s2"]);
+    assert_eq!(d.feature_names, ["a"]);
+    let d = ok("name,a,label\ns1,1,x\ns1,2,y\n");
+    assert_eq!(d.id_name, None);
+    assert_eq!(d.ids, ["0", "1"]);
+    assert_eq!(d.feature_names, ["a"]);
+    let opts = LoadOptions {
+        id: Some("name".into()),
+        ..LoadOptions::default()
+    };
+    let e = error("name,a,label\ns1,1,x\ns1,2,y\n", &opts);
+    assert!(e.contains("repeated values"), "{e}");
+}
+
+#[test]
+fn ignored_columns_are_not_features() {
+    let opts = LoadOptions {
+        ignore: vec!["b".into()],
+        ..LoadOptions::default()
+    };
+    let d = load_str("a,b,label\n1,z,x\n2,w,y\n", &opts).unwrap();
+    assert_eq!(d.feature_names, ["a"]);
+}
+
+#[test]
+fn a_bad_cell_names_line_column_and_the_fixes() {
+    let e = error("a,b,label\n1,2,x\n3,oops,y\n", &LoadOptions::default());
+    assert!(
+        e.starts_with("t.csv:3:2: cannot read \"oops\" as a number in column \"b\""),
+        "{e}"
+    );
+    assert!(
+        e.contains("--ignore b") && e.contains("--categorical onehot"),
+        "{e}"
+    );
+}
+
+#[test]
+fn line_numbers_count_newlines_inside_quoted_fields() {
+    let e = error(
+        "a,b,label\n1,\"2\",\"multi\nline\"\n3,bad,y\n",
+        &LoadOptions::default(),
+    );
+    assert!(e.starts_with("t.csv:4:2:"), "{e}");
+}
+
+#[test]
+fn wrong_field_count_names_the_line() {
+    let e = error("a,b,label\n1,2,x\n3,y\n", &LoadOptions::default());
+    assert!(
+        e.starts_with("t.csv:3:") && e.contains("2 fields but the header has 3"),
+        "{e}"
+    );
+}
+
+#[test]
+fn empty_label_is_an_error() {
+    let e = error("a,label\n1,x\n2,\n", &LoadOptions::default());
+    assert!(
+        e.starts_with("t.csv:3:2:") && e.contains("needs a label"),
+        "{e}"
+    );
+}
+
+#[test]
+fn infinite_values_are_errors() {
+    let e = error("a,label\n1,x\ninf,y\n", &LoadOptions::default());
+    assert!(e.starts_with("t.csv:3:1:") && e.contains("finite"), "{e}");
+}
+
+#[test]
+fn a_single_class_is_an_error() {
+    let e = error("a,label\n1,x\n2,x\n", &LoadOptions::default());
+    assert!(e.contains("nothing to tell apart"), "{e}");
+}
+
+#[test]
+fn missing_values_error_drop_or_mean() {
+    let text = "a,b,label\n1,2,x\nNA,4,y\n5,?,x\n7,8,y\n";
+    let e = error(text, &LoadOptions::default());
+    assert!(
+        e.starts_with("t.csv:3:1: missing value in column \"a\""),
+        "{e}"
+    );
+    assert!(
+        e.contains("--missing drop") && e.contains("--missing mean"),
+        "{e}"
+    );
+
+    let d = load_str(
+        text,
+        &LoadOptions {
+            missing: MissingPolicy::Drop,
+            ..LoadOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(d.rows, [0, 3]);
+    assert_eq!(d.dropped.len(), 2);
+    assert_eq!(d.x[(1, 0)], 7.0);
+
+    let d = load_str(
+        text,
+        &LoadOptions {
+            missing: MissingPolicy::Mean,
+            ..LoadOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(d.x[(1, 0)], (1.0 + 5.0 + 7.0) / 3.0);
+    assert_eq!(d.x[(2, 1)], (2.0 + 4.0 + 8.0) / 3.0);
+}
+
+#[test]
+fn onehot_turns_levels_into_columns_and_keeps_the_levels() {
+    let opts = LoadOptions {
+        categorical: CategoricalPolicy::Onehot,
+        ..LoadOptions::default()
+    };
+    let d = load_str("v1,v2,n,label\ny,n,1,d\nn,?,2,r\ny,y,3,d\n", &opts).unwrap();
+    assert_eq!(
+        d.feature_names,
+        ["v1=y", "v1=n", "v2=n", "v2=?", "v2=y", "n"]
+    );
+    assert_eq!(
+        d.x.row(1).iter().copied().collect::<Vec<_>>(),
+        [0.0, 1.0, 0.0, 1.0, 0.0, 2.0]
+    );
+    assert_eq!(d.categorical[1].levels, ["n", "?", "y"]);
+    assert_eq!(d.categorical[1].codes, [0, 1, 2]);
+}
+
+#[test]
+fn delimiters_are_sniffed_and_can_be_forced() {
+    assert_eq!(ok("a;b;label\n1;2;x\n3;4;y\n").feature_names, ["a", "b"]);
+    assert_eq!(
+        ok("a\tb\tlabel\n1\t2\tx\n3\t4\ty\n").feature_names,
+        ["a", "b"]
+    );
+    let opts = LoadOptions {
+        delimiter: Some(b'|'),
+        ..LoadOptions::default()
+    };
+    assert_eq!(
+        load_str("a|label\n1|x\n2|y\n", &opts)
+            .unwrap()
+            .feature_names,
+        ["a"]
+    );
+}
+
+#[test]
+fn bom_crlf_and_quotes_are_read() {
+    let d = ok("\u{feff}id,a,label\r\n\"s,1\",1,\"x y\"\r\n s2 ,2,z\r\n");
+    assert_eq!(d.ids, ["s,1", "s2"]);
+    assert_eq!(d.classes, ["x y", "z"]);
+}
+
+#[test]
+fn transposed_sheets_take_samples_from_the_header() {
+    let text = "gene,s1,s2,s3\ng1,1,2,3\nlabel,t,n,t\ng2,4,5,6\n";
+    let opts = LoadOptions {
+        transpose: true,
+        ..LoadOptions::default()
+    };
+    let d = load_str(text, &opts).unwrap();
+    assert_eq!(d.ids, ["s1", "s2", "s3"]);
+    assert_eq!(d.feature_names, ["g1", "g2"]);
+    assert_eq!(d.classes, ["t", "n"]);
+    assert_eq!(d.x[(1, 1)], 5.0);
+    assert_eq!(d.rows, [0, 1, 2]);
+    let e = error("gene,s1,s2\ng1,1,oops\nlabel,t,n\n", &opts);
+    assert!(e.starts_with("t.csv:2:3:"), "{e}");
+    let e = error("gene,s1,s2\ng1,1,2\n", &opts);
+    assert!(e.contains("--label ROW"), "{e}");
+}
+
+#[test]
+fn rewrite_without_edits_is_the_input_byte_for_byte() {
+    let text = "id,a,label\r\n\"q,1\",1,x\r\n\r\nq2,2,\"y\"\r\nq3,3,x";
+    let d = ok(text);
+    assert_eq!(rewrite(&d, &[], None), text.as_bytes());
+}
+
+#[test]
+fn rewrite_changes_only_the_label_cells_and_drops_rows() {
+    let text = "id,a,label\r\n\"q,1\",1,x\r\nq2,2,\"y\"\r\nq3,3,x\r\n";
+    let d = ok(text);
+    let out = rewrite(
+        &d,
+        &[
+            (0, CellEdit::Relabel("y".into())),
+            (1, CellEdit::Drop),
+            (2, CellEdit::Relabel("a,b".into())),
+        ],
+        None,
+    );
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "id,a,label\r\n\"q,1\",1,y\r\nq3,3,\"a,b\"\r\n"
+    );
+}
+
+#[test]
+fn rewrite_can_keep_dropped_rows_with_a_flag_column() {
+    let d = ok("a,label\n1,x\n2,y\n");
+    let out = rewrite(&d, &[(1, CellEdit::Drop)], Some("relabel_action"));
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "a,label,relabel_action\n1,x,\n2,y,drop\n"
+    );
+}
+
+#[test]
+fn rewrite_of_a_transposed_sheet_edits_the_label_row_and_removes_columns() {
+    let text = "gene,s1,s2,s3\ng1,1,2,3\nlabel,t,n,t\n";
+    let opts = LoadOptions {
+        transpose: true,
+        ..LoadOptions::default()
+    };
+    let d = load_str(text, &opts).unwrap();
+    let out = rewrite(
+        &d,
+        &[(0, CellEdit::Relabel("n".into())), (1, CellEdit::Drop)],
+        None,
+    );
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "gene,s1,s3\ng1,1,3\nlabel,n,t\n"
+    );
+    let out = rewrite(&d, &[(1, CellEdit::Drop)], Some("flag"));
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        format!("{text}flag,,drop,\n")
+    );
+}
+
+#[test]
+fn rewrite_keeps_rows_dropped_for_missing_values() {
+    let text = "a,label\n1,x\nNA,y\n3,y\n";
+    let d = load_str(
+        text,
+        &LoadOptions {
+            missing: MissingPolicy::Drop,
+            ..LoadOptions::default()
+        },
+    )
+    .unwrap();
+    let out = rewrite(&d, &[(1, CellEdit::Relabel("x".into()))], None);
+    assert_eq!(String::from_utf8(out).unwrap(), "a,label\n1,x\nNA,y\n3,x\n");
+}
+
+#[test]
+fn gzip_files_load() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.csv.gz");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(b"a,label\n1,x\n2,y\n").unwrap();
+    std::fs::write(&path, enc.finish().unwrap()).unwrap();
+    let d = load(&path, &LoadOptions::default()).unwrap();
+    assert!(d.raw.gzip);
+    assert_eq!(d.raw.bytes, b"a,label\n1,x\n2,y\n");
+    let e = load(&dir.path().join("none.csv"), &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("cannot read the file"), "{e}");
+}
+
+#[test]
+fn a_test_table_is_read_with_the_training_schema() {
+    let opts = LoadOptions {
+        categorical: CategoricalPolicy::Onehot,
+        ..LoadOptions::default()
+    };
+    let d = load_str("id,a,c,label\ns1,1,u,x\ns2,2,v,y\n", &opts).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let test = dir.path().join("test.csv");
+    std::fs::write(&test, "c,a,id\nv,5,t1\nw,6,t2\n").unwrap();
+    let TestTable { x, labels, ids } = d.load_compatible(&test).unwrap();
+    assert_eq!(labels, None);
+    assert_eq!(ids, ["t1", "t2"]);
+    assert_eq!(
+        x.row(0).iter().copied().collect::<Vec<_>>(),
+        [5.0, 0.0, 1.0]
+    );
+    assert_eq!(
+        x.row(1).iter().copied().collect::<Vec<_>>(),
+        [6.0, 0.0, 0.0]
+    );
+    std::fs::write(&test, "c,id\nv,t1\n").unwrap();
+    let e = d.load_compatible(&test).unwrap_err().to_string();
+    assert!(e.contains("no column \"a\""), "{e}");
+}

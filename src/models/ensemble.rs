@@ -1,0 +1,296 @@
+//! `all`: every applicable robust model on the same data, their mean
+//! posterior, and how much they disagree about each sample.
+//!
+//! Models run on scoped threads (each is already parallel inside, so this
+//! mostly overlaps their serial parts); their progress is funnelled through
+//! a channel to the single caller-supplied callback, whose `Stop` reaches
+//! every model through a shared flag.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+
+use nalgebra::DMatrix;
+
+use super::{
+    Classifier, Control, DataShape, Fit, FitError, ModelOptions, Progress, RobustModel,
+    SampleColumn, build_model,
+};
+
+/// The robust models `all` tries, in report order.
+pub const ENSEMBLE_MEMBERS: &[&str] = &["rnda", "rlr", "shift", "rmda", "cbt"];
+
+#[derive(Clone, Debug)]
+pub struct AllModels {
+    options: ModelOptions,
+}
+
+impl AllModels {
+    pub fn new(options: ModelOptions) -> Self {
+        Self { options }
+    }
+
+    /// Which members suit data of this shape, and why the others do not.
+    pub fn plan(shape: &DataShape) -> (Vec<&'static str>, Vec<String>) {
+        let mut chosen = Vec::new();
+        let mut skipped = Vec::new();
+        for &name in ENSEMBLE_MEMBERS {
+            let gaussian = matches!(name, "rnda" | "rmda");
+            if gaussian && shape.n_features >= shape.n_samples {
+                skipped.push(format!(
+                    "{name} skipped: Gaussian models need fewer features ({}) than samples ({})",
+                    shape.n_features, shape.n_samples
+                ));
+            } else if name == "cbt" && !shape.discrete && shape.n_features > 32 {
+                skipped.push(format!(
+                    "cbt skipped: {} continuous features are too many to quantise into joint cells",
+                    shape.n_features
+                ));
+            } else {
+                chosen.push(name);
+            }
+        }
+        (chosen, skipped)
+    }
+}
+
+#[derive(Debug)]
+struct MeanClassifier(Vec<Arc<dyn Classifier>>);
+
+impl Classifier for MeanClassifier {
+    fn predict_proba(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
+        let mut sum = DMatrix::zeros(x.nrows(), 0);
+        for (i, c) in self.0.iter().enumerate() {
+            let p = c.predict_proba(x);
+            sum = if i == 0 { p } else { sum + p };
+        }
+        sum / self.0.len().max(1) as f64
+    }
+}
+
+impl RobustModel for AllModels {
+    fn name(&self) -> &'static str {
+        "all"
+    }
+
+    fn fit(
+        &self,
+        x: &DMatrix<f64>,
+        given: &[usize],
+        n_classes: usize,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Fit, FitError> {
+        super::check_inputs(x, given, n_classes)?;
+        let discrete = x.iter().all(|v| v.fract() == 0.0) && x.ncols() > 0;
+        let shape = DataShape {
+            n_samples: x.nrows(),
+            n_features: x.ncols(),
+            discrete,
+        };
+        let (planned, mut notes) = Self::plan(&shape);
+        let mut members: Vec<(&'static str, Box<dyn RobustModel>)> = Vec::new();
+        for name in planned {
+            match build_model(name, &self.options) {
+                Ok(m) => members.push((name, m)),
+                Err(FitError::UnknownModel(..)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if members.is_empty() {
+            return Err(FitError::NotApplicable(
+                "no robust model applies to this data".into(),
+            ));
+        }
+        let stop = AtomicBool::new(false);
+        let n_members = members.len();
+        let names: Vec<&'static str> = members.iter().map(|(n, _)| *n).collect();
+        let (tx, rx) = mpsc::channel::<(usize, Progress)>();
+        let results: Vec<(&'static str, Result<Fit, FitError>)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = members
+                .into_iter()
+                .enumerate()
+                .map(|(m, (name, model))| {
+                    let tx = tx.clone();
+                    let stop = &stop;
+                    scope.spawn(move || {
+                        let mut cb = |p: Progress| {
+                            let _ = tx.send((m, p));
+                            if stop.load(Ordering::Relaxed) {
+                                Control::Stop
+                            } else {
+                                Control::Continue
+                            }
+                        };
+                        (name, model.fit(x, given, n_classes, &mut cb))
+                    })
+                })
+                .collect();
+            drop(tx);
+            let mut fractions = vec![0.0; n_members];
+            for (m, p) in rx {
+                fractions[m] = p.fraction;
+                let overall = fractions.iter().sum::<f64>() / n_members as f64;
+                let shown = Progress {
+                    stage: names[m],
+                    fraction: overall,
+                    ..p
+                };
+                if progress(shown) == Control::Stop {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        ("?", Err(FitError::Numerical("a model panicked".into())))
+                    })
+                })
+                .collect()
+        });
+        if stop.load(Ordering::Relaxed) {
+            return Err(FitError::Cancelled);
+        }
+        let mut fits: Vec<(&'static str, Fit)> = Vec::new();
+        for (name, r) in results {
+            match r {
+                Ok(f) => fits.push((name, f)),
+                Err(FitError::Cancelled) => return Err(FitError::Cancelled),
+                Err(e) => notes.push(format!("{name} failed: {e}")),
+            }
+        }
+        if fits.is_empty() {
+            return Err(FitError::NotApplicable(format!(
+                "every model failed: {}",
+                notes.join("; ")
+            )));
+        }
+        combine(fits, given, notes)
+    }
+}
+
+/// Mean posterior, per-model p_mislabel columns, and the disagreement score:
+/// the standard deviation of the members' p_mislabel for each sample.
+fn combine(
+    fits: Vec<(&'static str, Fit)>,
+    given: &[usize],
+    notes: Vec<String>,
+) -> Result<Fit, FitError> {
+    let m = fits.len() as f64;
+    let mut posterior = fits[0].1.posterior.clone();
+    for (_, f) in &fits[1..] {
+        posterior += &f.posterior;
+    }
+    posterior /= m;
+    let mut fit = Fit::from_posterior(posterior, given);
+    let n = given.len();
+    let disagreement: Vec<f64> = (0..n)
+        .map(|i| {
+            let mean = fits.iter().map(|(_, f)| f.p_mislabel[i]).sum::<f64>() / m;
+            (fits
+                .iter()
+                .map(|(_, f)| (f.p_mislabel[i] - mean).powi(2))
+                .sum::<f64>()
+                / m)
+                .sqrt()
+        })
+        .collect();
+    for (name, f) in &fits {
+        fit.extra.sample_columns.push(SampleColumn {
+            name: format!("p_mislabel_{name}"),
+            values: f.p_mislabel.clone(),
+        });
+        fit.extra
+            .scalars
+            .push((format!("{name}.iterations"), f.iterations as f64));
+        fit.extra.scalars.push((
+            format!("{name}.converged"),
+            if f.converged { 1.0 } else { 0.0 },
+        ));
+    }
+    fit.extra.sample_columns.push(SampleColumn {
+        name: "disagreement".into(),
+        values: disagreement,
+    });
+    fit.extra.lists.push((
+        "models".into(),
+        fits.iter().map(|(n, _)| n.to_string()).collect(),
+    ));
+    fit.extra.notes = notes;
+    fit.converged = fits.iter().all(|(_, f)| f.converged);
+    fit.iterations = fits.iter().map(|(_, f)| f.iterations).max().unwrap_or(0);
+    // The trace of the first member, so the objective chart has a curve.
+    fit.trace = fits[0].1.trace.clone();
+    let classifiers: Vec<Arc<dyn Classifier>> = fits
+        .iter()
+        .filter_map(|(_, f)| f.classifier.clone())
+        .collect();
+    if classifiers.len() == fits.len() {
+        fit.classifier = Some(Arc::new(MeanClassifier(classifiers)));
+    }
+    Ok(fit)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::models::no_progress;
+    use crate::rng::Rng;
+
+    fn data() -> (DMatrix<f64>, Vec<usize>) {
+        let mut rng = Rng::new(3);
+        let mut given: Vec<usize> = (0..200).map(|i| i % 2).collect();
+        let x = DMatrix::from_fn(200, 3, |i, _| 4.0 * given[i] as f64 + rng.normal());
+        for g in given.iter_mut().take(20) {
+            *g = 1 - *g;
+        }
+        (x, given)
+    }
+
+    #[test]
+    fn combines_members_into_a_mean_and_a_disagreement_column() {
+        let (x, given) = data();
+        let fit = AllModels::new(ModelOptions::default())
+            .fit(&x, &given, 2, &mut no_progress())
+            .unwrap();
+        let members = &fit.extra.lists[0].1;
+        assert!(members.contains(&"rnda".to_string()));
+        let cols: Vec<&SampleColumn> = fit
+            .extra
+            .sample_columns
+            .iter()
+            .filter(|c| c.name.starts_with("p_mislabel_"))
+            .collect();
+        assert_eq!(cols.len(), members.len());
+        for i in 0..200 {
+            let mean = cols.iter().map(|c| c.values[i]).sum::<f64>() / cols.len() as f64;
+            assert!((fit.p_mislabel[i] - mean).abs() < 1e-9);
+        }
+        let dis = fit.extra.sample_column("disagreement").unwrap();
+        assert!(dis.values.iter().all(|v| *v >= 0.0 && v.is_finite()));
+        // The 20 flipped samples are the most suspect.
+        let top: Vec<usize> = fit.ranking().into_iter().take(20).collect();
+        assert!(top.iter().filter(|&&i| i < 20).count() >= 18);
+    }
+
+    #[test]
+    fn plan_skips_gaussian_models_on_wide_data_and_says_why() {
+        let (chosen, skipped) = AllModels::plan(&DataShape {
+            n_samples: 62,
+            n_features: 2000,
+            discrete: false,
+        });
+        assert!(!chosen.contains(&"rnda") && !chosen.contains(&"rmda"));
+        assert!(skipped.iter().any(|s| s.contains("rnda skipped")));
+    }
+
+    #[test]
+    fn stop_cancels_every_member() {
+        let (x, given) = data();
+        let err = AllModels::new(ModelOptions::default())
+            .fit(&x, &given, 2, &mut |_| Control::Stop)
+            .unwrap_err();
+        assert_eq!(err, FitError::Cancelled);
+    }
+}
