@@ -296,6 +296,36 @@ impl Dataset {
         &self.classes[self.labels[i]]
     }
 
+    /// One column per source column: numbers as they are, string columns as
+    /// level codes 0..L-1 (for models that use levels themselves, like the
+    /// Combined Bayes Test), with the source column names.
+    pub fn source_matrix(&self) -> (DMatrix<f64>, Vec<String>) {
+        let mut names = Vec::with_capacity(self.sources.len());
+        let mut columns: Vec<Vec<f64>> = Vec::with_capacity(self.sources.len());
+        let mut j = 0;
+        let mut categorical = self.categorical.iter();
+        for source in &self.sources {
+            match source {
+                FeatureSource::Numeric { name, .. } => {
+                    names.push(name.clone());
+                    columns.push(self.x.column(j).iter().copied().collect());
+                    j += 1;
+                }
+                FeatureSource::Categorical { name, levels } => {
+                    names.push(name.clone());
+                    let codes = categorical
+                        .next()
+                        .map(|c| c.codes.iter().map(|&v| v as f64).collect())
+                        .unwrap_or_default();
+                    columns.push(codes);
+                    j += levels.len();
+                }
+            }
+        }
+        let x = DMatrix::from_fn(self.n_samples(), columns.len(), |i, c| columns[c][i]);
+        (x, names)
+    }
+
     /// The content hash of the (decompressed) input, keying review sessions.
     pub fn content_hash(&self) -> u64 {
         content_hash(&self.raw.bytes)

@@ -28,10 +28,7 @@ pub struct TestTable {
 
 /// Every column of a table by name, each a vector over samples, plus the
 /// sample ids (the header, when transposed).
-fn columns_by_name(
-    path: &Path,
-    ds: &Dataset,
-) -> Result<Columns, DataError> {
+fn columns_by_name(path: &Path, ds: &Dataset) -> Result<Columns, DataError> {
     let bytes = std::fs::read(path).map_err(|e| {
         err(
             path,

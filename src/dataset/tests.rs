@@ -189,6 +189,12 @@ fn onehot_turns_levels_into_columns_and_keeps_the_levels() {
     );
     assert_eq!(d.categorical[1].levels, ["n", "?", "y"]);
     assert_eq!(d.categorical[1].codes, [0, 1, 2]);
+    let (levels, names) = d.source_matrix();
+    assert_eq!(names, ["v1", "v2", "n"]);
+    assert_eq!(
+        levels.row(1).iter().copied().collect::<Vec<_>>(),
+        [1.0, 1.0, 2.0]
+    );
 }
 
 #[test]
