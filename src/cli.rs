@@ -54,6 +54,42 @@ pub fn run(command: &Command, data: &DataArgs, model: &ModelArgs) -> Result<(), 
     match command {
         Command::Scan(a) => scan::run(a, data, model),
         Command::Eval(a) => eval::run(a, data, model),
+        Command::Export(a) => export(a, data),
+    }
+}
+
+/// `relabel export`: the cleaned file from the journal, without the UI.
+fn export(a: &args::ExportArgs, data: &DataArgs) -> Result<(), CliError> {
+    use crate::review::{ExportOptions, ReviewError, default_store, export_from_journal};
+    let store = default_store().ok_or_else(|| {
+        CliError::Failed(anyhow::anyhow!(
+            "cannot find a home directory for the session store"
+        ))
+    })?;
+    let opts = ExportOptions {
+        out: a.out.clone(),
+        overwrite: a.force,
+        keep_dropped_with_flag: a.keep_dropped,
+        model: String::new(),
+    };
+    match export_from_journal(&a.data, &data.load_options()?, &store, &opts) {
+        Ok(s) => {
+            println!(
+                "wrote {} ({} relabelled, {} dropped, {} kept) and {}",
+                s.cleaned.display(),
+                s.relabelled,
+                s.dropped,
+                s.kept,
+                s.audit.display()
+            );
+            Ok(())
+        }
+        Err(e @ ReviewError::Io(_)) => Err(CliError::Failed(anyhow::anyhow!(e))),
+        Err(ReviewError::Exists(p)) => Err(CliError::BadInput(format!(
+            "{} already exists; pass --force to replace it, or --out to choose another name",
+            p.display()
+        ))),
+        Err(e) => Err(CliError::BadInput(e.to_string())),
     }
 }
 

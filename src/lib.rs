@@ -9,4 +9,5 @@ pub mod cli;
 pub mod dataset;
 pub mod eval;
 pub mod models;
+pub mod review;
 pub mod rng;

@@ -34,6 +34,23 @@ pub enum Command {
     Scan(ScanArgs),
     /// Inject label noise into clean data and measure how well models find it.
     Eval(EvalArgs),
+    /// Write the cleaned file and audit trail from a file's saved review session.
+    Export(ExportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The input table that was reviewed (read with the same data options).
+    pub data: PathBuf,
+    /// Cleaned file (default: <stem>.cleaned.<ext> next to the input).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Replace existing output files.
+    #[arg(long)]
+    pub force: bool,
+    /// Keep dropped rows, marked in a relabel_action column.
+    #[arg(long)]
+    pub keep_dropped: bool,
 }
 
 #[derive(Debug, Args)]

@@ -1,0 +1,69 @@
+//! The review session (DESIGN §5): decisions, undo/redo, the list view, the
+//! journal that makes every confirmed decision survive a crash, and export.
+//! Nothing here knows about terminals.
+
+use std::path::{Path, PathBuf};
+
+pub mod decision;
+pub mod export;
+pub mod journal;
+pub mod session;
+pub mod time;
+pub mod view;
+
+pub use decision::{Decision, DecisionFilter};
+pub use export::{ExportOptions, ExportSummary};
+pub use session::{Counts, ResumeInfo, Session};
+pub use view::{Filter, SortKey};
+
+use crate::dataset::{LoadOptions, load};
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReviewError {
+    #[error("{0}")]
+    Io(String),
+    #[error("{} already exists; confirm to replace it, or choose another name", .0.display())]
+    Exists(PathBuf),
+    #[error("{} is the input file; relabel never writes over its input", .0.display())]
+    WouldOverwriteInput(PathBuf),
+    #[error("there is no sample {0}")]
+    NoSuchSample(usize),
+    #[error("there is no class {0}")]
+    NoSuchClass(usize),
+    #[error("{0}")]
+    Data(String),
+    #[error(
+        "no review session was found for {0}: open it with `relabel FILE` and make some decisions first"
+    )]
+    NoSession(String),
+}
+
+impl Session {
+    pub fn export(&mut self, opts: &ExportOptions) -> Result<ExportSummary, ReviewError> {
+        export::export(self, opts)
+    }
+}
+
+/// Where session journals live: the user data directory.
+pub fn default_store() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "relabel").map(|d| d.data_dir().join("sessions"))
+}
+
+/// `relabel export FILE`: loads the input, replays its journal, exports.
+pub fn export_from_journal(
+    path: &Path,
+    load_options: &LoadOptions,
+    store: &Path,
+    opts: &ExportOptions,
+) -> Result<ExportSummary, ReviewError> {
+    let ds = load(path, load_options).map_err(|e| ReviewError::Data(e.to_string()))?;
+    let (mut session, info) = Session::open(ds, Some(store))?;
+    if !matches!(info, ResumeInfo::Resumed { .. }) {
+        return Err(ReviewError::NoSession(path.display().to_string()));
+    }
+    let mut opts = opts.clone();
+    if opts.model.is_empty() {
+        opts.model = session.model_choice().map(|(m, _)| m).unwrap_or_default();
+    }
+    session.export(&opts)
+}

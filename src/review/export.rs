@@ -1,0 +1,235 @@
+//! The cleaned file and its audit trail (DESIGN §5): written through a
+//! temporary file and a rename, never over the input, never over an
+//! existing file unless the curator said so.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::ReviewError;
+use super::decision::Decision;
+use super::session::Session;
+use super::time::now;
+use crate::dataset::{CellEdit, rewrite};
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExportOptions {
+    /// Where to write the cleaned file; default `<dir>/<stem>.cleaned.<ext>`.
+    pub out: Option<PathBuf>,
+    /// Replace existing files.
+    pub overwrite: bool,
+    /// Keep dropped rows, marked in a `relabel_action` column.
+    pub keep_dropped_with_flag: bool,
+    /// Model named in the audit file.
+    pub model: String,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExportSummary {
+    pub cleaned: PathBuf,
+    pub audit: PathBuf,
+    pub relabelled: usize,
+    pub dropped: usize,
+    pub kept: usize,
+}
+
+/// Splits `dir/name.csv.gz` into (`dir`, `name`, `csv`, gz?). An input that
+/// is not a file (the embedded demo) exports to the working directory.
+fn parts(input: &Path) -> (PathBuf, String, String, bool) {
+    if !input.is_file() {
+        return (
+            PathBuf::from("."),
+            "relabel-demo".into(),
+            "csv".into(),
+            false,
+        );
+    }
+    let dir = input.parent().map(Path::to_path_buf).unwrap_or_default();
+    let name = input
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("data.csv")
+        .to_string();
+    let (name, gz) = match name.strip_suffix(".gz") {
+        Some(n) => (n.to_string(), true),
+        None => (name, false),
+    };
+    let (stem, ext) = match name.rsplit_once('.') {
+        Some((s, e)) if !s.is_empty() => (s.to_string(), e.to_string()),
+        _ => (name.clone(), "csv".to_string()),
+    };
+    (dir, stem, ext, gz)
+}
+
+/// Default paths of the cleaned file and the audit file for an input.
+pub fn default_paths(input: &Path) -> (PathBuf, PathBuf) {
+    let (dir, stem, ext, gz) = parts(input);
+    let gz = if gz { ".gz" } else { "" };
+    (
+        dir.join(format!("{stem}.cleaned.{ext}{gz}")),
+        dir.join(format!("{stem}.audit.csv")),
+    )
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ReviewError> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let io = |e: std::io::Error| ReviewError::Io(format!("cannot write {}: {e}", path.display()));
+    let mut f = std::fs::File::create(&tmp).map_err(io)?;
+    f.write_all(bytes).and_then(|()| f.sync_all()).map_err(io)?;
+    drop(f);
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io(e)
+    })
+}
+
+fn gzip(bytes: &[u8]) -> Result<Vec<u8>, ReviewError> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(bytes)
+        .and_then(|()| enc.finish())
+        .map_err(|e| ReviewError::Io(format!("cannot compress the cleaned file: {e}")))
+}
+
+pub fn export(session: &mut Session, opts: &ExportOptions) -> Result<ExportSummary, ReviewError> {
+    let ds = session.dataset();
+    let input = ds.raw.path.clone();
+    let (default_cleaned, default_audit) = default_paths(&input);
+    let cleaned = opts.out.clone().unwrap_or(default_cleaned);
+    let audit = match &opts.out {
+        Some(out) => {
+            let (dir, stem, _, _) = parts_of_output(out);
+            dir.join(format!("{stem}.audit.csv"))
+        }
+        None => default_audit,
+    };
+    for p in [&cleaned, &audit] {
+        if same_file(p, &input) {
+            return Err(ReviewError::WouldOverwriteInput(p.clone()));
+        }
+        if p.exists() && !opts.overwrite {
+            return Err(ReviewError::Exists(p.clone()));
+        }
+    }
+    let mut edits = Vec::new();
+    let (mut relabelled, mut dropped, mut kept) = (0, 0, 0);
+    let mut audit_rows = csv::Writer::from_writer(Vec::new());
+    let csv_err = |e: csv::Error| ReviewError::Io(format!("cannot write the audit file: {e}"));
+    audit_rows
+        .write_record([
+            "row",
+            "id",
+            "given",
+            "new_label_or_action",
+            "p_mislabel",
+            "model",
+            "time",
+        ])
+        .map_err(csv_err)?;
+    let fit = session.fit();
+    let mut order: Vec<usize> = (0..ds.n_samples()).collect();
+    order.sort_by_key(|&i| ds.rows[i]);
+    for i in order {
+        let Some(d) = session.decisions()[i] else {
+            continue;
+        };
+        match d {
+            Decision::Relabel(c) => {
+                relabelled += 1;
+                edits.push((i, CellEdit::Relabel(ds.classes[c].clone())));
+            }
+            Decision::Drop => {
+                dropped += 1;
+                edits.push((i, CellEdit::Drop));
+            }
+            Decision::Keep => kept += 1,
+        }
+        let p = fit
+            .map(|f| f.p_mislabel[i])
+            .filter(|p| !p.is_nan())
+            .map(|p| format!("{p:.6}"))
+            .unwrap_or_default();
+        audit_rows
+            .write_record([
+                ds.rows[i].to_string(),
+                ds.ids[i].clone(),
+                ds.given_label(i).to_string(),
+                d.describe(&ds.classes),
+                p,
+                opts.model.clone(),
+                session
+                    .decided_at(i)
+                    .map(str::to_string)
+                    .unwrap_or_else(now),
+            ])
+            .map_err(csv_err)?;
+    }
+    let flag = opts.keep_dropped_with_flag.then_some("relabel_action");
+    let mut bytes = rewrite(ds, &edits, flag);
+    if cleaned.to_string_lossy().ends_with(".gz") {
+        bytes = gzip(&bytes)?;
+    }
+    let audit_bytes = audit_rows
+        .into_inner()
+        .map_err(|e| ReviewError::Io(format!("cannot write the audit file: {e}")))?;
+    write_atomically(&cleaned, &bytes)?;
+    write_atomically(&audit, &audit_bytes)?;
+    session.mark_exported(&cleaned)?;
+    Ok(ExportSummary {
+        cleaned,
+        audit,
+        relabelled,
+        dropped,
+        kept,
+    })
+}
+
+/// The audit file goes beside a chosen output, named after its stem.
+fn parts_of_output(out: &Path) -> (PathBuf, String, String, bool) {
+    let dir = out.parent().map(Path::to_path_buf).unwrap_or_default();
+    let name = out
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("out.csv");
+    let name = name.strip_suffix(".gz").unwrap_or(name);
+    let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+    let stem = stem.strip_suffix(".cleaned").unwrap_or(stem);
+    (dir, stem.to_string(), String::new(), false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_names_keep_the_extension_and_compression() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let input = dir.path().join("x.csv.gz");
+        std::fs::write(&input, b"").unwrap_or_else(|e| panic!("{e}"));
+        let (c, a) = default_paths(&input);
+        assert_eq!(c, dir.path().join("x.cleaned.csv.gz"));
+        assert_eq!(a, dir.path().join("x.audit.csv"));
+        let input = dir.path().join("data.v2.tsv");
+        std::fs::write(&input, b"").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            default_paths(&input).0,
+            dir.path().join("data.v2.cleaned.tsv")
+        );
+        assert_eq!(
+            parts_of_output(Path::new("/o/y.cleaned.csv")).1,
+            "y",
+            "a chosen y.cleaned.csv gets y.audit.csv"
+        );
+    }
+}

@@ -1,0 +1,698 @@
+//! The review session: decisions with undo/redo, the list the curator sees,
+//! and the journal behind both. No terminal types: the TUI is a view over
+//! this, and every key it handles ends in one of these methods.
+
+use std::path::Path;
+
+use nalgebra::DMatrix;
+
+use super::ReviewError;
+use super::decision::Decision;
+use super::journal::{Change, Entry, Journal, Recorded, record_key, session_key};
+use super::time::now;
+use super::view::{self, Filter, SortKey, ViewInputs};
+use crate::dataset::Dataset;
+use crate::models::{Fit, ModelOptions};
+
+/// Whether opening found an earlier session.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResumeInfo {
+    New,
+    Resumed {
+        decisions: usize,
+    },
+    /// The same path held different content before: a new session.
+    InputChanged,
+}
+
+/// Figures for the status bar.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub total: usize,
+    pub shown: usize,
+    /// Samples with p_mislabel at or above the threshold.
+    pub flagged: usize,
+    pub decided: usize,
+    pub relabelled: usize,
+    pub kept: usize,
+    pub dropped: usize,
+}
+
+/// One undo step: every sample it changed, before and after.
+#[derive(Clone, Debug, PartialEq)]
+struct Step {
+    changes: Vec<(usize, Option<Decision>, Option<Decision>)>,
+}
+
+#[derive(Debug)]
+pub struct Session {
+    dataset: Dataset,
+    decisions: Vec<Option<Decision>>,
+    /// When each sample's current decision was made (for the audit file).
+    decided_at: Vec<Option<String>>,
+    undo: Vec<Step>,
+    redo: Vec<Step>,
+    fit: Option<Fit>,
+    model_name: Option<String>,
+    model_choice: Option<(String, ModelOptions)>,
+    filter: Filter,
+    sort: SortKey,
+    descending: bool,
+    threshold: f64,
+    view: Vec<usize>,
+    cursor: usize,
+    search: Option<String>,
+    journal: Option<Journal>,
+    unexported: bool,
+    next_group: u64,
+}
+
+impl Session {
+    /// Opens a session, resuming the journal of the same input in `store`.
+    pub fn open(dataset: Dataset, store: Option<&Path>) -> Result<(Self, ResumeInfo), ReviewError> {
+        let n = dataset.n_samples();
+        let mut s = Session {
+            decisions: vec![None; n],
+            decided_at: vec![None; n],
+            undo: Vec::new(),
+            redo: Vec::new(),
+            fit: None,
+            model_name: None,
+            model_choice: None,
+            filter: Filter::default(),
+            sort: SortKey::PMislabel,
+            descending: true,
+            threshold: 0.5,
+            view: Vec::new(),
+            cursor: 0,
+            search: None,
+            journal: None,
+            unexported: false,
+            next_group: 1,
+            dataset,
+        };
+        let mut info = ResumeInfo::New;
+        if let Some(store) = store {
+            let key = session_key(&s.dataset);
+            let input = s.dataset.raw.path.clone();
+            let previous = if input.exists() {
+                record_key(store, &input, &key)?
+            } else {
+                None
+            };
+            let (mut journal, entries) = Journal::open(store, &key)?;
+            if entries.is_empty() {
+                journal.append(&Entry::Header {
+                    file: input.display().to_string(),
+                    key: key.clone(),
+                    samples: n,
+                    created: now(),
+                })?;
+                if previous.is_some_and(|p| p != key) {
+                    info = ResumeInfo::InputChanged;
+                }
+            } else {
+                s.replay(&entries);
+                info = ResumeInfo::Resumed {
+                    decisions: s.decisions.iter().filter(|d| d.is_some()).count(),
+                };
+            }
+            s.journal = Some(journal);
+        }
+        s.refresh_view();
+        Ok((s, info))
+    }
+
+    fn replay(&mut self, entries: &[Entry]) {
+        let by_row: std::collections::HashMap<usize, usize> = self
+            .dataset
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(s, r)| (*r, s))
+            .collect();
+        for e in entries {
+            match e {
+                Entry::Step {
+                    group,
+                    time,
+                    changes,
+                } => {
+                    let step = Step {
+                        changes: changes
+                            .iter()
+                            .filter_map(|c| {
+                                let s = *by_row.get(&c.row)?;
+                                Some((s, self.decode(&c.before), self.decode(&c.after)))
+                            })
+                            .collect(),
+                    };
+                    for (s, _, after) in &step.changes {
+                        self.decisions[*s] = *after;
+                        self.decided_at[*s] = after.map(|_| time.clone());
+                    }
+                    self.undo.push(step);
+                    self.redo.clear();
+                    self.unexported = true;
+                    self.next_group = self.next_group.max(group + 1);
+                }
+                Entry::Undo { .. } => {
+                    if let Some(step) = self.undo.pop() {
+                        for (s, before, _) in &step.changes {
+                            self.decisions[*s] = *before;
+                        }
+                        self.redo.push(step);
+                        self.unexported = true;
+                    }
+                }
+                Entry::Redo { .. } => {
+                    if let Some(step) = self.redo.pop() {
+                        for (s, _, after) in &step.changes {
+                            self.decisions[*s] = *after;
+                        }
+                        self.undo.push(step);
+                        self.unexported = true;
+                    }
+                }
+                Entry::Model { name, options, .. } => {
+                    self.model_choice = Some((name.clone(), options.clone()));
+                }
+                Entry::Export { .. } => self.unexported = false,
+                Entry::Header { .. } => {}
+            }
+        }
+    }
+
+    fn encode(&self, d: &Option<Decision>) -> Option<Recorded> {
+        d.map(|d| match d {
+            Decision::Relabel(c) => Recorded::Relabel(self.dataset.classes[c].clone()),
+            Decision::Keep => Recorded::Keep,
+            Decision::Drop => Recorded::Drop,
+        })
+    }
+
+    fn decode(&self, r: &Option<Recorded>) -> Option<Decision> {
+        match r.as_ref()? {
+            Recorded::Relabel(name) => self.dataset.class_index(name).map(Decision::Relabel),
+            Recorded::Keep => Some(Decision::Keep),
+            Recorded::Drop => Some(Decision::Drop),
+        }
+    }
+
+    fn write(&mut self, entry: Entry) -> Result<(), ReviewError> {
+        match self.journal.as_mut() {
+            Some(j) => j.append(&entry),
+            None => Ok(()),
+        }
+    }
+
+    pub fn dataset(&self) -> &Dataset {
+        &self.dataset
+    }
+
+    pub fn journal_path(&self) -> Option<&Path> {
+        self.journal.as_ref().map(Journal::path)
+    }
+
+    // ----- model -----
+
+    pub fn model_choice(&self) -> Option<(String, ModelOptions)> {
+        self.model_choice.clone()
+    }
+
+    pub fn set_model_choice(
+        &mut self,
+        name: &str,
+        options: &ModelOptions,
+    ) -> Result<(), ReviewError> {
+        self.write(Entry::Model {
+            name: name.to_string(),
+            options: options.clone(),
+            time: now(),
+        })?;
+        self.model_choice = Some((name.to_string(), options.clone()));
+        Ok(())
+    }
+
+    /// Shows a model's scores for every sample.
+    pub fn set_fit(&mut self, model: &str, fit: Fit) {
+        self.fit = Some(fit);
+        self.model_name = Some(model.to_string());
+        self.refresh_view();
+    }
+
+    /// Shows scores fitted on a subset of the samples (a refit without the
+    /// dropped ones): the others get no score (NaN) and sort last.
+    pub fn set_fit_subset(&mut self, model: &str, fit: Fit, samples: &[usize]) {
+        let n = self.dataset.n_samples();
+        let k = self.dataset.classes.len();
+        let mut posterior = DMatrix::from_element(n, k, f64::NAN);
+        let mut p_mislabel = vec![f64::NAN; n];
+        let mut suggested = self.dataset.labels.clone();
+        for (j, &s) in samples.iter().enumerate() {
+            posterior.row_mut(s).copy_from(&fit.posterior.row(j));
+            p_mislabel[s] = fit.p_mislabel[j];
+            suggested[s] = fit.suggested[j];
+        }
+        let mut full = fit;
+        full.posterior = posterior;
+        full.p_mislabel = p_mislabel;
+        full.suggested = suggested;
+        full.shifts = full.shifts.map(|sh| {
+            let mut m = DMatrix::from_element(n, sh.ncols(), f64::NAN);
+            for (j, &s) in samples.iter().enumerate() {
+                m.row_mut(s).copy_from(&sh.row(j));
+            }
+            m
+        });
+        for col in &mut full.extra.sample_columns {
+            let mut v = vec![f64::NAN; n];
+            for (j, &s) in samples.iter().enumerate() {
+                v[s] = col.values[j];
+            }
+            col.values = v;
+        }
+        full.suspicion_rank = full.suspicion_rank.map(|r| {
+            let mut v = vec![usize::MAX; n];
+            for (j, &s) in samples.iter().enumerate() {
+                v[s] = r[j];
+            }
+            v
+        });
+        self.set_fit(model, full);
+    }
+
+    pub fn fit(&self) -> Option<&Fit> {
+        self.fit.as_ref()
+    }
+
+    pub fn model_name(&self) -> Option<&str> {
+        self.model_name.as_deref()
+    }
+
+    /// Training data for a refit: the samples not dropped, with relabels
+    /// applied.
+    pub fn refit_labels(&self) -> (Vec<usize>, Vec<usize>) {
+        let mut samples = Vec::new();
+        let mut labels = Vec::new();
+        for (i, d) in self.decisions.iter().enumerate() {
+            match d {
+                Some(Decision::Drop) => {}
+                Some(Decision::Relabel(c)) => {
+                    samples.push(i);
+                    labels.push(*c);
+                }
+                _ => {
+                    samples.push(i);
+                    labels.push(self.dataset.labels[i]);
+                }
+            }
+        }
+        (samples, labels)
+    }
+
+    // ----- decisions -----
+
+    pub fn decision(&self, sample: usize) -> Option<Decision> {
+        self.decisions.get(sample).copied().flatten()
+    }
+
+    /// Records one undo step: journal first, then memory.
+    fn apply(&mut self, changes: Vec<(usize, Option<Decision>)>) -> Result<(), ReviewError> {
+        let changes: Vec<(usize, Option<Decision>, Option<Decision>)> = changes
+            .into_iter()
+            .map(|(s, after)| (s, self.decisions[s], after))
+            .filter(|(_, before, after)| before != after)
+            .collect();
+        if changes.is_empty() {
+            return Ok(());
+        }
+        let time = now();
+        let group = self.next_group;
+        let recorded = changes
+            .iter()
+            .map(|(s, before, after)| Change {
+                row: self.dataset.rows[*s],
+                id: self.dataset.ids[*s].clone(),
+                before: self.encode(before),
+                after: self.encode(after),
+            })
+            .collect();
+        self.write(Entry::Step {
+            group,
+            time: time.clone(),
+            changes: recorded,
+        })?;
+        self.next_group += 1;
+        for (s, _, after) in &changes {
+            self.decisions[*s] = *after;
+            self.decided_at[*s] = after.map(|_| time.clone());
+        }
+        self.undo.push(Step { changes });
+        self.redo.clear();
+        self.unexported = true;
+        self.refresh_view();
+        Ok(())
+    }
+
+    fn check(&self, sample: usize) -> Result<(), ReviewError> {
+        if sample < self.decisions.len() {
+            Ok(())
+        } else {
+            Err(ReviewError::NoSuchSample(sample))
+        }
+    }
+
+    pub fn relabel(&mut self, sample: usize, class: usize) -> Result<(), ReviewError> {
+        self.check(sample)?;
+        if class >= self.dataset.classes.len() {
+            return Err(ReviewError::NoSuchClass(class));
+        }
+        // Relabelling to the given label is the same as keeping it.
+        let d = if class == self.dataset.labels[sample] {
+            Decision::Keep
+        } else {
+            Decision::Relabel(class)
+        };
+        self.apply(vec![(sample, Some(d))])
+    }
+
+    /// Marks the given label as right; pressing it again clears the mark.
+    pub fn keep(&mut self, sample: usize) -> Result<(), ReviewError> {
+        self.check(sample)?;
+        let next = (self.decisions[sample] != Some(Decision::Keep)).then_some(Decision::Keep);
+        self.apply(vec![(sample, next)])
+    }
+
+    /// Marks the sample to leave out; pressing it again clears the mark.
+    pub fn drop_sample(&mut self, sample: usize) -> Result<(), ReviewError> {
+        self.check(sample)?;
+        let next = (self.decisions[sample] != Some(Decision::Drop)).then_some(Decision::Drop);
+        self.apply(vec![(sample, next)])
+    }
+
+    pub fn clear(&mut self, sample: usize) -> Result<(), ReviewError> {
+        self.check(sample)?;
+        self.apply(vec![(sample, None)])
+    }
+
+    /// Relabels to the model's suggestion. False (and nothing changes) when
+    /// there is no fit, the sample has no score, or the model agrees with the
+    /// given label.
+    pub fn accept_suggestion(&mut self, sample: usize) -> Result<bool, ReviewError> {
+        self.check(sample)?;
+        let Some(fit) = &self.fit else {
+            return Ok(false);
+        };
+        let suggested = fit.suggested[sample];
+        if fit.p_mislabel[sample].is_nan() || suggested == self.dataset.labels[sample] {
+            return Ok(false);
+        }
+        self.apply(vec![(sample, Some(Decision::Relabel(suggested)))])?;
+        Ok(true)
+    }
+
+    /// Accepts the suggestion of every undecided sample at or above
+    /// `threshold` whose suggestion differs from its label: one undo step.
+    pub fn accept_all_above(&mut self, threshold: f64) -> Result<usize, ReviewError> {
+        let Some(fit) = &self.fit else {
+            return Ok(0);
+        };
+        let changes: Vec<(usize, Option<Decision>)> = (0..self.decisions.len())
+            .filter(|&i| {
+                self.decisions[i].is_none()
+                    && fit.p_mislabel[i] >= threshold
+                    && fit.suggested[i] != self.dataset.labels[i]
+            })
+            .map(|i| (i, Some(Decision::Relabel(fit.suggested[i]))))
+            .collect();
+        let n = changes.len();
+        self.apply(changes)?;
+        Ok(n)
+    }
+
+    pub fn undo(&mut self) -> Result<bool, ReviewError> {
+        if self.undo.is_empty() {
+            return Ok(false);
+        }
+        self.write(Entry::Undo { time: now() })?;
+        if let Some(step) = self.undo.pop() {
+            for (s, before, _) in &step.changes {
+                self.decisions[*s] = *before;
+            }
+            self.redo.push(step);
+        }
+        self.unexported = true;
+        self.refresh_view();
+        Ok(true)
+    }
+
+    pub fn redo(&mut self) -> Result<bool, ReviewError> {
+        if self.redo.is_empty() {
+            return Ok(false);
+        }
+        self.write(Entry::Redo { time: now() })?;
+        if let Some(step) = self.redo.pop() {
+            for (s, _, after) in &step.changes {
+                self.decisions[*s] = *after;
+            }
+            self.undo.push(step);
+        }
+        self.unexported = true;
+        self.refresh_view();
+        Ok(true)
+    }
+
+    pub fn can_undo(&self) -> bool {
+        !self.undo.is_empty()
+    }
+
+    pub fn can_redo(&self) -> bool {
+        !self.redo.is_empty()
+    }
+
+    /// Classes by the sample's posterior, highest first (keys 1..9).
+    pub fn classes_by_posterior(&self, sample: usize) -> Vec<usize> {
+        let k = self.dataset.classes.len();
+        let mut order: Vec<usize> = (0..k).collect();
+        if let Some(fit) = &self.fit
+            && sample < fit.posterior.nrows()
+        {
+            let p = |c: usize| {
+                let v = fit.posterior[(sample, c)];
+                if v.is_nan() { f64::NEG_INFINITY } else { v }
+            };
+            order.sort_by(|a, b| p(*b).total_cmp(&p(*a)).then(a.cmp(b)));
+        }
+        order
+    }
+
+    // ----- view -----
+
+    fn refresh_view(&mut self) {
+        let selected = self.selected();
+        self.view = view::compute(&ViewInputs {
+            dataset: &self.dataset,
+            fit: self.fit.as_ref(),
+            decisions: &self.decisions,
+            filter: &self.filter,
+            sort: &self.sort,
+            descending: self.descending,
+        });
+        // Stay on the same sample when it is still shown.
+        match selected.and_then(|s| self.view.iter().position(|&v| v == s)) {
+            Some(pos) => self.cursor = pos,
+            None => self.cursor = self.cursor.min(self.view.len().saturating_sub(1)),
+        }
+    }
+
+    pub fn view(&self) -> &[usize] {
+        &self.view
+    }
+
+    pub fn filter(&self) -> &Filter {
+        &self.filter
+    }
+
+    pub fn set_filter(&mut self, f: Filter) {
+        self.filter = f;
+        self.refresh_view();
+    }
+
+    pub fn sort_key(&self) -> &SortKey {
+        &self.sort
+    }
+
+    pub fn sort_descending(&self) -> bool {
+        self.descending
+    }
+
+    pub fn set_sort(&mut self, key: SortKey, descending: bool) {
+        self.sort = key;
+        self.descending = descending;
+        self.refresh_view();
+    }
+
+    /// p_mislabel -> gamma -> each model column -> id -> row -> p_mislabel.
+    pub fn cycle_sort(&mut self) {
+        let mut keys = vec![SortKey::PMislabel, SortKey::Gamma];
+        if let Some(f) = &self.fit {
+            keys.extend(
+                f.extra
+                    .sample_columns
+                    .iter()
+                    .map(|c| SortKey::Column(c.name.clone())),
+            );
+        }
+        keys.push(SortKey::Id);
+        keys.push(SortKey::Row);
+        let pos = keys.iter().position(|k| *k == self.sort).unwrap_or(0);
+        let next = keys[(pos + 1) % keys.len()].clone();
+        let desc = next.default_descending();
+        self.set_sort(next, desc);
+    }
+
+    pub fn threshold(&self) -> f64 {
+        self.threshold
+    }
+
+    pub fn set_threshold(&mut self, t: f64) {
+        self.threshold = t.clamp(0.0, 1.0);
+    }
+
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    pub fn selected(&self) -> Option<usize> {
+        self.view.get(self.cursor).copied()
+    }
+
+    pub fn move_cursor(&mut self, delta: isize) {
+        if self.view.is_empty() {
+            self.cursor = 0;
+            return;
+        }
+        let last = self.view.len() as isize - 1;
+        self.cursor = (self.cursor as isize + delta).clamp(0, last) as usize;
+    }
+
+    pub fn cursor_to(&mut self, pos: usize) {
+        self.cursor = pos.min(self.view.len().saturating_sub(1));
+    }
+
+    pub fn cursor_top(&mut self) {
+        self.cursor = 0;
+    }
+
+    pub fn cursor_bottom(&mut self) {
+        self.cursor = self.view.len().saturating_sub(1);
+    }
+
+    pub fn select_sample(&mut self, sample: usize) -> bool {
+        match self.view.iter().position(|&s| s == sample) {
+            Some(pos) => {
+                self.cursor = pos;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn matches(&self, pos: usize) -> bool {
+        let Some(q) = &self.search else { return false };
+        self.dataset.ids[self.view[pos]]
+            .to_lowercase()
+            .contains(q.as_str())
+    }
+
+    /// Finds `query` in the ids (case-insensitive), starting at the cursor.
+    pub fn search(&mut self, query: &str) -> bool {
+        let q = query.trim().to_lowercase();
+        if q.is_empty() {
+            self.search = None;
+            return false;
+        }
+        self.search = Some(q);
+        self.find_from(self.cursor, 1)
+    }
+
+    pub fn search_query(&self) -> Option<&str> {
+        self.search.as_deref()
+    }
+
+    fn find_from(&mut self, start: usize, step: isize) -> bool {
+        let n = self.view.len();
+        if n == 0 {
+            return false;
+        }
+        for k in 0..n {
+            let pos = (start as isize + step * k as isize).rem_euclid(n as isize) as usize;
+            if self.matches(pos) {
+                self.cursor = pos;
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The next match after the cursor, wrapping around.
+    pub fn search_next(&mut self) -> bool {
+        self.find_from(self.cursor + 1, 1)
+    }
+
+    /// The previous match before the cursor, wrapping around.
+    pub fn search_prev(&mut self) -> bool {
+        let n = self.view.len().max(1);
+        self.find_from((self.cursor + n - 1) % n, -1)
+    }
+
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts {
+            total: self.decisions.len(),
+            shown: self.view.len(),
+            ..Counts::default()
+        };
+        if let Some(f) = &self.fit {
+            c.flagged = f
+                .p_mislabel
+                .iter()
+                .filter(|p| **p >= self.threshold)
+                .count();
+        }
+        for d in self.decisions.iter().flatten() {
+            c.decided += 1;
+            match d {
+                Decision::Relabel(_) => c.relabelled += 1,
+                Decision::Keep => c.kept += 1,
+                Decision::Drop => c.dropped += 1,
+            }
+        }
+        c
+    }
+
+    pub fn has_unexported(&self) -> bool {
+        self.unexported
+    }
+
+    pub(crate) fn decisions(&self) -> &[Option<Decision>] {
+        &self.decisions
+    }
+
+    pub(crate) fn decided_at(&self, sample: usize) -> Option<&str> {
+        self.decided_at[sample].as_deref()
+    }
+
+    pub(crate) fn mark_exported(&mut self, cleaned: &Path) -> Result<(), ReviewError> {
+        self.write(Entry::Export {
+            cleaned: cleaned.display().to_string(),
+            time: now(),
+        })?;
+        self.unexported = false;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests;

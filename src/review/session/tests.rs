@@ -1,0 +1,385 @@
+use std::path::Path;
+
+use nalgebra::DMatrix;
+
+use super::*;
+use crate::dataset::{LoadOptions, load, load_bytes};
+use crate::models::SampleColumn;
+use crate::review::{DecisionFilter, ExportOptions, ReviewError};
+
+/// Six samples a..f in two classes; the fit says b and e are mislabelled.
+const TEXT: &str = "id,x,label\r\na,1,p\r\nb,2,\"p\"\r\nc,3,q\r\nd,4,q\r\ne,5,p\r\nf,6,q\r\n";
+
+fn dataset() -> Dataset {
+    load_bytes(
+        Path::new("mem.csv"),
+        TEXT.as_bytes().to_vec(),
+        &LoadOptions::default(),
+    )
+    .unwrap()
+}
+
+fn fit(ds: &Dataset) -> Fit {
+    // P(true = q) per sample.
+    let q = [0.1, 0.9, 0.8, 0.95, 0.7, 0.99];
+    let posterior = DMatrix::from_fn(6, 2, |i, c| if c == 1 { q[i] } else { 1.0 - q[i] });
+    let mut f = Fit::from_posterior(posterior, &ds.labels);
+    f.extra.sample_columns.push(SampleColumn {
+        name: "entry_lambda".into(),
+        values: vec![0.0, 5.0, 1.0, 2.0, 4.0, 3.0],
+    });
+    f
+}
+
+fn session() -> Session {
+    let ds = dataset();
+    let f = fit(&ds);
+    let (mut s, info) = Session::open(ds, None).unwrap();
+    assert_eq!(info, ResumeInfo::New);
+    s.set_fit("test", f);
+    s
+}
+
+fn ids(s: &Session) -> Vec<String> {
+    s.view()
+        .iter()
+        .map(|&i| s.dataset().ids[i].clone())
+        .collect()
+}
+
+#[test]
+fn the_view_ranks_by_p_mislabel_and_other_keys() {
+    let mut s = session();
+    // p_mislabel: a .1, b .9, c .2, d .05, e .7, f .01
+    assert_eq!(ids(&s), ["b", "e", "c", "a", "d", "f"]);
+    s.set_sort(SortKey::Id, true);
+    assert_eq!(ids(&s), ["f", "e", "d", "c", "b", "a"]);
+    s.set_sort(SortKey::Column("entry_lambda".into()), true);
+    assert_eq!(ids(&s), ["b", "e", "f", "d", "c", "a"]);
+    s.set_sort(SortKey::Row, false);
+    assert_eq!(ids(&s), ["a", "b", "c", "d", "e", "f"]);
+    s.cycle_sort();
+    assert_eq!(s.sort_key(), &SortKey::PMislabel);
+    s.cycle_sort();
+    assert_eq!(s.sort_key(), &SortKey::Gamma);
+    s.cycle_sort();
+    assert_eq!(s.sort_key(), &SortKey::Column("entry_lambda".into()));
+}
+
+#[test]
+fn filters_combine() {
+    let mut s = session();
+    s.set_filter(Filter {
+        class: Some(0),
+        min_p_mislabel: Some(0.5),
+        ..Filter::default()
+    });
+    assert_eq!(ids(&s), ["b", "e"]);
+    s.keep(s.view()[0]).unwrap();
+    s.set_filter(Filter {
+        decision: Some(DecisionFilter::Undecided),
+        id_contains: Some("E".into()),
+        ..Filter::default()
+    });
+    assert_eq!(ids(&s), ["e"]);
+    s.set_filter(Filter::default());
+    assert_eq!(s.counts().shown, 6);
+}
+
+#[test]
+fn decisions_undo_and_redo_one_step_at_a_time() {
+    let mut s = session();
+    assert!(s.accept_suggestion(1).unwrap());
+    assert_eq!(s.decision(1), Some(Decision::Relabel(1)));
+    s.drop_sample(3).unwrap();
+    assert!(s.undo().unwrap());
+    assert_eq!(s.decision(3), None);
+    assert!(s.redo().unwrap());
+    assert_eq!(s.decision(3), Some(Decision::Drop));
+    assert!(s.undo().unwrap() && s.undo().unwrap());
+    assert_eq!(s.decision(1), None);
+    assert!(!s.undo().unwrap());
+    // A new decision clears what could be redone.
+    s.keep(0).unwrap();
+    assert!(!s.redo().unwrap());
+}
+
+#[test]
+fn keep_and_drop_toggle_and_relabel_to_the_given_label_is_keep() {
+    let mut s = session();
+    s.keep(0).unwrap();
+    assert_eq!(s.decision(0), Some(Decision::Keep));
+    s.keep(0).unwrap();
+    assert_eq!(s.decision(0), None);
+    s.drop_sample(0).unwrap();
+    s.drop_sample(0).unwrap();
+    assert_eq!(s.decision(0), None);
+    s.relabel(0, 0).unwrap();
+    assert_eq!(s.decision(0), Some(Decision::Keep));
+    s.relabel(0, 1).unwrap();
+    assert_eq!(s.decision(0), Some(Decision::Relabel(1)));
+    s.clear(0).unwrap();
+    assert_eq!(s.decision(0), None);
+    assert_eq!(s.relabel(0, 9), Err(ReviewError::NoSuchClass(9)));
+    assert_eq!(s.keep(99), Err(ReviewError::NoSuchSample(99)));
+}
+
+#[test]
+fn accept_does_nothing_without_a_fit_or_when_the_model_agrees() {
+    let (mut s, _) = Session::open(dataset(), None).unwrap();
+    assert!(!s.accept_suggestion(1).unwrap());
+    let mut s = session();
+    assert!(!s.accept_suggestion(0).unwrap());
+    assert!(!s.has_unexported());
+}
+
+#[test]
+fn accept_all_above_is_one_undo_step_over_undecided_samples() {
+    let mut s = session();
+    s.keep(4).unwrap();
+    assert_eq!(s.accept_all_above(0.5).unwrap(), 1);
+    assert_eq!(s.decision(1), Some(Decision::Relabel(1)));
+    assert_eq!(s.decision(4), Some(Decision::Keep));
+    s.clear(4).unwrap();
+    assert_eq!(s.accept_all_above(0.5).unwrap(), 1);
+    assert_eq!(s.decision(4), Some(Decision::Relabel(1)));
+    assert!(s.undo().unwrap());
+    assert_eq!(s.decision(4), None);
+    assert_eq!(s.decision(1), Some(Decision::Relabel(1)));
+}
+
+#[test]
+fn counts_follow_decisions_and_the_threshold() {
+    let mut s = session();
+    s.accept_suggestion(1).unwrap();
+    s.keep(0).unwrap();
+    s.drop_sample(2).unwrap();
+    let c = s.counts();
+    assert_eq!(
+        (c.total, c.decided, c.relabelled, c.kept, c.dropped),
+        (6, 3, 1, 1, 1)
+    );
+    assert_eq!(c.flagged, 2);
+    s.set_threshold(0.15);
+    assert_eq!(s.counts().flagged, 3);
+    assert!(s.has_unexported());
+}
+
+#[test]
+fn cursor_follows_its_sample_and_clamps_when_the_view_shrinks() {
+    let mut s = session();
+    s.cursor_bottom();
+    assert_eq!(s.cursor(), 5);
+    s.move_cursor(10);
+    assert_eq!(s.cursor(), 5);
+    s.move_cursor(-100);
+    assert_eq!(s.selected(), Some(1));
+    s.move_cursor(1);
+    assert_eq!(s.selected(), Some(4));
+    s.set_sort(SortKey::Row, false);
+    assert_eq!(s.selected(), Some(4));
+    s.cursor_bottom();
+    s.set_filter(Filter {
+        class: Some(0),
+        ..Filter::default()
+    });
+    assert_eq!(s.cursor(), 2);
+    assert!(s.select_sample(0));
+    assert!(!s.select_sample(2));
+}
+
+#[test]
+fn search_jumps_and_wraps_both_ways() {
+    let text = "id,x,label\nT1,1,p\nN1,2,q\nT2,3,p\nN2,4,q\n";
+    let ds = load_bytes(
+        Path::new("m.csv"),
+        text.as_bytes().to_vec(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let (mut s, _) = Session::open(ds, None).unwrap();
+    assert!(s.search("t"));
+    assert_eq!(s.selected(), Some(0));
+    assert!(s.search_next());
+    assert_eq!(s.selected(), Some(2));
+    assert!(s.search_next());
+    assert_eq!(s.selected(), Some(0));
+    assert!(s.search_prev());
+    assert_eq!(s.selected(), Some(2));
+    assert!(!s.search("zzz"));
+}
+
+#[test]
+fn classes_by_posterior_puts_the_likeliest_first() {
+    let s = session();
+    assert_eq!(s.classes_by_posterior(1), [1, 0]);
+    assert_eq!(s.classes_by_posterior(0), [0, 1]);
+}
+
+#[test]
+fn refit_labels_apply_relabels_and_leave_out_drops() {
+    let mut s = session();
+    s.accept_suggestion(1).unwrap();
+    s.drop_sample(3).unwrap();
+    let (samples, labels) = s.refit_labels();
+    assert_eq!(samples, [0, 1, 2, 4, 5]);
+    assert_eq!(labels, [0, 1, 1, 0, 1]);
+}
+
+#[test]
+fn a_subset_fit_leaves_the_others_unscored_and_last() {
+    let mut s = session();
+    let ds = dataset();
+    let sub = Fit::from_posterior(
+        DMatrix::from_row_slice(2, 2, &[0.2, 0.8, 0.9, 0.1]),
+        &[ds.labels[0], ds.labels[2]],
+    );
+    s.set_fit_subset("test", sub, &[0, 2]);
+    assert_eq!(ids(&s)[..2], ["c", "a"]);
+    assert!(s.fit().unwrap().p_mislabel[1].is_nan());
+    assert!(!s.accept_suggestion(1).unwrap());
+}
+
+#[test]
+fn the_journal_restores_every_decision_after_a_crash() {
+    let store = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.csv");
+    std::fs::write(&input, TEXT).unwrap();
+    let ds = load(&input, &LoadOptions::default()).unwrap();
+    let f = fit(&ds);
+    let (mut s, info) = Session::open(ds, Some(store.path())).unwrap();
+    assert_eq!(info, ResumeInfo::New);
+    s.set_fit("m", f);
+    s.accept_suggestion(1).unwrap();
+    s.accept_all_above(0.5).unwrap();
+    s.drop_sample(3).unwrap();
+    s.undo().unwrap();
+    s.set_model_choice("rnda", &ModelOptions::default())
+        .unwrap();
+    // No export, no orderly shutdown.
+    std::mem::forget(s);
+
+    let ds = load(&input, &LoadOptions::default()).unwrap();
+    let (mut s, info) = Session::open(ds, Some(store.path())).unwrap();
+    assert_eq!(info, ResumeInfo::Resumed { decisions: 2 });
+    assert_eq!(s.decision(1), Some(Decision::Relabel(1)));
+    assert_eq!(s.decision(4), Some(Decision::Relabel(1)));
+    assert_eq!(s.decision(3), None);
+    assert_eq!(s.model_choice().map(|m| m.0).as_deref(), Some("rnda"));
+    assert!(s.has_unexported());
+    // The undo stack came back too.
+    assert!(s.redo().unwrap());
+    assert_eq!(s.decision(3), Some(Decision::Drop));
+    assert!(s.undo().unwrap() && s.undo().unwrap());
+    assert_eq!(s.decision(4), None);
+}
+
+#[test]
+fn a_changed_input_starts_a_new_session_and_says_so() {
+    let store = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.csv");
+    std::fs::write(&input, TEXT).unwrap();
+    let (mut s, _) = Session::open(
+        load(&input, &LoadOptions::default()).unwrap(),
+        Some(store.path()),
+    )
+    .unwrap();
+    s.keep(0).unwrap();
+    drop(s);
+    std::fs::write(&input, TEXT.replace("a,1", "a,7")).unwrap();
+    let (s, info) = Session::open(
+        load(&input, &LoadOptions::default()).unwrap(),
+        Some(store.path()),
+    )
+    .unwrap();
+    assert_eq!(info, ResumeInfo::InputChanged);
+    assert_eq!(s.counts().decided, 0);
+}
+
+#[test]
+fn export_changes_only_the_decided_cells_and_writes_an_audit() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.csv");
+    std::fs::write(&input, TEXT).unwrap();
+    let ds = load(&input, &LoadOptions::default()).unwrap();
+    let f = fit(&ds);
+    let (mut s, _) = Session::open(ds, None).unwrap();
+    s.set_fit("m", f);
+    s.accept_suggestion(1).unwrap();
+    s.relabel(4, 1).unwrap();
+    s.drop_sample(3).unwrap();
+    s.keep(0).unwrap();
+    let opts = ExportOptions {
+        model: "m".into(),
+        ..ExportOptions::default()
+    };
+    let summary = s.export(&opts).unwrap();
+    assert_eq!(summary.cleaned, dir.path().join("in.cleaned.csv"));
+    assert_eq!(
+        (summary.relabelled, summary.dropped, summary.kept),
+        (2, 1, 1)
+    );
+    let cleaned = std::fs::read_to_string(&summary.cleaned).unwrap();
+    assert_eq!(
+        cleaned,
+        "id,x,label\r\na,1,p\r\nb,2,q\r\nc,3,q\r\ne,5,q\r\nf,6,q\r\n"
+    );
+    let audit = std::fs::read_to_string(&summary.audit).unwrap();
+    let lines: Vec<&str> = audit.lines().collect();
+    assert_eq!(
+        lines[0],
+        "row,id,given,new_label_or_action,p_mislabel,model,time"
+    );
+    assert!(
+        lines[1].starts_with("0,a,p,keep,0.100000,m,"),
+        "{}",
+        lines[1]
+    );
+    assert!(lines[2].starts_with("1,b,p,q,0.900000,m,"), "{}", lines[2]);
+    assert!(lines[3].starts_with("3,d,q,drop,"), "{}", lines[3]);
+    assert!(!s.has_unexported());
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), TEXT);
+
+    // Never silently over an existing file; replaced when confirmed.
+    let again = s.export(&opts).unwrap_err();
+    assert_eq!(again, ReviewError::Exists(summary.cleaned.clone()));
+    let forced = ExportOptions {
+        overwrite: true,
+        ..opts.clone()
+    };
+    assert!(s.export(&forced).is_ok());
+    // Never over the input, even when asked.
+    let over = ExportOptions {
+        out: Some(input.clone()),
+        overwrite: true,
+        ..opts
+    };
+    assert!(matches!(
+        s.export(&over),
+        Err(ReviewError::WouldOverwriteInput(_))
+    ));
+}
+
+#[test]
+fn export_can_keep_dropped_rows_with_a_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.csv");
+    std::fs::write(&input, "x,label\n1,p\n2,q\n").unwrap();
+    let (mut s, _) = Session::open(load(&input, &LoadOptions::default()).unwrap(), None).unwrap();
+    s.drop_sample(1).unwrap();
+    let out = dir.path().join("o.csv");
+    let summary = s
+        .export(&ExportOptions {
+            out: Some(out.clone()),
+            keep_dropped_with_flag: true,
+            ..ExportOptions::default()
+        })
+        .unwrap();
+    assert_eq!(summary.audit, dir.path().join("o.audit.csv"));
+    assert_eq!(
+        std::fs::read_to_string(out).unwrap(),
+        "x,label,relabel_action\n1,p,\n2,q,drop\n"
+    );
+}

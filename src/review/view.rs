@@ -1,0 +1,204 @@
+//! Which samples the list shows, and in what order.
+
+use std::cmp::Ordering;
+
+use super::decision::{Decision, DecisionFilter};
+use crate::dataset::Dataset;
+use crate::models::Fit;
+
+/// What the list shows; the default shows everything.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Filter {
+    /// Only samples with this given label.
+    pub class: Option<usize>,
+    pub decision: Option<DecisionFilter>,
+    /// Only samples at least this suspect.
+    pub min_p_mislabel: Option<f64>,
+    /// Only samples whose id contains this text (case-insensitive).
+    pub id_contains: Option<String>,
+}
+
+impl Filter {
+    pub fn is_empty(&self) -> bool {
+        *self == Filter::default()
+    }
+
+    /// A short description for the status bar.
+    pub fn describe(&self, classes: &[String]) -> String {
+        let mut parts = Vec::new();
+        if let Some(c) = self.class {
+            parts.push(format!(
+                "given={}",
+                classes.get(c).map(String::as_str).unwrap_or("?")
+            ));
+        }
+        if let Some(d) = self.decision {
+            parts.push(d.name().to_string());
+        }
+        if let Some(p) = self.min_p_mislabel {
+            parts.push(format!("p>={p:.2}"));
+        }
+        if let Some(s) = &self.id_contains {
+            parts.push(format!("id~{s}"));
+        }
+        parts.join(" ")
+    }
+}
+
+/// Sort orders of the list.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SortKey {
+    PMislabel,
+    Gamma,
+    Id,
+    Row,
+    /// A per-sample model column (`Fit::extra.sample_columns`), e.g.
+    /// `entry_lambda` or `disagreement`.
+    Column(String),
+}
+
+impl SortKey {
+    pub fn name(&self) -> String {
+        match self {
+            SortKey::PMislabel => "p_mislabel".into(),
+            SortKey::Gamma => "gamma".into(),
+            SortKey::Id => "id".into(),
+            SortKey::Row => "row".into(),
+            SortKey::Column(c) => c.clone(),
+        }
+    }
+
+    /// Scores sort most suspect first; ids and rows ascending.
+    pub fn default_descending(&self) -> bool {
+        !matches!(self, SortKey::Id | SortKey::Row)
+    }
+}
+
+/// NaN (no score) sorts last whichever the direction.
+fn by_score(a: f64, b: f64, descending: bool) -> Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => Ordering::Equal,
+        (true, false) => Ordering::Greater,
+        (false, true) => Ordering::Less,
+        _ if descending => b.total_cmp(&a),
+        _ => a.total_cmp(&b),
+    }
+}
+
+pub struct ViewInputs<'a> {
+    pub dataset: &'a Dataset,
+    pub fit: Option<&'a Fit>,
+    pub decisions: &'a [Option<Decision>],
+    pub filter: &'a Filter,
+    pub sort: &'a SortKey,
+    pub descending: bool,
+}
+
+/// The filtered, sorted sample indices.
+pub fn compute(v: &ViewInputs<'_>) -> Vec<usize> {
+    let ds = v.dataset;
+    let n = ds.n_samples();
+    let p = |i: usize| v.fit.map_or(f64::NAN, |f| f.p_mislabel[i]);
+    let needle = v.filter.id_contains.as_ref().map(|s| s.to_lowercase());
+    let mut out: Vec<usize> = (0..n)
+        .filter(|&i| v.filter.class.is_none_or(|c| ds.labels[i] == c))
+        .filter(|&i| v.filter.decision.is_none_or(|d| d.admits(v.decisions[i])))
+        .filter(|&i| v.filter.min_p_mislabel.is_none_or(|t| p(i) >= t))
+        .filter(|&i| {
+            needle
+                .as_ref()
+                .is_none_or(|s| ds.ids[i].to_lowercase().contains(s.as_str()))
+        })
+        .collect();
+    // The model's own order breaks ties in its scores.
+    let rank: Option<Vec<usize>> = v.fit.map(|f| {
+        let mut r = vec![0; n];
+        for (pos, i) in f.ranking().into_iter().enumerate() {
+            r[i] = pos;
+        }
+        r
+    });
+    let tie = |a: &usize, b: &usize| match &rank {
+        Some(r) => r[*a].cmp(&r[*b]),
+        None => a.cmp(b),
+    };
+    let d = v.descending;
+    match v.sort {
+        SortKey::PMislabel => out.sort_by(|a, b| by_score(p(*a), p(*b), d).then_with(|| tie(a, b))),
+        SortKey::Gamma => {
+            let g = |i: usize| v.fit.map_or(f64::NAN, |f| f.sample_gamma(i, ds.labels[i]));
+            out.sort_by(|a, b| by_score(g(*a), g(*b), d).then_with(|| tie(a, b)));
+        }
+        SortKey::Column(name) => {
+            let col = v.fit.and_then(|f| f.extra.sample_column(name));
+            let c = |i: usize| col.map_or(f64::NAN, |c| c.values[i]);
+            out.sort_by(|a, b| by_score(c(*a), c(*b), d).then_with(|| tie(a, b)));
+        }
+        SortKey::Id => out.sort_by(|a, b| {
+            let o = natural_cmp(&ds.ids[*a], &ds.ids[*b]).then(a.cmp(b));
+            if d { o.reverse() } else { o }
+        }),
+        SortKey::Row => out.sort_by(|a, b| {
+            let o = ds.rows[*a].cmp(&ds.rows[*b]);
+            if d { o.reverse() } else { o }
+        }),
+    }
+    out
+}
+
+/// Compares ids so that "T2" < "T10": runs of digits by value.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let mut ai = a.chars().peekable();
+    let mut bi = b.chars().peekable();
+    loop {
+        match (ai.peek().copied(), bi.peek().copied()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
+                let mut na = String::new();
+                while let Some(c) = ai.peek().copied().filter(char::is_ascii_digit) {
+                    na.push(c);
+                    ai.next();
+                }
+                let mut nb = String::new();
+                while let Some(c) = bi.peek().copied().filter(char::is_ascii_digit) {
+                    nb.push(c);
+                    bi.next();
+                }
+                let ta = na.trim_start_matches('0');
+                let tb = nb.trim_start_matches('0');
+                let o = ta.len().cmp(&tb.len()).then_with(|| ta.cmp(tb));
+                if o != Ordering::Equal {
+                    return o;
+                }
+            }
+            (Some(x), Some(y)) => {
+                if x != y {
+                    return x.cmp(&y);
+                }
+                ai.next();
+                bi.next();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_order_of_ids() {
+        let mut ids = vec!["T10", "T2", "N1", "T1", "T02x"];
+        ids.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(ids, ["N1", "T1", "T2", "T02x", "T10"]);
+    }
+
+    #[test]
+    fn nan_scores_sort_last_both_ways() {
+        assert_eq!(by_score(f64::NAN, 0.1, true), Ordering::Greater);
+        assert_eq!(by_score(f64::NAN, 0.1, false), Ordering::Greater);
+        assert_eq!(by_score(0.9, 0.1, true), Ordering::Less);
+    }
+}
