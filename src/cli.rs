@@ -146,39 +146,13 @@ pub fn load_or_demo(
 
 /// `relabel [FILE]`: the review UI.
 pub fn open_tui(args: &Cli) -> Result<(), CliError> {
-    let ds = load_or_demo(args.file.as_deref(), &args.data)?;
+    let dataset = load_or_demo(args.file.as_deref(), &args.data)?;
     let options = args.model.model_options()?;
-    let (name, note) = crate::models::resolve_model_name(&args.model.model, &data_shape(&ds));
-    let model = crate::models::build_model(&name, &options)?;
-    let fit = model.fit(
-        &ds.x,
-        &ds.labels,
-        ds.classes.len(),
-        &mut crate::models::no_progress(),
-    )?;
-    // The terminal UI is not built yet: show the top of the ranking instead.
-    println!(
-        "{} — {} samples, model {name}",
-        ds.raw.path.display(),
-        ds.x.nrows()
-    );
-    if let Some(n) = note {
-        println!("{n}");
-    }
-    println!("(the review UI is not available yet; this is what `relabel scan` finds)\n");
-    println!(
-        "{:>5} {:>10} {:>14} {:>14} {:>10}",
-        "rank", "id", "given", "suggested", "p_mislabel"
-    );
-    for (rank, i) in fit.ranking().into_iter().take(20).enumerate() {
-        println!(
-            "{:>5} {:>10} {:>14} {:>14} {:>10.3}",
-            rank + 1,
-            ds.ids[i],
-            ds.given_label(i),
-            ds.classes[fit.suggested[i]],
-            fit.p_mislabel[i]
-        );
-    }
-    Ok(())
+    crate::tui::run(crate::tui::TuiArgs {
+        dataset,
+        store: crate::review::default_store(),
+        model: args.model.model.clone(),
+        options,
+    })
+    .map_err(CliError::Failed)
 }

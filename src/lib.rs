@@ -11,3 +11,4 @@ pub mod eval;
 pub mod models;
 pub mod review;
 pub mod rng;
+pub mod tui;

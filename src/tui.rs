@@ -1,0 +1,72 @@
+//! The review UI (DESIGN §6): a ratatui app over `review::Session`.
+//!
+//! One loop: draw, wait up to 50 ms for a key or mouse event, take in what
+//! the fit worker sent, repeat. Drawing reads state only; keys become
+//! `Action`s through the key table; actions become `Session` calls.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind};
+use crossterm::execute;
+
+pub mod app;
+pub mod detail;
+pub mod keys;
+pub mod projection;
+pub mod ui;
+pub mod worker;
+
+#[cfg(test)]
+mod tests;
+
+pub use app::App;
+
+use crate::dataset::Dataset;
+use crate::models::ModelOptions;
+use crate::review::Session;
+
+/// What the UI opens with.
+pub struct TuiArgs {
+    pub dataset: Dataset,
+    /// Session journals; `None` keeps no journal.
+    pub store: Option<PathBuf>,
+    pub model: String,
+    pub options: ModelOptions,
+}
+
+/// Runs the UI until the curator quits.
+pub fn run(args: TuiArgs) -> anyhow::Result<()> {
+    let (session, resume) = Session::open(args.dataset, args.store.as_deref())?;
+    let mut app = App::new(session, &resume, &args.model, args.options);
+    app.start_fit(false);
+    app.refresh_detail();
+
+    let mut terminal = ratatui::init();
+    // ratatui's hook restores the screen on a panic; mouse capture is ours.
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let _ = execute!(std::io::stdout(), DisableMouseCapture);
+        previous(info);
+    }));
+    let _ = execute!(std::io::stdout(), EnableMouseCapture);
+    let result = event_loop(&mut terminal, &mut app);
+    let _ = execute!(std::io::stdout(), DisableMouseCapture);
+    ratatui::restore();
+    result
+}
+
+fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> anyhow::Result<()> {
+    while !app.quit {
+        terminal.draw(|frame| frame.render_widget(&*app, frame.area()))?;
+        if event::poll(Duration::from_millis(50))? {
+            match event::read()? {
+                Event::Key(k) if k.kind == KeyEventKind::Press => app.handle_key(&k),
+                Event::Mouse(m) => app.handle_mouse(&m),
+                _ => {}
+            }
+        }
+        app.poll_worker();
+    }
+    Ok(())
+}

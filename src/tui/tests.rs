@@ -1,0 +1,414 @@
+#![allow(clippy::unwrap_used)]
+
+use std::path::Path;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
+use nalgebra::DMatrix;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use super::app::{App, Pane, Popup};
+use super::keys::KeyMap;
+use crate::dataset::{Dataset, LoadOptions, load, load_bytes};
+use crate::models::ModelOptions;
+use crate::review::{ResumeInfo, Session};
+
+const DEMO: &str = include_str!("../../assets/demo.csv");
+
+fn demo() -> Dataset {
+    load_bytes(
+        Path::new("iris_noisy.csv"),
+        DEMO.as_bytes().to_vec(),
+        &LoadOptions::default(),
+    )
+    .unwrap()
+}
+
+fn app_with(ds: Dataset, store: Option<&Path>) -> App {
+    let (session, resume) = Session::open(ds, store).unwrap();
+    App::with_keys(
+        session,
+        &resume,
+        "rnda",
+        ModelOptions::default(),
+        KeyMap::load(None).unwrap(),
+    )
+}
+
+fn fitted(ds: Dataset) -> App {
+    let mut app = app_with(ds, None);
+    app.start_fit(false);
+    app.wait_for_fit();
+    app.refresh_detail();
+    app
+}
+
+fn key(c: char) -> KeyEvent {
+    let modifiers = if c.is_ascii_uppercase() {
+        KeyModifiers::SHIFT
+    } else {
+        KeyModifiers::NONE
+    };
+    KeyEvent {
+        code: KeyCode::Char(c),
+        modifiers,
+        kind: KeyEventKind::Press,
+        state: KeyEventState::NONE,
+    }
+}
+
+fn code(c: KeyCode) -> KeyEvent {
+    KeyEvent {
+        code: c,
+        modifiers: KeyModifiers::NONE,
+        kind: KeyEventKind::Press,
+        state: KeyEventState::NONE,
+    }
+}
+
+fn press(app: &mut App, keys: &str) {
+    for c in keys.chars() {
+        app.handle_key(&key(c));
+    }
+}
+
+fn render(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| f.render_widget(app, f.area())).unwrap();
+    t
+}
+
+fn screen(app: &App, w: u16, h: u16) -> String {
+    let t = render(app, w, h);
+    let buf = t.backend().buffer().clone();
+    (0..h)
+        .map(|y| {
+            (0..w)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<String>()
+                .trim_end()
+                .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn main_screen_wide_and_narrow() {
+    let app = fitted(demo());
+    insta::assert_snapshot!("main_160x48", screen(&app, 160, 48));
+    insta::assert_snapshot!("main_80x24", screen(&app, 80, 24));
+}
+
+#[test]
+fn detail_and_model_panes_on_a_narrow_screen() {
+    let mut app = fitted(demo());
+    app.handle_key(&code(KeyCode::Tab));
+    assert_eq!(app.focus, Pane::Detail);
+    insta::assert_snapshot!("detail_80x24", screen(&app, 80, 24));
+    app.handle_key(&code(KeyCode::Tab));
+    assert_eq!(app.focus, Pane::Model);
+    insta::assert_snapshot!("model_80x24", screen(&app, 80, 24));
+    let wide = screen(&app, 160, 48);
+    assert!(
+        wide.contains("gamma P(given | true)") && wide.contains("rows = true class"),
+        "{wide}"
+    );
+}
+
+#[test]
+fn every_popup_renders() {
+    let mut app = fitted(demo());
+    for (keys, name) in [
+        ("?", "help"),
+        ("f", "filter"),
+        ("r", "class_picker"),
+        ("m", "model_picker"),
+        ("t", "threshold"),
+        ("/", "search"),
+    ] {
+        press(&mut app, keys);
+        assert!(app.popup.is_some(), "{keys} opened nothing");
+        insta::assert_snapshot!(format!("popup_{name}_80x24"), screen(&app, 80, 24));
+        let _ = screen(&app, 160, 48);
+        app.handle_key(&code(KeyCode::Esc));
+        assert_eq!(app.popup, None, "{name} did not close");
+    }
+    press(&mut app, "a");
+    press(&mut app, "q");
+    assert_eq!(app.popup, Some(Popup::ConfirmQuit));
+    insta::assert_snapshot!("popup_confirm_quit_80x24", screen(&app, 80, 24));
+    app.handle_key(&code(KeyCode::Esc));
+    assert!(!app.quit);
+}
+
+#[test]
+fn the_help_lists_what_the_key_table_binds() {
+    let mut app = fitted(demo());
+    press(&mut app, "?");
+    let s = screen(&app, 100, 48);
+    for (keys, description) in app.keys.help_lines() {
+        assert!(s.contains(&description), "help lacks {description}");
+        assert!(s.contains(&keys), "help lacks {keys}");
+    }
+}
+
+#[test]
+fn tiny_terminals_render_without_panic() {
+    let mut app = fitted(demo());
+    for (w, h) in [(40, 12), (10, 4), (1, 1)] {
+        let _ = screen(&app, w, h);
+    }
+    press(&mut app, "m");
+    let _ = screen(&app, 40, 12);
+}
+
+#[test]
+fn the_flipped_rows_are_on_top_after_the_fit() {
+    let app = fitted(demo());
+    let truth: Vec<usize> = DEMO_TRUTH
+        .lines()
+        .skip(1)
+        .filter(|l| l.ends_with(",1"))
+        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    let top: Vec<usize> = app.session.view()[..truth.len()].to_vec();
+    let hits = top.iter().filter(|r| truth.contains(r)).count();
+    assert!(hits >= 27, "{hits} of the top {} were flipped", truth.len());
+}
+
+const DEMO_TRUTH: &str = include_str!("../../sample_data/iris_noisy.truth.csv");
+
+/// Open a sample, fit, accept the top 3, undo one, export: the cleaned file
+/// equals the input except the two accepted labels.
+#[test]
+fn accept_three_undo_one_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let input = dir.path().join("iris_noisy.csv");
+    std::fs::write(&input, DEMO).unwrap();
+    let ds = load(&input, &LoadOptions::default()).unwrap();
+    let mut app = app_with(ds, Some(store.path()));
+    app.start_fit(false);
+    app.wait_for_fit();
+    let top: Vec<usize> = app.session.view()[..3].to_vec();
+    let suggested: Vec<usize> = top
+        .iter()
+        .map(|&i| app.session.fit().unwrap().suggested[i])
+        .collect();
+    press(&mut app, "aaau");
+    press(&mut app, "e");
+    let cleaned = dir.path().join("iris_noisy.cleaned.csv");
+    let out = std::fs::read_to_string(&cleaned).unwrap();
+    let ds = app.session.dataset();
+    let mut expected: Vec<String> = DEMO.lines().map(String::from).collect();
+    for (&i, &c) in top.iter().zip(&suggested).take(2) {
+        let line = &mut expected[ds.rows[i] + 1];
+        let mut fields: Vec<String> = line.split(',').map(String::from).collect();
+        fields[1] = ds.classes[c].clone();
+        *line = fields.join(",");
+    }
+    let expected = expected.join("\n") + "\n";
+    assert_eq!(out, expected);
+    let changed = DEMO
+        .lines()
+        .zip(out.lines())
+        .filter(|(a, b)| a != b)
+        .count();
+    assert_eq!(changed, 2);
+    assert!(!app.session.has_unexported());
+    // A second export asks before replacing.
+    press(&mut app, "e");
+    assert_eq!(app.popup, Some(Popup::ConfirmOverwrite));
+    press(&mut app, "y");
+    assert_eq!(app.popup, None);
+
+    // Reopening the same file shows the same decisions.
+    let ds = load(&input, &LoadOptions::default()).unwrap();
+    let (session, info) = Session::open(ds, Some(store.path())).unwrap();
+    assert_eq!(info, ResumeInfo::Resumed { decisions: 2 });
+    for (&i, &c) in top.iter().zip(&suggested).take(2) {
+        assert_eq!(
+            session.decision(i),
+            Some(crate::review::Decision::Relabel(c))
+        );
+    }
+    assert_eq!(session.decision(top[2]), None);
+}
+
+#[test]
+fn keys_drive_the_session() {
+    let mut app = fitted(demo());
+    let first = app.session.selected().unwrap();
+    press(&mut app, " ");
+    assert_eq!(
+        app.session.decision(first),
+        Some(crate::review::Decision::Keep)
+    );
+    assert_eq!(app.session.cursor(), 1);
+    press(&mut app, "d");
+    let second = app.session.view()[1];
+    assert_eq!(
+        app.session.decision(second),
+        Some(crate::review::Decision::Drop)
+    );
+    press(&mut app, "uu");
+    assert_eq!(app.session.counts().decided, 0);
+    app.handle_key(&KeyEvent {
+        code: KeyCode::Char('r'),
+        modifiers: KeyModifiers::CONTROL,
+        kind: KeyEventKind::Press,
+        state: KeyEventState::NONE,
+    });
+    assert_eq!(app.session.counts().decided, 1);
+    press(&mut app, "gA");
+    let flagged = app.session.counts().flagged;
+    assert!(app.session.counts().relabelled > 0 && app.session.counts().relabelled <= flagged);
+    press(&mut app, "u");
+    assert_eq!(app.session.counts().relabelled, 0);
+    // 2 relabels to the second most likely class.
+    press(&mut app, "g");
+    let s = app.session.selected().unwrap();
+    let second_class = app.session.classes_by_posterior(s)[1];
+    press(&mut app, "2");
+    assert_eq!(
+        app.session.decision(s),
+        Some(crate::review::Decision::Relabel(second_class))
+            .filter(|_| second_class != app.session.dataset().labels[s])
+            .or(Some(crate::review::Decision::Keep))
+    );
+    // Threshold and search through their popups.
+    press(&mut app, "t");
+    for _ in 0..4 {
+        app.handle_key(&code(KeyCode::Backspace));
+    }
+    press(&mut app, "0.9");
+    app.handle_key(&code(KeyCode::Enter));
+    assert_eq!(app.session.threshold(), 0.9);
+    press(&mut app, "/");
+    press(&mut app, "150");
+    app.handle_key(&code(KeyCode::Enter));
+    let sel = app.session.selected().unwrap();
+    assert_eq!(app.session.dataset().ids[sel], "150");
+    press(&mut app, "s");
+    assert_eq!(app.session.sort_key().name(), "gamma");
+}
+
+#[test]
+fn the_model_picker_edits_options_and_refits() {
+    let mut app = fitted(demo());
+    press(&mut app, "m");
+    // nda is the second model.
+    press(&mut app, "j");
+    app.handle_key(&code(KeyCode::Tab));
+    app.handle_key(&code(KeyCode::Enter));
+    for _ in 0..10 {
+        app.handle_key(&code(KeyCode::Backspace));
+    }
+    press(&mut app, "diag");
+    app.handle_key(&code(KeyCode::Enter));
+    app.handle_key(&code(KeyCode::Tab));
+    app.handle_key(&code(KeyCode::Enter));
+    assert_eq!(app.popup, None);
+    assert!(app.fitting());
+    app.wait_for_fit();
+    assert_eq!(app.session.model_name(), Some("nda"));
+    assert_eq!(
+        app.options.covariance,
+        crate::models::CovarianceFamily::Diag
+    );
+    assert_eq!(app.session.model_choice().unwrap().0, "nda");
+}
+
+#[test]
+fn a_refit_leaves_dropped_samples_unscored() {
+    let mut app = fitted(demo());
+    let first = app.session.selected().unwrap();
+    press(&mut app, "d");
+    press(&mut app, "R");
+    app.wait_for_fit();
+    assert!(app.session.fit().unwrap().p_mislabel[first].is_nan());
+    assert_eq!(*app.session.view().last().unwrap(), first);
+}
+
+#[test]
+fn a_failing_fit_shows_its_error_and_keeps_the_session() {
+    let mut app = fitted(demo());
+    press(&mut app, " ");
+    app.model = "nonsense".into();
+    app.start_fit(false);
+    assert!(app.message.as_ref().unwrap().error);
+    assert_eq!(app.session.counts().decided, 1);
+    assert!(app.session.fit().is_some());
+}
+
+#[test]
+fn esc_cancels_a_running_fit() {
+    let mut app = app_with(demo(), None);
+    app.options.tol = 1e-300;
+    app.options.max_iter = 10_000_000;
+    app.start_fit(false);
+    app.handle_key(&code(KeyCode::Esc));
+    app.wait_for_fit();
+    assert!(!app.fitting());
+    assert!(
+        app.message.as_ref().unwrap().text.contains("cancelled"),
+        "{:?}",
+        app.message
+    );
+}
+
+#[test]
+fn mouse_click_selects_a_row_and_the_wheel_scrolls() {
+    use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+    let mut app = fitted(demo());
+    let _ = screen(&app, 160, 48);
+    let area = app.list_area.get();
+    app.handle_mouse(&MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: area.x + 2,
+        row: area.y + 4,
+        modifiers: KeyModifiers::NONE,
+    });
+    assert_eq!(app.session.cursor(), 4);
+    app.handle_mouse(&MouseEvent {
+        kind: MouseEventKind::ScrollDown,
+        column: 0,
+        row: 0,
+        modifiers: KeyModifiers::NONE,
+    });
+    assert_eq!(app.session.cursor(), 7);
+}
+
+/// A million rows: each frame formats only the rows on screen.
+#[test]
+fn the_list_is_virtualised() {
+    let n = 1_000_000;
+    let x = DMatrix::from_fn(n, 1, |i, _| (i % 100) as f64);
+    let labels: Vec<usize> = (0..n).map(|i| i % 2).collect();
+    let mut ds = demo();
+    ds.x = x;
+    ds.labels = labels;
+    ds.ids = (0..n).map(|i| i.to_string()).collect();
+    ds.rows = (0..n).collect();
+    ds.feature_names = vec!["f".into()];
+    let (session, resume) = Session::open(ds, None).unwrap();
+    let mut app = App::with_keys(
+        session,
+        &resume,
+        "nda",
+        ModelOptions::default(),
+        KeyMap::load(None).unwrap(),
+    );
+    let _ = screen(&app, 80, 24);
+    let visible = app.list_area.get().height as usize;
+    assert!(
+        app.rows_formatted.get() <= visible,
+        "{} rows formatted",
+        app.rows_formatted.get()
+    );
+    press(&mut app, "G");
+    let s = screen(&app, 80, 24);
+    assert!(app.rows_formatted.get() <= visible);
+    assert!(s.contains("1000000"), "{s}");
+}

@@ -1,0 +1,811 @@
+//! Drawing. Everything here reads the `App` and writes into the buffer:
+//! no data changes, no I/O. The list formats only the rows on screen.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Axis, BarChart, Block, Cell, Chart, Clear, Dataset, GraphType, Paragraph, Row, Table, Widget,
+    Wrap,
+};
+
+use super::app::{App, Pane, Popup, filter_entries};
+use crate::models::{Fit, GammaTable, MODELS, NamedMatrix};
+use crate::review::Decision;
+
+/// Screens at least this wide show list, detail and model side by side.
+const WIDE: u16 = 110;
+
+fn heat(v: f64) -> Color {
+    // White (0) to deep red (1): the eye finds large flip rates first.
+    let v = if v.is_finite() {
+        v.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let g = (235.0 - 200.0 * v.sqrt()) as u8;
+    Color::Rgb(235, g, g)
+}
+
+fn short(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+fn num(v: f64, digits: usize) -> String {
+    if v.is_nan() {
+        "-".into()
+    } else {
+        format!("{v:.digits$}")
+    }
+}
+
+/// A bar of `width` cells for a value in [0, 1], with eighth blocks.
+fn bar(v: f64, width: usize) -> String {
+    if !v.is_finite() {
+        return " ".repeat(width);
+    }
+    let eighths = (v.clamp(0.0, 1.0) * (width * 8) as f64).round() as usize;
+    let parts = [" ", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
+    let mut s = "█".repeat(eighths / 8);
+    if !eighths.is_multiple_of(8) {
+        s.push_str(parts[eighths % 8]);
+    }
+    while s.chars().count() < width {
+        s.push(' ');
+    }
+    s
+}
+
+fn pane_block(title: &str, focused: bool) -> Block<'_> {
+    let style = if focused {
+        Style::default().fg(Color::Cyan)
+    } else {
+        Style::default().fg(Color::DarkGray)
+    };
+    Block::bordered()
+        .title(Line::from(format!(" {title} ")))
+        .border_style(style)
+}
+
+impl Widget for &App {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let [main, status, hint] = Layout::vertical([
+            Constraint::Min(3),
+            Constraint::Length(1),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        if area.width >= WIDE {
+            let [list, right] =
+                Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
+                    .areas(main);
+            let [detail, model] =
+                Layout::vertical([Constraint::Percentage(42), Constraint::Percentage(58)])
+                    .areas(right);
+            self.render_list(list, buf);
+            self.render_detail(detail, buf);
+            self.render_model(model, buf);
+        } else {
+            match self.focus {
+                Pane::List => self.render_list(main, buf),
+                Pane::Detail => self.render_detail(main, buf),
+                Pane::Model => self.render_model(main, buf),
+            }
+        }
+        self.render_status(status, buf);
+        self.render_hint(hint, buf);
+        if let Some(p) = &self.popup {
+            self.render_popup(p, area, buf);
+        }
+    }
+}
+
+impl App {
+    fn render_list(&self, area: Rect, buf: &mut Buffer) {
+        let s = &self.session;
+        let ds = s.dataset();
+        let fit = s.fit();
+        let block = pane_block("samples", self.focus == Pane::List);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        // One header line; the rest are rows.
+        let height = inner.height.saturating_sub(1) as usize;
+        let view = s.view();
+        let cursor = s.cursor();
+        let mut offset = self.list_offset.get().min(view.len().saturating_sub(1));
+        if cursor < offset {
+            offset = cursor;
+        } else if height > 0 && cursor >= offset + height {
+            offset = cursor + 1 - height;
+        }
+        self.list_offset.set(offset);
+        self.list_area.set(Rect {
+            y: inner.y + 1,
+            height: inner.height.saturating_sub(1),
+            ..inner
+        });
+        let end = (offset + height).min(view.len());
+        let threshold = s.threshold();
+        let rows: Vec<Row> = view[offset..end]
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| {
+                let p = fit.map_or(f64::NAN, |f| f.p_mislabel[i]);
+                let given = ds.labels[i];
+                let suggested = fit.map(|f| f.suggested[i]);
+                let gamma = fit.map_or(f64::NAN, |f| f.sample_gamma(i, given));
+                let decision = match s.decision(i) {
+                    Some(Decision::Relabel(c)) => format!("→ {}", ds.classes[c]),
+                    Some(Decision::Keep) => "keep".into(),
+                    Some(Decision::Drop) => "drop".into(),
+                    None => String::new(),
+                };
+                let p_style = if p >= threshold {
+                    Style::default().fg(Color::Red)
+                } else {
+                    Style::default()
+                };
+                let dec_style = match s.decision(i) {
+                    Some(Decision::Relabel(_)) => Style::default().fg(Color::Green),
+                    Some(Decision::Drop) => Style::default().fg(Color::Magenta),
+                    Some(Decision::Keep) => Style::default().fg(Color::Blue),
+                    None => Style::default(),
+                };
+                let mut row = Row::new(vec![
+                    Cell::from(format!("{}", offset + k + 1)),
+                    Cell::from(short(&ds.ids[i], 10)),
+                    Cell::from(short(&ds.classes[given], 12)),
+                    Cell::from(
+                        suggested
+                            .map(|c| short(&ds.classes[c], 12))
+                            .unwrap_or_default(),
+                    ),
+                    Cell::from(format!("{} {}", num(p, 3), bar(p, 8))).style(p_style),
+                    Cell::from(num(gamma, 3)),
+                    Cell::from(decision).style(dec_style),
+                ]);
+                if offset + k == cursor {
+                    row = row.style(Style::default().add_modifier(Modifier::REVERSED));
+                }
+                row
+            })
+            .collect();
+        self.rows_formatted.set(rows.len());
+        let header = Row::new(vec![
+            "#",
+            "id",
+            "given",
+            "suggested",
+            "p_mislabel",
+            "gamma",
+            "decision",
+        ])
+        .style(Style::default().add_modifier(Modifier::BOLD));
+        let widths = [
+            Constraint::Length(5),
+            Constraint::Length(10),
+            Constraint::Length(12),
+            Constraint::Length(12),
+            Constraint::Length(14),
+            Constraint::Length(6),
+            Constraint::Min(8),
+        ];
+        Table::new(rows, widths).header(header).render(inner, buf);
+        if view.is_empty() {
+            let text = if s.filter().is_empty() {
+                "no samples"
+            } else {
+                "no sample matches the filter (f to change it)"
+            };
+            Paragraph::new(text).render(
+                Rect {
+                    y: inner.y + 1,
+                    height: 1,
+                    ..inner
+                },
+                buf,
+            );
+        }
+    }
+
+    fn render_detail(&self, area: Rect, buf: &mut Buffer) {
+        let s = &self.session;
+        let ds = s.dataset();
+        let block = pane_block("detail", self.focus == Pane::Detail);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let Some(i) = s.selected() else {
+            Paragraph::new("nothing selected").render(inner, buf);
+            return;
+        };
+        let mut lines = vec![Line::from(vec![
+            Span::styled(
+                format!("{} ", ds.ids[i]),
+                Style::default().add_modifier(Modifier::BOLD),
+            ),
+            Span::raw(format!("(row {}) given ", ds.rows[i])),
+            Span::styled(
+                ds.given_label(i).to_string(),
+                Style::default().fg(Color::Yellow),
+            ),
+        ])];
+        if let Some(fit) = s.fit() {
+            lines.push(Line::from("posterior (keys 1-9 relabel to these):"));
+            for (n, c) in s.classes_by_posterior(i).into_iter().enumerate() {
+                let p = fit.posterior[(i, c)];
+                let key = if n < 9 {
+                    format!("{}", n + 1)
+                } else {
+                    " ".into()
+                };
+                lines.push(Line::from(format!(
+                    " {key} {:<14} {} {}",
+                    short(&ds.classes[c], 14),
+                    num(p, 3),
+                    bar(p, 12)
+                )));
+            }
+        }
+        if let Some(d) = self.detail.current.as_ref().filter(|d| d.sample == i) {
+            lines.push(Line::from(
+                "features (most unusual first, z = standardised):",
+            ));
+            for &(j, v, z) in d.features.iter().take(6) {
+                lines.push(Line::from(format!(
+                    "   {:<20} {:>10} z {:>+6.2}",
+                    short(&ds.feature_names[j], 20),
+                    format!("{v:.4}"),
+                    z
+                )));
+            }
+            lines.push(Line::from("nearest neighbours:"));
+            for &(k, dist) in &d.neighbours {
+                lines.push(Line::from(format!(
+                    "   {:<12} {:<14} d {:.2}",
+                    short(&ds.ids[k], 12),
+                    short(ds.given_label(k), 14),
+                    dist
+                )));
+            }
+        }
+        Paragraph::new(lines).render(inner, buf);
+    }
+
+    fn render_model(&self, area: Rect, buf: &mut Buffer) {
+        let title = match self.session.model_name() {
+            Some(m) => format!("model {m}"),
+            None => "model".to_string(),
+        };
+        let block = pane_block(&title, self.focus == Pane::Model);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let Some(fit) = self.session.fit() else {
+            let text = if self.fitting() {
+                "fitting..."
+            } else {
+                "no fit yet (m picks a model)"
+            };
+            Paragraph::new(text).render(inner, buf);
+            return;
+        };
+        let [left, right] = if inner.width >= 60 {
+            Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
+                .areas(inner)
+        } else {
+            Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(inner)
+        };
+        self.render_tables(fit, left, buf);
+        let [objective, histogram, scatter] = Layout::vertical([
+            Constraint::Ratio(1, 3),
+            Constraint::Ratio(1, 3),
+            Constraint::Ratio(1, 3),
+        ])
+        .areas(right);
+        render_objective(fit, objective, buf);
+        self.render_histogram(fit, histogram, buf);
+        self.render_scatter(fit, scatter, buf);
+    }
+
+    /// The gamma heat map, matrices from the model's report, and its numbers.
+    fn render_tables(&self, fit: &Fit, area: Rect, buf: &mut Buffer) {
+        let classes = &self.session.dataset().classes;
+        let mut y = area.y;
+        let bottom = area.y + area.height;
+        if let Some(g) = &fit.gamma {
+            let h = render_gamma(
+                g,
+                classes,
+                Rect {
+                    y,
+                    height: bottom - y,
+                    ..area
+                },
+                buf,
+            );
+            y += h;
+        }
+        for m in fit
+            .extra
+            .matrices
+            .iter()
+            .filter(|m| !m.name.contains("paper orientation"))
+        {
+            if y + 3 >= bottom {
+                break;
+            }
+            let h = render_matrix(
+                m,
+                Rect {
+                    y,
+                    height: bottom - y,
+                    ..area
+                },
+                buf,
+            );
+            y += h;
+        }
+        let mut lines = vec![Line::from(format!(
+            "{} after {} iterations",
+            if fit.converged {
+                "converged"
+            } else {
+                "NOT converged"
+            },
+            fit.iterations
+        ))];
+        for (name, v) in fit.extra.scalars.iter().take(6) {
+            lines.push(Line::from(format!("{name} = {}", num(*v, 4))));
+        }
+        for (name, items) in &fit.extra.lists {
+            lines.push(Line::from(format!("{name}: {}", items.join(" "))));
+        }
+        for series in &fit.extra.series {
+            let pts: Vec<String> = series
+                .points
+                .iter()
+                .take(8)
+                .map(|(x, y)| format!("{}:{}", num(*x, 2), num(*y, 1)))
+                .collect();
+            lines.push(Line::from(format!(
+                "{} ({} vs {}): {}",
+                series.name,
+                series.y_label,
+                series.x_label,
+                pts.join(" ")
+            )));
+        }
+        for note in &fit.extra.notes {
+            lines.push(Line::from(note.clone()));
+        }
+        if y < bottom {
+            Paragraph::new(lines).wrap(Wrap { trim: true }).render(
+                Rect {
+                    y,
+                    height: bottom - y,
+                    ..area
+                },
+                buf,
+            );
+        }
+    }
+
+    fn render_histogram(&self, fit: &Fit, area: Rect, buf: &mut Buffer) {
+        let mut bins = [0u64; 10];
+        for p in fit.p_mislabel.iter().filter(|p| p.is_finite()) {
+            bins[((p * 10.0) as usize).min(9)] += 1;
+        }
+        let labels: Vec<String> = (0..10).map(|b| format!(".{b}")).collect();
+        let data: Vec<(&str, u64)> = labels.iter().map(String::as_str).zip(bins).collect();
+        let width = (area.width.saturating_sub(2) / 10).clamp(1, 6);
+        BarChart::default()
+            .block(Block::bordered().title(Line::from(" p_mislabel histogram ")))
+            .data(&data)
+            .bar_width(width.saturating_sub(1).max(1))
+            .bar_gap(1)
+            .bar_style(Style::default().fg(Color::Red))
+            .render(area, buf);
+    }
+
+    fn render_scatter(&self, fit: &Fit, area: Rect, buf: &mut Buffer) {
+        let pr = &self.projection;
+        let t = self.session.threshold();
+        let background: Vec<(f64, f64)> = pr
+            .background
+            .iter()
+            .filter(|&&i| fit.p_mislabel[i] < t || fit.p_mislabel[i].is_nan())
+            .map(|&i| pr.points[i])
+            .collect();
+        let flagged: Vec<(f64, f64)> = (0..pr.points.len())
+            .filter(|&i| fit.p_mislabel[i] >= t)
+            .take(4000)
+            .map(|i| pr.points[i])
+            .collect();
+        let selected: Vec<(f64, f64)> = self
+            .session
+            .selected()
+            .map(|i| pr.points[i])
+            .into_iter()
+            .collect();
+        let datasets = vec![
+            Dataset::default()
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Scatter)
+                .style(Style::default().fg(Color::DarkGray))
+                .data(&background),
+            Dataset::default()
+                .name("flagged")
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Scatter)
+                .style(Style::default().fg(Color::Red))
+                .data(&flagged),
+            Dataset::default()
+                .name("selected")
+                .marker(Marker::Block)
+                .graph_type(GraphType::Scatter)
+                .style(Style::default().fg(Color::Yellow))
+                .data(&selected),
+        ];
+        Chart::new(datasets)
+            .block(Block::bordered().title(Line::from(" PC1 x PC2 ")))
+            .x_axis(Axis::default().bounds([pr.bounds[0].0, pr.bounds[0].1]))
+            .y_axis(Axis::default().bounds([pr.bounds[1].0, pr.bounds[1].1]))
+            .render(area, buf);
+    }
+
+    fn render_status(&self, area: Rect, buf: &mut Buffer) {
+        let s = &self.session;
+        let c = s.counts();
+        let file = s.dataset().raw.path.file_name().map_or_else(
+            || s.dataset().raw.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        let model = s.model_name().unwrap_or(&self.model);
+        let mut text = format!(
+            " {file} │ {model} │ flagged {} at p≥{:.2} │ decided {}/{} │ sort {}{}",
+            c.flagged,
+            s.threshold(),
+            c.decided,
+            c.total,
+            s.sort_key().name(),
+            if s.sort_descending() { "↓" } else { "↑" },
+        );
+        if !s.filter().is_empty() {
+            text.push_str(&format!(
+                " │ filter {} ({} shown)",
+                s.filter().describe(&s.dataset().classes),
+                c.shown
+            ));
+        }
+        if s.has_unexported() {
+            text.push_str(" [+]");
+        }
+        if let Some(job) = &self.job {
+            let progress = job.last.as_ref().map_or_else(
+                || "starting".to_string(),
+                |p| format!("{} it {} obj {:.4}", p.stage, p.iteration, p.objective),
+            );
+            let fraction = job
+                .last
+                .as_ref()
+                .map_or(0.0, |p| p.fraction.clamp(0.0, 1.0));
+            text.push_str(&format!(
+                " │ fitting {}: {progress} [{}] Esc cancels",
+                job.model,
+                bar(fraction, 10)
+            ));
+        }
+        Paragraph::new(text)
+            .style(Style::default().bg(Color::Blue).fg(Color::White))
+            .render(area, buf);
+    }
+
+    fn render_hint(&self, area: Rect, buf: &mut Buffer) {
+        let line = match &self.message {
+            Some(m) if m.error => Line::from(Span::styled(
+                m.text.clone(),
+                Style::default().fg(Color::Red),
+            )),
+            Some(m) => Line::from(m.text.clone()),
+            None => {
+                let k = |a| self.keys.keys_of(a);
+                use super::keys::Action as A;
+                Line::from(format!(
+                    "{} accept  {} keep  {} drop  {} undo  {} model  {} export  {} help  {} quit",
+                    k(A::Accept),
+                    k(A::Keep),
+                    k(A::Drop),
+                    k(A::Undo),
+                    k(A::Model),
+                    k(A::Export),
+                    k(A::Help),
+                    k(A::Quit)
+                ))
+                .style(Style::default().fg(Color::DarkGray))
+            }
+        };
+        Paragraph::new(line).render(area, buf);
+    }
+
+    fn render_popup(&self, popup: &Popup, area: Rect, buf: &mut Buffer) {
+        let classes = &self.session.dataset().classes;
+        let (title, lines, w, h): (String, Vec<Line>, u16, u16) = match popup {
+            Popup::Help => {
+                let lines: Vec<Line> = self
+                    .keys
+                    .help_lines()
+                    .into_iter()
+                    .map(|(k, d)| Line::from(format!("{k:>14}  {d}")))
+                    .collect();
+                let h = lines.len() as u16 + 2;
+                ("keys (Esc closes)".into(), lines, 64, h)
+            }
+            Popup::Filter { selected } => {
+                let mut entries: Vec<String> = filter_entries(classes)
+                    .into_iter()
+                    .map(|(n, _)| n)
+                    .collect();
+                entries.push(format!("p_mislabel >= {:.2}", self.session.threshold()));
+                let lines = menu(&entries, *selected);
+                let h = lines.len() as u16 + 2;
+                ("filter (Enter applies)".into(), lines, 40, h)
+            }
+            Popup::ClassPicker { selected } => {
+                let sample = self.session.selected().unwrap_or(0);
+                let entries: Vec<String> = self
+                    .session
+                    .classes_by_posterior(sample)
+                    .into_iter()
+                    .map(|c| classes[c].clone())
+                    .collect();
+                let lines = menu(&entries, *selected);
+                let h = lines.len() as u16 + 2;
+                ("relabel to (Enter)".into(), lines, 36, h)
+            }
+            Popup::ModelPicker(p) => {
+                let mut lines = Vec::new();
+                for (i, m) in MODELS.iter().enumerate() {
+                    let mark = if i == p.model { "▶" } else { " " };
+                    let style = if i == p.model && !p.in_options {
+                        Style::default().add_modifier(Modifier::REVERSED)
+                    } else {
+                        Style::default()
+                    };
+                    lines.push(Line::from(Span::styled(
+                        format!("{mark} {:<7} {}", m.name, m.title),
+                        style,
+                    )));
+                }
+                lines.push(Line::from(""));
+                lines.push(Line::from(MODELS[p.model].summary));
+                lines.push(Line::from("options (Tab to edit, Enter to change):"));
+                for (j, field) in MODELS[p.model].options.iter().enumerate() {
+                    let value = match (&p.editing, p.in_options && j == p.option) {
+                        (Some(t), true) => format!("{t}▏"),
+                        _ => p.options.get(field).unwrap_or_default(),
+                    };
+                    let style = if p.in_options && j == p.option {
+                        Style::default().add_modifier(Modifier::REVERSED)
+                    } else {
+                        Style::default()
+                    };
+                    lines.push(Line::from(Span::styled(
+                        format!("  {field:<16} {value}"),
+                        style,
+                    )));
+                }
+                lines.push(Line::from(""));
+                lines.push(Line::from("Enter on a model fits it; Esc closes"));
+                let h = lines.len() as u16 + 2;
+                ("model".into(), lines, 72, h)
+            }
+            Popup::Threshold { input } => (
+                "flag threshold (0-1, Enter)".into(),
+                vec![Line::from(format!("{input}▏"))],
+                34,
+                3,
+            ),
+            Popup::Search { input } => (
+                "search id (Enter)".into(),
+                vec![Line::from(format!("/{input}▏"))],
+                34,
+                3,
+            ),
+            Popup::ConfirmQuit => (
+                "quit?".into(),
+                vec![
+                    Line::from("Some decisions are not exported yet."),
+                    Line::from("They are saved in the session journal and"),
+                    Line::from("come back when you open this file again."),
+                    Line::from(""),
+                    Line::from("y quit   e export first   any other key stays"),
+                ],
+                50,
+                7,
+            ),
+            Popup::ConfirmOverwrite => (
+                "replace?".into(),
+                vec![
+                    Line::from("The cleaned file or the audit file exists."),
+                    Line::from("y replace them   any other key cancels"),
+                ],
+                46,
+                4,
+            ),
+        };
+        let w = w.min(area.width);
+        let h = h.min(area.height);
+        let rect = Rect {
+            x: area.x + (area.width - w) / 2,
+            y: area.y + (area.height - h) / 2,
+            width: w,
+            height: h,
+        };
+        Clear.render(rect, buf);
+        Paragraph::new(lines)
+            .block(
+                Block::bordered()
+                    .title(Line::from(format!(" {title} ")))
+                    .border_style(Style::default().fg(Color::Yellow)),
+            )
+            .render(rect, buf);
+    }
+}
+
+fn menu(entries: &[String], selected: usize) -> Vec<Line<'static>> {
+    entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            if i == selected {
+                Line::from(Span::styled(
+                    format!("▶ {e}"),
+                    Style::default().add_modifier(Modifier::REVERSED),
+                ))
+            } else {
+                Line::from(format!("  {e}"))
+            }
+        })
+        .collect()
+}
+
+/// Draws a labelled heat map; returns the height used.
+fn heat_table(
+    title: &str,
+    orientation: &str,
+    rows: &[String],
+    cols: &[String],
+    value: &dyn Fn(usize, usize) -> f64,
+    area: Rect,
+    buf: &mut Buffer,
+) -> u16 {
+    let height = (rows.len() as u16 + 4).min(area.height);
+    let rect = Rect { height, ..area };
+    let longest = cols.iter().map(|c| c.chars().count()).max().unwrap_or(4);
+    let cell = (longest as u16).clamp(5, 10);
+    let label = (rows.iter().map(|r| r.chars().count()).max().unwrap_or(4) as u16).clamp(5, 12);
+    let header = Row::new(
+        std::iter::once(Cell::from(""))
+            .chain(cols.iter().map(|c| Cell::from(short(c, cell as usize))))
+            .collect::<Vec<_>>(),
+    )
+    .style(Style::default().add_modifier(Modifier::BOLD));
+    let body: Vec<Row> = rows
+        .iter()
+        .enumerate()
+        .map(|(r, name)| {
+            Row::new(
+                std::iter::once(
+                    Cell::from(short(name, label as usize))
+                        .style(Style::default().add_modifier(Modifier::BOLD)),
+                )
+                .chain((0..cols.len()).map(|c| {
+                    let v = value(r, c);
+                    Cell::from(num(v, 2)).style(Style::default().bg(heat(v)).fg(Color::Black))
+                }))
+                .collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    let widths: Vec<Constraint> = std::iter::once(Constraint::Length(label))
+        .chain(cols.iter().map(|_| Constraint::Length(cell)))
+        .collect();
+    let block = Block::bordered().title(Line::from(format!(" {title} ")));
+    let inner = block.inner(rect);
+    block.render(rect, buf);
+    Paragraph::new(Line::from(orientation.to_string()).style(Style::default().fg(Color::DarkGray)))
+        .render(Rect { height: 1, ..inner }, buf);
+    Table::new(body, widths).header(header).render(
+        Rect {
+            y: inner.y + 1,
+            height: inner.height.saturating_sub(1),
+            ..inner
+        },
+        buf,
+    );
+    height
+}
+
+fn render_gamma(g: &GammaTable, classes: &[String], area: Rect, buf: &mut Buffer) -> u16 {
+    heat_table(
+        "gamma P(given | true)",
+        "rows = true class, columns = given label",
+        classes,
+        classes,
+        &|r, c| g.p_given_true(r, c),
+        area,
+        buf,
+    )
+}
+
+fn render_matrix(m: &NamedMatrix, area: Rect, buf: &mut Buffer) -> u16 {
+    heat_table(
+        &m.name,
+        &m.orientation,
+        &m.row_labels,
+        &m.col_labels,
+        &|r, c| m.values[r][c],
+        area,
+        buf,
+    )
+}
+
+fn render_objective(fit: &Fit, area: Rect, buf: &mut Buffer) {
+    let points: Vec<(f64, f64)> = fit
+        .trace
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.is_finite())
+        .map(|(i, v)| ((i + 1) as f64, *v))
+        .collect();
+    let (lo, hi) = points
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(p.1), hi.max(p.1))
+        });
+    let (lo, hi) = if hi > lo {
+        (lo, hi)
+    } else {
+        (lo - 1.0, lo + 1.0)
+    };
+    let n = points.len().max(2) as f64;
+    let title = format!(
+        " objective {} ",
+        points
+            .last()
+            .map(|p| format!("{:.4}", p.1))
+            .unwrap_or_default()
+    );
+    Chart::new(vec![
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(Style::default().fg(Color::Cyan))
+            .data(&points),
+    ])
+    .block(Block::bordered().title(Line::from(title)))
+    .x_axis(Axis::default().bounds([1.0, n]))
+    .y_axis(Axis::default().bounds([lo, hi]))
+    .render(area, buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bars_scale_with_the_value() {
+        assert_eq!(bar(0.0, 4), "    ");
+        assert_eq!(bar(1.0, 4), "████");
+        assert_eq!(bar(0.5, 4), "██  ");
+        assert_eq!(bar(f64::NAN, 2), "  ");
+        assert_eq!(short("abcdef", 4), "abc…");
+    }
+}
