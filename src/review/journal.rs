@@ -144,6 +144,7 @@ impl Journal {
 /// Remembers which key each input path last had, so a changed file is
 /// noticed. Returns the previous key for this path, if any.
 pub fn record_key(store: &Path, input: &Path, key: &str) -> Result<Option<String>, ReviewError> {
+    std::fs::create_dir_all(store).map_err(|e| io(store, "create", e))?;
     let index_path = store.join("index.json");
     let mut index: BTreeMap<String, String> = std::fs::read(&index_path)
         .ok()

@@ -463,6 +463,22 @@ impl Session {
         Ok(true)
     }
 
+    /// The first sample the next undo would change (to show it).
+    pub fn undo_target(&self) -> Option<usize> {
+        self.undo
+            .last()
+            .and_then(|s| s.changes.first())
+            .map(|c| c.0)
+    }
+
+    /// The first sample the next redo would change.
+    pub fn redo_target(&self) -> Option<usize> {
+        self.redo
+            .last()
+            .and_then(|s| s.changes.first())
+            .map(|c| c.0)
+    }
+
     pub fn can_undo(&self) -> bool {
         !self.undo.is_empty()
     }

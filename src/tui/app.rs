@@ -282,6 +282,7 @@ impl App {
             )),
             Err(_) => self.job = Some(job),
         }
+        self.refresh_detail();
     }
 
     pub fn fitting(&self) -> bool {
@@ -392,15 +393,21 @@ impl App {
                     ));
                 }
             }
-            Action::Undo => match self.session.undo() {
-                Ok(true) => self.info("undone"),
-                Ok(false) => self.info("nothing to undo"),
-                Err(e) => self.error(e.to_string()),
+            Action::Undo => match self.session.undo_target().map(|t| (t, self.session.undo())) {
+                Some((target, Ok(true))) => {
+                    self.session.select_sample(target);
+                    self.info("undone");
+                }
+                Some((_, Err(e))) => self.error(e.to_string()),
+                _ => self.info("nothing to undo"),
             },
-            Action::Redo => match self.session.redo() {
-                Ok(true) => self.info("redone"),
-                Ok(false) => self.info("nothing to redo"),
-                Err(e) => self.error(e.to_string()),
+            Action::Redo => match self.session.redo_target().map(|t| (t, self.session.redo())) {
+                Some((target, Ok(true))) => {
+                    self.session.select_sample(target);
+                    self.info("redone");
+                }
+                Some((_, Err(e))) => self.error(e.to_string()),
+                _ => self.info("nothing to redo"),
             },
             Action::Threshold => {
                 self.popup = Some(Popup::Threshold {

@@ -111,7 +111,7 @@ fn detail_and_model_panes_on_a_narrow_screen() {
     insta::assert_snapshot!("model_80x24", screen(&app, 80, 24));
     let wide = screen(&app, 160, 48);
     assert!(
-        wide.contains("gamma P(given | true)") && wide.contains("rows = true class"),
+        wide.contains("gamma P(given | true)") && wide.contains("rows: true class, cols: given"),
         "{wide}"
     );
 }
@@ -411,4 +411,15 @@ fn the_list_is_virtualised() {
     let s = screen(&app, 80, 24);
     assert!(app.rows_formatted.get() <= visible);
     assert!(s.contains("1000000"), "{s}");
+}
+
+#[test]
+fn undo_shows_the_sample_it_changed() {
+    let mut app = fitted(demo());
+    let first = app.session.selected().unwrap();
+    press(&mut app, "aaa");
+    assert_ne!(app.session.selected(), Some(first));
+    press(&mut app, "uuu");
+    assert_eq!(app.session.selected(), Some(first));
+    assert_eq!(app.session.counts().decided, 0);
 }

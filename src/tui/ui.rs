@@ -736,7 +736,7 @@ fn heat_table(
 fn render_gamma(g: &GammaTable, classes: &[String], area: Rect, buf: &mut Buffer) -> u16 {
     heat_table(
         "gamma P(given | true)",
-        "rows = true class, columns = given label",
+        "rows: true class, cols: given",
         classes,
         classes,
         &|r, c| g.p_given_true(r, c),
