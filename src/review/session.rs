@@ -53,6 +53,7 @@ pub struct Session {
     undo: Vec<Step>,
     redo: Vec<Step>,
     fit: Option<Fit>,
+    rank: Option<Vec<usize>>,
     model_name: Option<String>,
     model_choice: Option<(String, ModelOptions)>,
     filter: Filter,
@@ -77,6 +78,7 @@ impl Session {
             undo: Vec::new(),
             redo: Vec::new(),
             fit: None,
+            rank: None,
             model_name: None,
             model_choice: None,
             filter: Filter::default(),
@@ -236,6 +238,7 @@ impl Session {
 
     /// Shows a model's scores for every sample.
     pub fn set_fit(&mut self, model: &str, fit: Fit) {
+        self.rank = Some(view::rank_positions(&fit));
         self.fit = Some(fit);
         self.model_name = Some(model.to_string());
         self.refresh_view();
@@ -351,7 +354,7 @@ impl Session {
         self.undo.push(Step { changes });
         self.redo.clear();
         self.unexported = true;
-        self.refresh_view();
+        self.refresh_after_decisions();
         Ok(())
     }
 
@@ -443,7 +446,7 @@ impl Session {
             self.redo.push(step);
         }
         self.unexported = true;
-        self.refresh_view();
+        self.refresh_after_decisions();
         Ok(true)
     }
 
@@ -459,7 +462,7 @@ impl Session {
             self.undo.push(step);
         }
         self.unexported = true;
-        self.refresh_view();
+        self.refresh_after_decisions();
         Ok(true)
     }
 
@@ -505,11 +508,20 @@ impl Session {
 
     // ----- view -----
 
+    /// Decisions move samples only when the list is filtered by decision;
+    /// skipping the re-sort otherwise keeps a key press cheap on large data.
+    fn refresh_after_decisions(&mut self) {
+        if self.filter.decision.is_some() {
+            self.refresh_view();
+        }
+    }
+
     fn refresh_view(&mut self) {
         let selected = self.selected();
         self.view = view::compute(&ViewInputs {
             dataset: &self.dataset,
             fit: self.fit.as_ref(),
+            rank: self.rank.as_deref(),
             decisions: &self.decisions,
             filter: &self.filter,
             sort: &self.sort,

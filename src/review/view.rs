@@ -88,10 +88,22 @@ fn by_score(a: f64, b: f64, descending: bool) -> Ordering {
 pub struct ViewInputs<'a> {
     pub dataset: &'a Dataset,
     pub fit: Option<&'a Fit>,
+    /// Position of every sample in the model's ranking (ties in scores
+    /// follow it); computed once per fit.
+    pub rank: Option<&'a [usize]>,
     pub decisions: &'a [Option<Decision>],
     pub filter: &'a Filter,
     pub sort: &'a SortKey,
     pub descending: bool,
+}
+
+/// Position of every sample in a fit's ranking.
+pub fn rank_positions(fit: &Fit) -> Vec<usize> {
+    let mut r = vec![0; fit.p_mislabel.len()];
+    for (pos, i) in fit.ranking().into_iter().enumerate() {
+        r[i] = pos;
+    }
+    r
 }
 
 /// The filtered, sorted sample indices.
@@ -111,14 +123,7 @@ pub fn compute(v: &ViewInputs<'_>) -> Vec<usize> {
         })
         .collect();
     // The model's own order breaks ties in its scores.
-    let rank: Option<Vec<usize>> = v.fit.map(|f| {
-        let mut r = vec![0; n];
-        for (pos, i) in f.ranking().into_iter().enumerate() {
-            r[i] = pos;
-        }
-        r
-    });
-    let tie = |a: &usize, b: &usize| match &rank {
+    let tie = |a: &usize, b: &usize| match v.rank {
         Some(r) => r[*a].cmp(&r[*b]),
         None => a.cmp(b),
     };

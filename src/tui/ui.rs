@@ -190,7 +190,7 @@ impl App {
         ])
         .style(Style::default().add_modifier(Modifier::BOLD));
         let widths = [
-            Constraint::Length(5),
+            Constraint::Length(7),
             Constraint::Length(10),
             Constraint::Length(12),
             Constraint::Length(12),
