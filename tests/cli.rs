@@ -264,3 +264,50 @@ fn eval_writes_a_noisy_copy_and_its_truth() {
     assert_eq!(diff, flipped.len());
     assert_eq!(flipped.len(), (0.2f64 * 178.0).round() as usize);
 }
+
+#[test]
+fn export_writes_the_cleaned_file_from_a_saved_session() {
+    use relabel::dataset::{LoadOptions, load};
+    use relabel::review::Session;
+    let dir = tempfile::tempdir().unwrap();
+    let data_home = tempfile::tempdir().unwrap();
+    let input = dir.path().join("wine_noisy.csv");
+    std::fs::copy(sample("wine_noisy.csv"), &input).unwrap();
+    // A session as the review screen leaves it (Linux layout of the data dir).
+    let store = data_home.path().join("relabel").join("sessions");
+    let ds = load(&input, &LoadOptions::default()).unwrap();
+    let (mut session, _) = Session::open(ds, Some(&store)).unwrap();
+    session.relabel(0, 1).unwrap();
+    session.drop_sample(1).unwrap();
+    drop(session);
+
+    let out = relabel()
+        .arg("export")
+        .arg(&input)
+        .env("XDG_DATA_HOME", data_home.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let cleaned = std::fs::read_to_string(dir.path().join("wine_noisy.cleaned.csv")).unwrap();
+    let original = std::fs::read_to_string(&input).unwrap();
+    assert_eq!(cleaned.lines().count(), original.lines().count() - 1);
+    assert!(dir.path().join("wine_noisy.audit.csv").exists());
+    // Again: refuses to replace without --force.
+    let again = relabel()
+        .arg("export")
+        .arg(&input)
+        .env("XDG_DATA_HOME", data_home.path())
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
+    // A file never reviewed has no session.
+    let none = relabel()
+        .arg("export")
+        .arg(sample("iris.csv"))
+        .env("XDG_DATA_HOME", data_home.path())
+        .output()
+        .unwrap();
+    assert_eq!(none.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("no review session"));
+}
