@@ -14,10 +14,12 @@ use serde::{Deserialize, Serialize};
 
 pub mod ensemble;
 pub mod gaussian;
+pub mod l1_logistic;
 pub mod linalg;
 pub mod nda;
 pub mod options;
 pub mod registry;
+pub mod rlr;
 pub mod rnda;
 
 pub use options::{CovarianceFamily, ModelOptions};
@@ -199,6 +201,22 @@ impl ModelReport {
     }
     pub fn sample_column(&self, name: &str) -> Option<&SampleColumn> {
         self.sample_columns.iter().find(|c| c.name == name)
+    }
+
+    /// Models name features by column index ("#12 ..."), since they never
+    /// see the table; this puts the table's names in their place.
+    pub fn name_features(&mut self, names: &[String]) {
+        for (_, items) in &mut self.lists {
+            for item in items.iter_mut() {
+                let Some(rest) = item.strip_prefix('#') else {
+                    continue;
+                };
+                let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                if let Some(name) = digits.parse::<usize>().ok().and_then(|j| names.get(j)) {
+                    *item = format!("{name}{}", &rest[digits.len()..]);
+                }
+            }
+        }
     }
 }
 

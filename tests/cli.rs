@@ -287,7 +287,11 @@ fn export_writes_the_cleaned_file_from_a_saved_session() {
         .env("XDG_DATA_HOME", data_home.path())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let cleaned = std::fs::read_to_string(dir.path().join("wine_noisy.cleaned.csv")).unwrap();
     let original = std::fs::read_to_string(&input).unwrap();
     assert_eq!(cleaned.lines().count(), original.lines().count() - 1);

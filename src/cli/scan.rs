@@ -22,6 +22,7 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
     if let Some(n) = note {
         fit.extra.notes.push(n);
     }
+    fit.extra.name_features(&ds.feature_names);
     let info = RunInfo {
         model: name.clone(),
         options,

@@ -64,6 +64,29 @@ pub struct ModelOptions {
     /// `(1 - s) S + s (tr S / p) I`. `None` picks a size-aware default that
     /// keeps p >= n_k fits well posed.
     pub shrinkage: Option<f64>,
+    /// rlr: the flip table P(given | true), "0.9,0.1;0.05,0.95" (rows =
+    /// true class), or one flip rate per class "0.1,0.2". Seeds the EM, or
+    /// stays fixed with `fix_gamma` (RLogReg-F).
+    pub gamma: Option<String>,
+    /// rlr: keep `gamma` fixed instead of estimating it.
+    pub fix_gamma: bool,
+    /// rlr / lr: a fixed L1 penalty instead of the Bayesian rule
+    /// lambda = N / sum |w| (Cawley & Talbot).
+    pub lambda: Option<f64>,
+    /// shift: how to choose lambda on the path: "cv" (K-fold
+    /// cross-validation), "noise" (the most shifts not above
+    /// `noise_fraction`), or "accuracy" (training accuracy, Tibshirani &
+    /// Manning section 3.3).
+    pub lambda_rule: String,
+    /// shift: the expected fraction of wrong labels (implies rule "noise").
+    pub noise_fraction: Option<f64>,
+    /// shift: folds for the "cv" rule.
+    pub cv_folds: usize,
+    /// shift: penalty on theta: "none", "l2" or "l1" (eq. 2), weight `kappa`.
+    pub theta_penalty: String,
+    pub kappa: f64,
+    /// shift: number of lambda values on the path.
+    pub path_length: usize,
 }
 
 impl Default for ModelOptions {
@@ -74,6 +97,15 @@ impl Default for ModelOptions {
             tol: 1e-7,
             covariance: CovarianceFamily::Full,
             shrinkage: None,
+            gamma: None,
+            fix_gamma: false,
+            lambda: None,
+            lambda_rule: "cv".into(),
+            noise_fraction: None,
+            cv_folds: 5,
+            theta_penalty: "l2".into(),
+            kappa: 1.0,
+            path_length: 30,
         }
     }
 }
@@ -97,6 +129,42 @@ impl ModelOptions {
             return Err(InvalidOption(format!(
                 "--shrinkage must be between 0 and 1, got {s}"
             )));
+        }
+        if let Some(l) = self.lambda
+            && !(l.is_finite() && l >= 0.0)
+        {
+            return Err(InvalidOption(format!("lambda must be >= 0, got {l}")));
+        }
+        if let Some(f) = self.noise_fraction
+            && !(0.0..=1.0).contains(&f)
+        {
+            return Err(InvalidOption(format!(
+                "--noise-fraction must be between 0 and 1, got {f}"
+            )));
+        }
+        if !["cv", "noise", "accuracy"].contains(&self.lambda_rule.as_str()) {
+            return Err(InvalidOption(format!(
+                "lambda_rule must be cv, noise or accuracy, got \"{}\"",
+                self.lambda_rule
+            )));
+        }
+        if !["none", "l1", "l2"].contains(&self.theta_penalty.as_str()) {
+            return Err(InvalidOption(format!(
+                "theta_penalty must be none, l1 or l2, got \"{}\"",
+                self.theta_penalty
+            )));
+        }
+        if !(self.kappa.is_finite() && self.kappa >= 0.0) {
+            return Err(InvalidOption(format!(
+                "kappa must be >= 0, got {}",
+                self.kappa
+            )));
+        }
+        if self.cv_folds < 2 {
+            return Err(InvalidOption("cv_folds must be at least 2".into()));
+        }
+        if self.path_length < 2 {
+            return Err(InvalidOption("path_length must be at least 2".into()));
         }
         Ok(())
     }
@@ -212,5 +280,112 @@ mod tests {
                 .to_string()
                 .contains("--shrinkage")
         );
+    }
+}
+
+/// Reads a flip table P(given | true) for K classes: "a,b;c,d" (rows =
+/// true class) or one flip rate per class "r0,r1,..." spread evenly over
+/// the other classes.
+pub fn parse_gamma(text: &str, k: usize) -> Result<nalgebra::DMatrix<f64>, super::FitError> {
+    use super::FitError::InvalidOption;
+    let num = |s: &str| -> Result<f64, super::FitError> {
+        let v: f64 = s
+            .trim()
+            .parse()
+            .map_err(|_| InvalidOption(format!("gamma: \"{}\" is not a number", s.trim())))?;
+        if (0.0..=1.0).contains(&v) {
+            Ok(v)
+        } else {
+            Err(InvalidOption(format!("gamma: {v} is not a probability")))
+        }
+    };
+    let rows: Vec<&str> = text.split(';').filter(|r| !r.trim().is_empty()).collect();
+    if rows.len() == 1 {
+        let rates: Vec<f64> = rows[0].split(',').map(num).collect::<Result<_, _>>()?;
+        if rates.len() != k {
+            return Err(InvalidOption(format!(
+                "gamma: {} flip rates for {k} classes; give one per class, or a full table \"a,b;c,d\"",
+                rates.len()
+            )));
+        }
+        let off = |r: f64| r / (k - 1) as f64;
+        return Ok(nalgebra::DMatrix::from_fn(k, k, |t, g| {
+            if t == g {
+                1.0 - rates[t]
+            } else {
+                off(rates[t])
+            }
+        }));
+    }
+    if rows.len() != k {
+        return Err(InvalidOption(format!(
+            "gamma: {} rows for {k} classes (rows = true class, separated by ;)",
+            rows.len()
+        )));
+    }
+    let mut m = nalgebra::DMatrix::zeros(k, k);
+    for (t, row) in rows.iter().enumerate() {
+        let vals: Vec<f64> = row.split(',').map(num).collect::<Result<_, _>>()?;
+        if vals.len() != k {
+            return Err(InvalidOption(format!(
+                "gamma: row {} has {} entries, not {k}",
+                t + 1,
+                vals.len()
+            )));
+        }
+        let sum: f64 = vals.iter().sum();
+        if (sum - 1.0).abs() > 1e-6 {
+            return Err(InvalidOption(format!(
+                "gamma: row {} sums to {sum}, not 1",
+                t + 1
+            )));
+        }
+        for (g, v) in vals.into_iter().enumerate() {
+            m[(t, g)] = v;
+        }
+    }
+    Ok(m)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod gamma_tests {
+    use super::*;
+
+    #[test]
+    fn gamma_tables_and_rates_parse() {
+        let m = parse_gamma("0.9,0.1;0.05,0.95", 2).unwrap();
+        assert_eq!(m[(1, 0)], 0.05);
+        let m = parse_gamma("0.1,0.3,0", 3).unwrap();
+        assert!((m[(1, 1)] - 0.7).abs() < 1e-12 && (m[(1, 2)] - 0.15).abs() < 1e-12);
+    }
+
+    #[test]
+    fn bad_gamma_strings_say_what_is_wrong() {
+        for (text, needle) in [
+            ("0.9,0.2;0.1,0.9", "sums to"),
+            ("0.9,x;0.1,0.9", "not a number"),
+            ("1.5,0", "not a probability"),
+            ("0.1,0.1,0.1", "3 flip rates for 2 classes"),
+            ("0.9,0.1;0.1,0.9;0.5,0.5", "3 rows for 2 classes"),
+        ] {
+            let e = parse_gamma(text, 2).unwrap_err().to_string();
+            assert!(e.contains(needle), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn shift_and_lambda_options_are_checked() {
+        for (k, v) in [
+            ("noise_fraction", "1.5"),
+            ("lambda_rule", "magic"),
+            ("theta_penalty", "l3"),
+            ("cv_folds", "1"),
+            ("lambda", "-1"),
+        ] {
+            let mut o = ModelOptions::default();
+            o.set(k, v).unwrap();
+            assert!(o.validate_common().is_err(), "{k}={v}");
+        }
     }
 }

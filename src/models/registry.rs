@@ -1,6 +1,8 @@
 //! The list of models by CLI name, and construction from options.
 
-use super::{FitError, ModelOptions, RobustModel, ensemble::AllModels, nda::Nda, rnda::Rnda};
+use super::{
+    FitError, ModelOptions, RobustModel, ensemble::AllModels, nda::Nda, rlr::Rlr, rnda::Rnda,
+};
 
 /// What the CLI help and the TUI model picker show about a model.
 #[derive(Clone, Copy, Debug)]
@@ -26,6 +28,18 @@ pub const MODELS: &[ModelInfo] = &[
         options: &["covariance", "shrinkage"],
     },
     ModelInfo {
+        name: "rlr",
+        title: "robust sparse logistic regression",
+        summary: "logistic model with a learned flip table and Bayesian L1 (Bootkrajang & Kaban 2013)",
+        options: &["gamma", "fix_gamma", "lambda", "max_iter", "tol"],
+    },
+    ModelInfo {
+        name: "lr",
+        title: "sparse logistic regression",
+        summary: "L1 logistic regression with the Bayesian lambda, labels trusted (BLogReg baseline)",
+        options: &["lambda", "max_iter", "tol"],
+    },
+    ModelInfo {
         name: "all",
         title: "every applicable robust model",
         summary: "runs the robust models together: mean posterior and per-sample disagreement",
@@ -40,6 +54,8 @@ pub fn build_model(name: &str, options: &ModelOptions) -> Result<Box<dyn RobustM
         "rnda" => Ok(Box::new(Rnda::new(options.clone()))),
         "nda" => Ok(Box::new(Nda::new(options.clone()))),
         "all" => Ok(Box::new(AllModels::new(options.clone()))),
+        "rlr" => Ok(Box::new(Rlr::robust(options.clone()))),
+        "lr" => Ok(Box::new(Rlr::baseline(options.clone()))),
         other => Err(FitError::UnknownModel(
             other.to_string(),
             MODELS.iter().map(|m| m.name).collect::<Vec<_>>().join(", "),

@@ -248,7 +248,9 @@ impl App {
             other => Err(other),
         };
         match msg {
-            Ok(Ok(fit)) => {
+            Ok(Ok(mut fit)) => {
+                fit.extra
+                    .name_features(&self.session.dataset().feature_names);
                 let n = self.session.dataset().n_samples();
                 let status = format!(
                     "{} {} after {} iterations",
