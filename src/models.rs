@@ -21,6 +21,7 @@ pub mod options;
 pub mod registry;
 pub mod rlr;
 pub mod rnda;
+pub mod shift;
 
 pub use options::{CovarianceFamily, ModelOptions};
 pub use registry::{DataShape, MODELS, ModelInfo, build_model, resolve_model_name};

@@ -152,6 +152,19 @@ pub struct ModelArgs {
     /// Relative change of the objective at which a fit has converged.
     #[arg(long, global = true)]
     pub tol: Option<f64>,
+    /// rlr: flip table P(given | true), "0.9,0.1;0.05,0.95" (rows = true
+    /// class), or one flip rate per class "0.1,0.2".
+    #[arg(long, global = true)]
+    pub gamma: Option<String>,
+    /// rlr: keep --gamma fixed (RLogReg-F) instead of estimating it.
+    #[arg(long, global = true)]
+    pub fix_gamma: bool,
+    /// shift: expected fraction of wrong labels; picks lambda on the path.
+    #[arg(long, global = true)]
+    pub noise_fraction: Option<f64>,
+    /// shift: how to pick lambda: cv, noise or accuracy.
+    #[arg(long, global = true)]
+    pub lambda_rule: Option<String>,
     /// Any model option by name, e.g. --opt shrinkage=0.1 (repeatable).
     #[arg(long = "opt", global = true, value_name = "KEY=VALUE")]
     pub opts: Vec<String>,
@@ -178,6 +191,16 @@ impl ModelArgs {
         }
         if let Some(t) = self.tol {
             o.tol = t;
+        }
+        if self.gamma.is_some() {
+            o.gamma = self.gamma.clone();
+        }
+        o.fix_gamma |= self.fix_gamma;
+        if self.noise_fraction.is_some() {
+            o.noise_fraction = self.noise_fraction;
+        }
+        if let Some(r) = &self.lambda_rule {
+            o.lambda_rule = r.clone();
         }
         for kv in &self.opts {
             let (k, v) = kv.split_once('=').ok_or_else(|| {

@@ -2,6 +2,7 @@
 
 use super::{
     FitError, ModelOptions, RobustModel, ensemble::AllModels, nda::Nda, rlr::Rlr, rnda::Rnda,
+    shift::ShiftLr,
 };
 
 /// What the CLI help and the TUI model picker show about a model.
@@ -40,6 +41,20 @@ pub const MODELS: &[ModelInfo] = &[
         options: &["lambda", "max_iter", "tol"],
     },
     ModelInfo {
+        name: "shift",
+        title: "shift-parameter logistic regression",
+        summary: "one L1-penalised shift per sample over a lambda path (Tibshirani & Manning)",
+        options: &[
+            "lambda_rule",
+            "noise_fraction",
+            "cv_folds",
+            "theta_penalty",
+            "kappa",
+            "path_length",
+            "seed",
+        ],
+    },
+    ModelInfo {
         name: "all",
         title: "every applicable robust model",
         summary: "runs the robust models together: mean posterior and per-sample disagreement",
@@ -56,6 +71,7 @@ pub fn build_model(name: &str, options: &ModelOptions) -> Result<Box<dyn RobustM
         "all" => Ok(Box::new(AllModels::new(options.clone()))),
         "rlr" => Ok(Box::new(Rlr::robust(options.clone()))),
         "lr" => Ok(Box::new(Rlr::baseline(options.clone()))),
+        "shift" => Ok(Box::new(ShiftLr::new(options.clone()))),
         other => Err(FitError::UnknownModel(
             other.to_string(),
             MODELS.iter().map(|m| m.name).collect::<Vec<_>>().join(", "),

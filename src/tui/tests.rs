@@ -109,6 +109,7 @@ fn detail_and_model_panes_on_a_narrow_screen() {
     app.handle_key(&code(KeyCode::Tab));
     assert_eq!(app.focus, Pane::Model);
     insta::assert_snapshot!("model_80x24", screen(&app, 80, 24));
+    insta::assert_snapshot!("model_160x48", screen(&app, 160, 48));
     let wide = screen(&app, 160, 48);
     assert!(
         wide.contains("gamma P(given | true)") && wide.contains("rows: true class, cols: given"),
@@ -130,7 +131,7 @@ fn every_popup_renders() {
         press(&mut app, keys);
         assert!(app.popup.is_some(), "{keys} opened nothing");
         insta::assert_snapshot!(format!("popup_{name}_80x24"), screen(&app, 80, 24));
-        let _ = screen(&app, 160, 48);
+        insta::assert_snapshot!(format!("popup_{name}_160x48"), screen(&app, 160, 48));
         app.handle_key(&code(KeyCode::Esc));
         assert_eq!(app.popup, None, "{name} did not close");
     }
@@ -138,6 +139,7 @@ fn every_popup_renders() {
     press(&mut app, "q");
     assert_eq!(app.popup, Some(Popup::ConfirmQuit));
     insta::assert_snapshot!("popup_confirm_quit_80x24", screen(&app, 80, 24));
+    insta::assert_snapshot!("popup_confirm_quit_160x48", screen(&app, 160, 48));
     app.handle_key(&code(KeyCode::Esc));
     assert!(!app.quit);
 }

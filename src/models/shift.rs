@@ -1,0 +1,519 @@
+//! Logistic regression with per-sample shift parameters (Tibshirani &
+//! Manning, eqs. 1-2): logit P(y_i = 1) = theta^T x_i + gamma_i, with an L1
+//! penalty lambda sum |gamma_i| on the shifts and theta unpenalised or
+//! penalised by kappa (L1 or L2). A large shift says the sample's label
+//! disagrees with the rest of the data.
+//!
+//! The problem is a penalised GLM on [X | I_n] (section 3.1). We solve it by
+//! block coordinate descent: theta by the coordinate-descent solver with the
+//! shifts as an offset, then every shift in closed form (each touches one
+//! sample only), over a warm-started lambda path from lambda_max (all shifts
+//! zero) down. K > 2 classes use the paper's group-lasso proposal: one group
+//! of K shifts per sample, penalty lambda sum ||gamma_i||_2.
+
+use std::sync::Arc;
+
+use nalgebra::DMatrix;
+
+use super::gaussian::one_hot;
+use super::l1_logistic::{self, Coefs, Penalty, Problem};
+use super::linalg::Standardizer;
+use super::rlr::LogisticClassifier;
+use super::{
+    Control, Fit, FitError, ModelOptions, NamedSeries, Progress, RobustModel, SampleColumn,
+    check_inputs,
+};
+use crate::rng::Rng;
+
+/// The path runs from lambda_max down to this fraction of it.
+const PATH_RATIO: f64 = 0.01;
+
+#[derive(Clone, Debug)]
+pub struct ShiftLr {
+    options: ModelOptions,
+}
+
+impl ShiftLr {
+    pub fn new(options: ModelOptions) -> Self {
+        Self { options }
+    }
+
+    fn theta_penalty(&self) -> Penalty {
+        match self.options.theta_penalty.as_str() {
+            "l1" => Penalty {
+                l1: self.options.kappa,
+                l2: 0.0,
+            },
+            "l2" => Penalty {
+                l1: 0.0,
+                l2: self.options.kappa,
+            },
+            _ => Penalty { l1: 0.0, l2: 0.0 },
+        }
+    }
+}
+
+fn logit(q: f64) -> f64 {
+    (q / (1.0 - q)).ln()
+}
+
+/// The best shifts for fixed linear predictors `eta` (n x C).
+fn update_shifts(
+    eta: &DMatrix<f64>,
+    given: &[usize],
+    k: usize,
+    lambda: f64,
+    shifts: &mut DMatrix<f64>,
+) {
+    for (i, &g) in given.iter().enumerate() {
+        if k == 2 {
+            // Closed form of min -log P(g | a + s) + lambda |s|.
+            let a = eta[(i, 0)];
+            let p1 = l1_logistic::probabilities(&DMatrix::from_element(1, 1, a), 2)[(0, 1)];
+            shifts[(i, 0)] = if lambda >= 1.0 {
+                0.0
+            } else if g == 1 && 1.0 - p1 > lambda {
+                logit(1.0 - lambda) - a
+            } else if g == 0 && p1 > lambda {
+                logit(lambda) - a
+            } else {
+                0.0
+            };
+        } else {
+            // Group lasso: proximal gradient on this sample's K shifts.
+            let mut s: Vec<f64> = (0..k).map(|c| shifts[(i, c)]).collect();
+            for _ in 0..200 {
+                let logits: Vec<f64> = (0..k).map(|c| eta[(i, c)] + s[c]).collect();
+                let lse = super::linalg::log_sum_exp(&logits);
+                let u: Vec<f64> = (0..k)
+                    .map(|c| s[c] - ((logits[c] - lse).exp() - f64::from(u8::from(c == g))))
+                    .collect();
+                let norm = u.iter().map(|v| v * v).sum::<f64>().sqrt();
+                let scale = if norm > lambda {
+                    1.0 - lambda / norm
+                } else {
+                    0.0
+                };
+                let next: Vec<f64> = u.iter().map(|v| v * scale).collect();
+                let change = next
+                    .iter()
+                    .zip(&s)
+                    .map(|(a, b)| (a - b).abs())
+                    .fold(0.0, f64::max);
+                s = next;
+                if change < 1e-10 {
+                    break;
+                }
+            }
+            for c in 0..k {
+                shifts[(i, c)] = s[c];
+            }
+        }
+    }
+}
+
+/// One point of the path.
+#[derive(Clone, Debug)]
+struct PathPoint {
+    lambda: f64,
+    theta: Coefs,
+    shifts: DMatrix<f64>,
+}
+
+impl PathPoint {
+    fn nonzero(&self) -> Vec<bool> {
+        (0..self.shifts.nrows())
+            .map(|i| self.shifts.row(i).iter().any(|v| *v != 0.0))
+            .collect()
+    }
+}
+
+impl ShiftLr {
+    /// The warm-started path on (z, given); `progress` per lambda.
+    fn path(
+        &self,
+        z: &DMatrix<f64>,
+        given: &[usize],
+        k: usize,
+        progress: &mut dyn FnMut(usize, f64) -> Control,
+    ) -> Result<Vec<PathPoint>, FitError> {
+        let targets = one_hot(given, k);
+        let c = if k == 2 { 1 } else { k };
+        let pen = self.theta_penalty();
+        let no_offset = Problem {
+            x: z,
+            targets: &targets,
+            offset: None,
+            penalty_factor: None,
+        };
+        let theta0 = l1_logistic::fit(&no_offset, pen, None, 100, 1e-10);
+        let probs = l1_logistic::probabilities(&l1_logistic::linear(&no_offset, &theta0), k);
+        let lambda_max = (0..given.len())
+            .map(|i| {
+                if k == 2 {
+                    (1.0 - probs[(i, given[i])]).abs()
+                } else {
+                    (0..k)
+                        .map(|cc| (f64::from(u8::from(cc == given[i])) - probs[(i, cc)]).powi(2))
+                        .sum::<f64>()
+                        .sqrt()
+                }
+            })
+            .fold(0.0, f64::max);
+        let steps = self.options.path_length;
+        let mut theta = theta0;
+        let mut shifts = DMatrix::zeros(given.len(), c);
+        let mut out = Vec::with_capacity(steps);
+        for step in 0..steps {
+            // Just above lambda_max at the start, so the first point has no shift.
+            let lambda = 1.0001 * lambda_max * PATH_RATIO.powf(step as f64 / (steps - 1) as f64);
+            for _round in 0..100 {
+                let before = shifts.clone();
+                let with_offset = Problem {
+                    x: z,
+                    targets: &targets,
+                    offset: Some(&shifts),
+                    penalty_factor: None,
+                };
+                theta = l1_logistic::fit(&with_offset, pen, Some(&theta), 3, 1e-8);
+                let eta = l1_logistic::linear(&no_offset, &theta);
+                update_shifts(&eta, given, k, lambda, &mut shifts);
+                if (&shifts - &before).amax() < 1e-5 {
+                    break;
+                }
+            }
+            if progress(step + 1, lambda) == Control::Stop {
+                return Err(FitError::Cancelled);
+            }
+            out.push(PathPoint {
+                lambda,
+                theta: theta.clone(),
+                shifts: shifts.clone(),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Picks a point of the path by the configured rule.
+    fn choose(
+        &self,
+        z: &DMatrix<f64>,
+        given: &[usize],
+        k: usize,
+        path: &[PathPoint],
+    ) -> Result<(usize, String), FitError> {
+        let n = given.len();
+        let accuracy_of = |theta: &Coefs, rows: &[usize]| -> f64 {
+            let sub = z.select_rows(rows.iter());
+            let dummy = DMatrix::zeros(rows.len(), k);
+            let p = Problem {
+                x: &sub,
+                targets: &dummy,
+                offset: None,
+                penalty_factor: None,
+            };
+            let probs = l1_logistic::probabilities(&l1_logistic::linear(&p, theta), k);
+            rows.iter()
+                .enumerate()
+                .filter(|(r, i)| super::argmax(probs.row(*r).iter().copied()) == given[**i])
+                .count() as f64
+                / rows.len().max(1) as f64
+        };
+        let rule = if self.options.noise_fraction.is_some() {
+            "noise"
+        } else {
+            self.options.lambda_rule.as_str()
+        };
+        match rule {
+            "noise" => {
+                let f = self.options.noise_fraction.unwrap_or(0.1);
+                let cap = (f * n as f64).floor() as usize;
+                // The smallest lambda whose shifts stay within the expected noise.
+                let idx = path
+                    .iter()
+                    .rposition(|p| p.nonzero().iter().filter(|v| **v).count() <= cap)
+                    .unwrap_or(0);
+                Ok((
+                    idx,
+                    format!("lambda chosen as the most shifts within noise fraction {f}"),
+                ))
+            }
+            "accuracy" => {
+                let all: Vec<usize> = (0..n).collect();
+                let mut best = (0, f64::NEG_INFINITY);
+                for (idx, p) in path.iter().enumerate() {
+                    let a = accuracy_of(&p.theta, &all);
+                    if a > best.1 + 1e-12 {
+                        best = (idx, a);
+                    }
+                }
+                Ok((
+                    best.0,
+                    format!("lambda chosen by training accuracy ({:.3})", best.1),
+                ))
+            }
+            _ => {
+                let folds = self.options.cv_folds.min(n);
+                let mut order: Vec<usize> = (0..n).collect();
+                Rng::new(self.options.seed).shuffle(&mut order);
+                let mut score = vec![0.0; path.len()];
+                for fold in 0..folds {
+                    let test: Vec<usize> =
+                        order.iter().copied().skip(fold).step_by(folds).collect();
+                    let train: Vec<usize> = order
+                        .iter()
+                        .copied()
+                        .filter(|i| !test.contains(i))
+                        .collect();
+                    let ztr = z.select_rows(train.iter());
+                    let gtr: Vec<usize> = train.iter().map(|&i| given[i]).collect();
+                    if gtr.iter().collect::<std::collections::HashSet<_>>().len() < 2 {
+                        continue;
+                    }
+                    let sub = self.path(&ztr, &gtr, k, &mut |_, _| Control::Continue)?;
+                    for (idx, p) in sub.iter().enumerate() {
+                        score[idx] += accuracy_of(&p.theta, &test) * test.len() as f64;
+                    }
+                }
+                let mut best = (0, f64::NEG_INFINITY);
+                for (idx, s) in score.iter().enumerate() {
+                    if *s > best.1 + 1e-12 {
+                        best = (idx, *s);
+                    }
+                }
+                Ok((
+                    best.0,
+                    format!(
+                        "lambda chosen by {folds}-fold cross-validation (accuracy {:.3})",
+                        best.1 / n as f64
+                    ),
+                ))
+            }
+        }
+    }
+}
+
+impl RobustModel for ShiftLr {
+    fn name(&self) -> &'static str {
+        "shift"
+    }
+
+    fn fit(
+        &self,
+        x: &DMatrix<f64>,
+        given: &[usize],
+        n_classes: usize,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Fit, FitError> {
+        check_inputs(x, given, n_classes)?;
+        let k = n_classes;
+        let standardizer = Standardizer::fit(x);
+        let z = standardizer.apply(x);
+        let steps = self.options.path_length;
+        let path = self.path(&z, given, k, &mut |step, lambda| {
+            progress(Progress {
+                stage: "lambda path",
+                iteration: step,
+                max_iterations: steps,
+                objective: lambda,
+                fraction: step as f64 / steps as f64,
+            })
+        })?;
+        let (chosen, why) = self.choose(&z, given, k, &path)?;
+        let point = &path[chosen];
+        // The curator's scores come from theta alone (section 3.2).
+        let dummy = DMatrix::zeros(z.nrows(), k);
+        let p = Problem {
+            x: &z,
+            targets: &dummy,
+            offset: None,
+            penalty_factor: None,
+        };
+        let posterior = l1_logistic::probabilities(&l1_logistic::linear(&p, &point.theta), k);
+        let mut fit = Fit::from_posterior(posterior, given);
+        let n = given.len();
+        let mut entry = vec![f64::NAN; n];
+        for pt in &path {
+            for (i, nz) in pt.nonzero().into_iter().enumerate() {
+                if nz && entry[i].is_nan() {
+                    entry[i] = pt.lambda;
+                }
+            }
+        }
+        // Samples whose shift enters earlier on the path are more suspect.
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| {
+            let ea = if entry[a].is_nan() { -1.0 } else { entry[a] };
+            let eb = if entry[b].is_nan() { -1.0 } else { entry[b] };
+            eb.total_cmp(&ea).then(a.cmp(&b))
+        });
+        let mut rank = vec![0; n];
+        for (pos, i) in order.into_iter().enumerate() {
+            rank[i] = pos;
+        }
+        fit.suspicion_rank = Some(rank);
+        fit.shifts = Some(point.shifts.clone());
+        fit.extra.sample_columns.push(SampleColumn {
+            name: "entry_lambda".into(),
+            values: entry,
+        });
+        fit.extra.series.push(NamedSeries {
+            name: "shift path".into(),
+            x_label: "lambda".into(),
+            y_label: "non-zero shifts".into(),
+            points: path
+                .iter()
+                .map(|p| (p.lambda, p.nonzero().iter().filter(|v| **v).count() as f64))
+                .collect(),
+        });
+        fit.extra.scalars.push(("lambda".into(), point.lambda));
+        fit.extra.scalars.push((
+            "non_zero_shifts".into(),
+            point.nonzero().iter().filter(|v| **v).count() as f64,
+        ));
+        fit.extra.notes.push(why);
+        fit.trace = path.iter().map(|p| p.lambda).collect();
+        fit.iterations = path.len();
+        fit.converged = true;
+        fit.classifier = Some(Arc::new(LogisticClassifier {
+            standardizer,
+            coefs: point.theta.clone(),
+            n_classes: k,
+        }));
+        Ok(fit)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::eval::metrics::auroc;
+    use crate::models::no_progress;
+
+    /// Tibshirani & Manning's simulation: features Uniform(-5, 5), theta_j
+    /// = 2, zero intercept; then a fraction of labels flipped.
+    fn simulated(
+        n: usize,
+        d: usize,
+        flip: f64,
+        seed: u64,
+    ) -> (DMatrix<f64>, Vec<usize>, Vec<bool>) {
+        let mut rng = Rng::new(seed);
+        let x = DMatrix::from_fn(n, d, |_, _| rng.uniform_in(-5.0, 5.0));
+        let mut given = Vec::new();
+        let mut flipped = Vec::new();
+        for i in 0..n {
+            let eta: f64 = (0..d).map(|j| 2.0 * x[(i, j)]).sum();
+            let y = usize::from(rng.uniform() < crate::models::linalg::sigmoid(eta));
+            let f = rng.uniform() < flip;
+            given.push(if f { 1 - y } else { y });
+            flipped.push(f);
+        }
+        (x, given, flipped)
+    }
+
+    fn opts(rule: &str) -> ModelOptions {
+        ModelOptions {
+            lambda_rule: rule.into(),
+            theta_penalty: "none".into(),
+            path_length: 15,
+            ..ModelOptions::default()
+        }
+    }
+
+    #[test]
+    fn lambda_max_starts_the_path_with_no_shifts_and_entries_come_in_order() {
+        let (x, given, _) = simulated(200, 5, 0.1, 1);
+        let f = ShiftLr::new(opts("accuracy"))
+            .fit(&x, &given, 2, &mut no_progress())
+            .unwrap();
+        let path = &f.extra.series[0].points;
+        assert_eq!(path[0].1, 0.0);
+        assert!(path.windows(2).all(|w| w[0].0 > w[1].0));
+        assert!(path.last().unwrap().1 > 0.0);
+        let entry = &f.extra.sample_column("entry_lambda").unwrap().values;
+        assert!(entry.iter().any(|e| !e.is_nan()));
+    }
+
+    #[test]
+    fn shifts_find_the_flipped_labels() {
+        let (x, given, flipped) = simulated(300, 5, 0.15, 2);
+        let f = ShiftLr::new(ModelOptions {
+            noise_fraction: Some(0.2),
+            ..opts("noise")
+        })
+        .fit(&x, &given, 2, &mut no_progress())
+        .unwrap();
+        let nz = f.extra.scalar("non_zero_shifts").unwrap();
+        assert!(nz <= 60.0, "{nz}");
+        let entry: Vec<f64> = f
+            .extra
+            .sample_column("entry_lambda")
+            .unwrap()
+            .values
+            .iter()
+            .map(|e| if e.is_nan() { 0.0 } else { *e })
+            .collect();
+        let a = auroc(&entry, &flipped).unwrap();
+        assert!(a > 0.85, "entry-lambda AUROC {a}");
+        // The sign of a shift points away from the given label.
+        let shifts = f.shifts.as_ref().unwrap();
+        for i in 0..300 {
+            let s = shifts[(i, 0)];
+            if s != 0.0 {
+                assert_eq!(s > 0.0, given[i] == 1, "sample {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn three_classes_use_one_group_of_shifts_per_sample() {
+        let mut rng = Rng::new(3);
+        let mut given: Vec<usize> = (0..150).map(|i| i % 3).collect();
+        let x = DMatrix::from_fn(
+            150,
+            3,
+            |i, j| if j == given[i] { 3.0 } else { 0.0 } + rng.normal(),
+        );
+        for g in given.iter_mut().take(9) {
+            *g = (*g + 1) % 3;
+        }
+        let f = ShiftLr::new(ModelOptions {
+            noise_fraction: Some(0.1),
+            ..opts("noise")
+        })
+        .fit(&x, &given, 3, &mut no_progress())
+        .unwrap();
+        assert_eq!(f.shifts.as_ref().unwrap().ncols(), 3);
+        let top: Vec<usize> = f.ranking().into_iter().take(9).collect();
+        assert!(top.iter().filter(|&&i| i < 9).count() >= 7, "{top:?}");
+    }
+
+    #[test]
+    fn cross_validation_picks_a_point_and_says_so() {
+        let (x, given, _) = simulated(120, 3, 0.1, 4);
+        let f = ShiftLr::new(opts("cv"))
+            .fit(&x, &given, 2, &mut no_progress())
+            .unwrap();
+        assert!(
+            f.extra.notes[0].contains("cross-validation"),
+            "{:?}",
+            f.extra.notes
+        );
+    }
+
+    #[test]
+    fn cancels_within_one_path_step() {
+        let (x, given, _) = simulated(100, 3, 0.1, 5);
+        let mut calls = 0;
+        let e = ShiftLr::new(opts("accuracy"))
+            .fit(&x, &given, 2, &mut |_| {
+                calls += 1;
+                Control::Stop
+            })
+            .unwrap_err();
+        assert_eq!(e, FitError::Cancelled);
+        assert_eq!(calls, 1);
+    }
+}
