@@ -87,6 +87,17 @@ pub struct App {
     pub export_dir: Option<PathBuf>,
 }
 
+/// A text field: characters append, Backspace deletes.
+fn type_into(input: &mut String, code: crossterm::event::KeyCode) {
+    match code {
+        crossterm::event::KeyCode::Char(c) => input.push(c),
+        crossterm::event::KeyCode::Backspace => {
+            input.pop();
+        }
+        _ => {}
+    }
+}
+
 /// Entries of the filter menu.
 pub fn filter_entries(classes: &[String]) -> Vec<(String, Filter)> {
     let mut v = vec![("show all".to_string(), Filter::default())];
@@ -571,15 +582,10 @@ impl App {
                         Some(Popup::Threshold { input })
                     }
                 },
-                KeyCode::Backspace => {
-                    input.pop();
+                _ => {
+                    type_into(&mut input, code);
                     Some(Popup::Threshold { input })
                 }
-                KeyCode::Char(c) => {
-                    input.push(c);
-                    Some(Popup::Threshold { input })
-                }
-                _ => Some(Popup::Threshold { input }),
             },
             Popup::Search { mut input } => match code {
                 KeyCode::Esc => None,
@@ -589,15 +595,10 @@ impl App {
                     }
                     None
                 }
-                KeyCode::Backspace => {
-                    input.pop();
+                _ => {
+                    type_into(&mut input, code);
                     Some(Popup::Search { input })
                 }
-                KeyCode::Char(c) => {
-                    input.push(c);
-                    Some(Popup::Search { input })
-                }
-                _ => Some(Popup::Search { input }),
             },
             Popup::ConfirmQuit => match code {
                 KeyCode::Char('y') => {
@@ -643,15 +644,10 @@ impl App {
                         p.editing = Some(text);
                     }
                 }
-                KeyCode::Backspace => {
-                    text.pop();
+                other => {
+                    type_into(&mut text, other);
                     p.editing = Some(text);
                 }
-                KeyCode::Char(c) => {
-                    text.push(c);
-                    p.editing = Some(text);
-                }
-                _ => p.editing = Some(text),
             }
             return Some(Popup::ModelPicker(p));
         }
