@@ -4,4 +4,5 @@
 pub mod detection;
 pub mod metrics;
 pub mod noise;
+pub mod papers;
 pub mod simulate;

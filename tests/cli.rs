@@ -198,6 +198,24 @@ fn bad_options_and_missing_files_exit_2() {
         vec!["scan", iris.to_str().unwrap(), "--opt", "nonsense=1"],
         vec!["scan", "/no/such/file.csv"],
         vec!["eval", iris.to_str().unwrap(), "--rate", "1.5"],
+        vec!["eval"],
+        vec!["eval", "--paper", "nonsense"],
+        vec![
+            "scan",
+            iris.to_str().unwrap(),
+            "--model",
+            "rlr",
+            "--gamma",
+            "0.9,0.2;0.1,0.9",
+        ],
+        vec![
+            "scan",
+            iris.to_str().unwrap(),
+            "--model",
+            "shift",
+            "--noise-fraction",
+            "2",
+        ],
     ] {
         let out = relabel().args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");

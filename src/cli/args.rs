@@ -233,8 +233,12 @@ pub struct ScanArgs {
 
 #[derive(Debug, Args)]
 pub struct EvalArgs {
-    /// Clean labelled table.
-    pub data: PathBuf,
+    /// Clean labelled table (not needed with --paper).
+    pub data: Option<PathBuf>,
+    /// Run a paper's experiment instead: shift-table1 (Tibshirani & Manning,
+    /// Table 1, unregularised rows).
+    #[arg(long)]
+    pub paper: Option<String>,
     /// Models to compare, comma-separated.
     #[arg(long, default_value = "rnda,nda")]
     pub models: String,

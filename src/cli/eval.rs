@@ -13,7 +13,15 @@ use crate::eval::noise::{NoiseKind, inject};
 use crate::models::resolve_model_name;
 
 pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliError> {
-    let ds = load(&a.data, data)?;
+    if let Some(paper) = &a.paper {
+        return run_paper(paper, a, model);
+    }
+    let Some(path) = &a.data else {
+        return Err(CliError::BadInput(
+            "eval needs a clean labelled table (or --paper NAME)".into(),
+        ));
+    };
+    let ds = load(path, data)?;
     let options = model.model_options()?;
     let kind = NoiseKind::parse(&a.noise).ok_or_else(|| {
         CliError::BadInput(format!(
@@ -45,7 +53,7 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
     };
     println!(
         "relabel eval: {} ({} samples, {} features, {} classes), {} noise at {:.0}%, {} draws (seeds {}..{})",
-        a.data.display(),
+        path.display(),
         ds.x.nrows(),
         ds.x.ncols(),
         ds.classes.len(),
@@ -103,6 +111,38 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
         "k = number of flipped labels; suggested acc = share of samples whose suggested label is the true one"
     );
     Ok(())
+}
+
+/// `relabel eval --paper NAME`.
+fn run_paper(paper: &str, a: &EvalArgs, model: &ModelArgs) -> Result<(), CliError> {
+    let seed = model.model_options()?.seed;
+    match paper {
+        "shift-table1" => {
+            println!(
+                "Tibshirani & Manning Table 1 setting: 10 features U(-5,5), theta_j = 2, train/dev/test 500 each, \
+                 lambda by dev 0-1 loss; {} repeats, seed {seed}",
+                a.repeats
+            );
+            println!(
+                "{:>5} {:>5} {:>18} {:>18}",
+                "p0", "p1", "standard (%)", "robust (%)"
+            );
+            for (p0, p1) in [(0.0, 0.0), (0.1, 0.0), (0.2, 0.0), (0.3, 0.0), (0.3, 0.1)] {
+                let row = crate::eval::papers::shift_table1(p0, p1, 500, a.repeats, seed)?;
+                println!(
+                    "{p0:>5.1} {p1:>5.1} {:>10.2} ± {:>5.2} {:>10.2} ± {:>5.2}",
+                    100.0 * row.standard.0,
+                    100.0 * row.standard.1,
+                    100.0 * row.robust.0,
+                    100.0 * row.robust.1
+                );
+            }
+            Ok(())
+        }
+        other => Err(CliError::BadInput(format!(
+            "unknown paper experiment \"{other}\"; available: shift-table1"
+        ))),
+    }
 }
 
 /// Loads a clean test table with the training schema; its labels must be

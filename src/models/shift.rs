@@ -293,6 +293,35 @@ impl ShiftLr {
     }
 }
 
+impl ShiftLr {
+    /// Every point of the lambda path as (lambda, classifier from theta),
+    /// for choosing lambda on held-out data (the papers' experiments).
+    pub fn path_classifiers(
+        &self,
+        x: &DMatrix<f64>,
+        given: &[usize],
+        n_classes: usize,
+    ) -> Result<Vec<(f64, LogisticClassifier)>, FitError> {
+        check_inputs(x, given, n_classes)?;
+        let standardizer = Standardizer::fit(x);
+        let z = standardizer.apply(x);
+        let path = self.path(&z, given, n_classes, &mut |_, _| Control::Continue)?;
+        Ok(path
+            .into_iter()
+            .map(|p| {
+                (
+                    p.lambda,
+                    LogisticClassifier {
+                        standardizer: standardizer.clone(),
+                        coefs: p.theta,
+                        n_classes,
+                    },
+                )
+            })
+            .collect())
+    }
+}
+
 impl RobustModel for ShiftLr {
     fn name(&self) -> &'static str {
         "shift"
