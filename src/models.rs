@@ -15,11 +15,15 @@ use serde::{Deserialize, Serialize};
 pub mod ensemble;
 pub mod gaussian;
 pub mod l1_logistic;
+pub mod lda;
 pub mod linalg;
+pub mod mda;
+pub mod mixture;
 pub mod nda;
 pub mod options;
 pub mod registry;
 pub mod rlr;
+pub mod rmda;
 pub mod rnda;
 pub mod shift;
 

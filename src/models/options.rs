@@ -87,6 +87,20 @@ pub struct ModelOptions {
     pub kappa: f64,
     /// shift: number of lambda values on the path.
     pub path_length: usize,
+    /// rmda: a fixed number of clusters; `None` chooses it by BIC over
+    /// `clusters_min..=clusters_max`.
+    pub clusters: Option<usize>,
+    /// rmda: smallest number of clusters BIC tries (default: the number of
+    /// classes K).
+    pub clusters_min: Option<usize>,
+    /// rmda: largest number of clusters BIC tries (default: 4 K).
+    pub clusters_max: Option<usize>,
+    /// mda: clusters in each class's mixture; `None` chooses it per class by
+    /// BIC over 1..=4.
+    pub clusters_per_class: Option<usize>,
+    /// rmda / mda: k-means++ starts of each mixture EM; the best
+    /// log-likelihood is kept.
+    pub restarts: usize,
 }
 
 impl Default for ModelOptions {
@@ -106,6 +120,11 @@ impl Default for ModelOptions {
             theta_penalty: "l2".into(),
             kappa: 1.0,
             path_length: 30,
+            clusters: None,
+            clusters_min: None,
+            clusters_max: None,
+            clusters_per_class: None,
+            restarts: 4,
         }
     }
 }
