@@ -12,7 +12,9 @@ use std::sync::Arc;
 use nalgebra::DMatrix;
 
 use super::linalg::{Standardizer, normalise_log_rows};
-use super::mixture::{Gauge, GaussianMixture, MixtureSettings, fit_mixture, select_by_bic};
+use super::mixture::{
+    Gauge, GaussianMixture, MixtureSettings, feature_scaling, fit_mixture, select_by_bic,
+};
 use super::nda::{class_name, require_every_class};
 use super::rmda::validate_mixture_options;
 use super::{
@@ -80,7 +82,7 @@ impl RobustModel for Mda {
         require_every_class(&counts)?;
         let opts = &self.options;
         let n = given.len();
-        let standardizer = Standardizer::fit(x);
+        let standardizer = feature_scaling(x, opts.standardize);
         let z = standardizer.apply(x);
         let mut mixtures = Vec::with_capacity(n_classes);
         let mut extra = super::ModelReport::default();

@@ -11,7 +11,7 @@
 use nalgebra::DMatrix;
 
 use super::gaussian::{GaussianComponents, one_hot};
-use super::linalg::{log_sum_exp, normalise_log_rows, relative_change};
+use super::linalg::{Standardizer, log_sum_exp, normalise_log_rows, relative_change};
 use super::{Control, CovarianceFamily, FitError, Progress};
 use crate::rng::Rng;
 
@@ -133,6 +133,19 @@ impl GaussianMixture {
                 log_sum_exp(&row)
             })
             .collect()
+    }
+}
+
+/// Per-feature standardisation when `standardize`, else the identity (the
+/// mixture models' `standardize` option).
+pub fn feature_scaling(x: &DMatrix<f64>, standardize: bool) -> Standardizer {
+    if standardize {
+        Standardizer::fit(x)
+    } else {
+        Standardizer {
+            mean: nalgebra::DVector::zeros(x.ncols()),
+            scale: nalgebra::DVector::from_element(x.ncols(), 1.0),
+        }
     }
 }
 

@@ -101,6 +101,11 @@ pub struct ModelOptions {
     /// rmda / mda: k-means++ starts of each mixture EM; the best
     /// log-likelihood is kept.
     pub restarts: usize,
+    /// rmda / mda: fit on per-feature standardised features (true) or on
+    /// the features as given (false). Spherical and diagonal clusters are
+    /// spherical/diagonal in the units they are fitted in, so data already
+    /// on one scale (pixels, the papers' simulations) may keep its own.
+    pub standardize: bool,
 }
 
 impl Default for ModelOptions {
@@ -125,6 +130,7 @@ impl Default for ModelOptions {
             clusters_max: None,
             clusters_per_class: None,
             restarts: 4,
+            standardize: true,
         }
     }
 }

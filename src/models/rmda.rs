@@ -22,7 +22,9 @@ use std::sync::Arc;
 use nalgebra::DMatrix;
 
 use super::linalg::{Standardizer, relative_change};
-use super::mixture::{Gauge, GaussianMixture, MixtureSettings, fit_mixture, select_by_bic};
+use super::mixture::{
+    Gauge, GaussianMixture, MixtureSettings, feature_scaling, fit_mixture, select_by_bic,
+};
 use super::nda::class_name;
 use super::{
     Classifier, Control, Fit, FitError, ModelOptions, NamedMatrix, NamedSeries, Progress,
@@ -229,7 +231,7 @@ impl RobustModel for Rmda {
         let opts = &self.options;
         let n = given.len();
         let range = cluster_range(opts, n_classes, n)?;
-        let standardizer = Standardizer::fit(x);
+        let standardizer = feature_scaling(x, opts.standardize);
         let z = standardizer.apply(x);
         let settings = MixtureSettings {
             family: opts.covariance,

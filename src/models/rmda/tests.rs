@@ -290,3 +290,18 @@ fn more_clusters_than_samples_is_an_input_error() {
         .unwrap_err();
     assert!(e.to_string().contains("lower clusters_min"), "{e}");
 }
+
+#[test]
+fn without_standardising_the_clusters_live_in_the_given_units() {
+    let (x, _, given) = four_clusters(600, [0.1, 0.1], 11);
+    let opts = ModelOptions {
+        standardize: false,
+        ..spherical(Some(4))
+    };
+    let identity = crate::models::mixture::feature_scaling(&x, false);
+    assert_eq!(identity.apply(&x), x);
+    let f = fit_with(opts, &x, &given);
+    let c = f.classifier.as_ref().unwrap();
+    let p = c.predict_proba(&DMatrix::from_row_slice(1, 3, &[7.0, 0.0, 0.0]));
+    assert!(p[(0, 1)] > 0.8, "a point at cluster 2 (class 1): {p}");
+}
