@@ -256,7 +256,7 @@ pub fn simulation(
             "{n_classes} classes x {COMPONENTS_PER_CLASS} unit spherical components in \
              {DIMENSION} dimensions, means {SEPARATION} e_m; train {n_train}, clean test \
              {n_test}; LDA tied, MDA spherical with 2 clusters per class, RMDA spherical \
-             with clusters by BIC over {n_classes}..={}; seed {seed}",
+             (both unstandardised) with clusters by BIC over {n_classes}..={}; seed {seed}",
             4 * n_classes
         ),
         repeats,
@@ -321,8 +321,8 @@ pub fn usps_2v4(
     Ok(ContaminationCheck {
         name: "RMDA section 4.3: USPS 2 vs 4".into(),
         setting: format!(
-            "{}: train {n_train}, test {n_test}, {p} pixels (standardised by each model); LDA \
-             tied, MDA 5 spherical clusters per class, RMDA {} spherical clusters; noise \
+            "{}: train {n_train}, test {n_test}, {p} pixels; LDA tied (standardised pixels), \
+             MDA 5 spherical clusters per class and RMDA {} spherical clusters (raw pixels); noise \
              redrawn each repeat on the same split; seed {seed}",
             path.display(),
             5 * k

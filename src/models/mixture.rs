@@ -209,8 +209,8 @@ pub fn kmeans_plus_plus(z: &DMatrix<f64>, k: usize, rng: &mut Rng) -> Vec<usize>
         for &a in &assign {
             counts[a] += 1;
         }
-        for j in 0..p {
-            for (&a, v) in assign.iter().zip(z.column(j).iter()) {
+        for (j, column) in z.column_iter().enumerate() {
+            for (&a, v) in assign.iter().zip(column.iter()) {
                 sums[a][j] += v;
             }
         }
