@@ -16,10 +16,12 @@ pub mod ensemble;
 pub mod gaussian;
 pub mod l1_logistic;
 pub mod linalg;
+pub mod mixture;
 pub mod nda;
 pub mod options;
 pub mod registry;
 pub mod rlr;
+pub mod rmda;
 pub mod rnda;
 pub mod shift;
 

@@ -87,6 +87,14 @@ pub struct ModelOptions {
     pub kappa: f64,
     /// shift: number of lambda values on the path.
     pub path_length: usize,
+    /// rmda: a fixed number of mixture components (clusters); `None`
+    /// chooses it by BIC between `clusters_min` and `clusters_max`
+    /// (default K..4K for K classes).
+    pub clusters: Option<usize>,
+    pub clusters_min: Option<usize>,
+    pub clusters_max: Option<usize>,
+    /// rmda: EM restarts per number of clusters (k-means++ starts).
+    pub restarts: usize,
 }
 
 impl Default for ModelOptions {
@@ -106,6 +114,10 @@ impl Default for ModelOptions {
             theta_penalty: "l2".into(),
             kappa: 1.0,
             path_length: 30,
+            clusters: None,
+            clusters_min: None,
+            clusters_max: None,
+            restarts: 3,
         }
     }
 }
@@ -162,6 +174,19 @@ impl ModelOptions {
         }
         if self.cv_folds < 2 {
             return Err(InvalidOption("cv_folds must be at least 2".into()));
+        }
+        if self.clusters == Some(0) || self.clusters_min == Some(0) {
+            return Err(InvalidOption("clusters must be at least 1".into()));
+        }
+        if let (Some(lo), Some(hi)) = (self.clusters_min, self.clusters_max)
+            && lo > hi
+        {
+            return Err(InvalidOption(format!(
+                "clusters_min ({lo}) is larger than clusters_max ({hi})"
+            )));
+        }
+        if self.restarts == 0 {
+            return Err(InvalidOption("restarts must be at least 1".into()));
         }
         if self.path_length < 2 {
             return Err(InvalidOption("path_length must be at least 2".into()));
@@ -387,5 +412,16 @@ mod gamma_tests {
             o.set(k, v).unwrap();
             assert!(o.validate_common().is_err(), "{k}={v}");
         }
+        let o = ModelOptions {
+            clusters_min: Some(5),
+            clusters_max: Some(2),
+            ..ModelOptions::default()
+        };
+        assert!(
+            o.validate_common()
+                .unwrap_err()
+                .to_string()
+                .contains("larger than")
+        );
     }
 }

@@ -1,8 +1,8 @@
 //! The list of models by CLI name, and construction from options.
 
 use super::{
-    FitError, ModelOptions, RobustModel, ensemble::AllModels, nda::Nda, rlr::Rlr, rnda::Rnda,
-    shift::ShiftLr,
+    FitError, ModelOptions, RobustModel, ensemble::AllModels, nda::Nda, rlr::Rlr, rmda::Rmda,
+    rnda::Rnda, shift::ShiftLr,
 };
 
 /// What the CLI help and the TUI model picker show about a model.
@@ -55,6 +55,22 @@ pub const MODELS: &[ModelInfo] = &[
         ],
     },
     ModelInfo {
+        name: "rmda",
+        title: "robust mixture discriminant analysis",
+        summary: "unsupervised Gaussian mixture linked to the classes by R = P(class | cluster) (Bouveyron & Girard 2009)",
+        options: &[
+            "covariance",
+            "clusters",
+            "clusters_min",
+            "clusters_max",
+            "restarts",
+            "shrinkage",
+            "seed",
+            "max_iter",
+            "tol",
+        ],
+    },
+    ModelInfo {
         name: "all",
         title: "every applicable robust model",
         summary: "runs the robust models together: mean posterior and per-sample disagreement",
@@ -72,6 +88,7 @@ pub fn build_model(name: &str, options: &ModelOptions) -> Result<Box<dyn RobustM
         "rlr" => Ok(Box::new(Rlr::robust(options.clone()))),
         "lr" => Ok(Box::new(Rlr::baseline(options.clone()))),
         "shift" => Ok(Box::new(ShiftLr::new(options.clone()))),
+        "rmda" => Ok(Box::new(Rmda::new(options.clone()))),
         other => Err(FitError::UnknownModel(
             other.to_string(),
             MODELS.iter().map(|m| m.name).collect::<Vec<_>>().join(", "),
