@@ -16,6 +16,7 @@ pub mod ensemble;
 pub mod gaussian;
 pub mod l1_logistic;
 pub mod linalg;
+pub mod mda;
 pub mod mixture;
 pub mod nda;
 pub mod options;

@@ -39,6 +39,17 @@ impl Mixture {
         -2.0 * self.log_likelihood + self.n_parameters(d) as f64 * (n as f64).ln()
     }
 
+    /// log p(x) under the mixture for every (standardised) row.
+    pub fn log_density(&self, z: &DMatrix<f64>) -> Vec<f64> {
+        let mut lw = self.components.log_densities(z);
+        for (j, w) in self.log_weights.iter().enumerate() {
+            lw.column_mut(j).add_scalar_mut(*w);
+        }
+        (0..lw.nrows())
+            .map(|i| super::linalg::log_sum_exp(&lw.row(i).iter().copied().collect::<Vec<_>>()))
+            .collect()
+    }
+
     /// P(S = j | x) for new (standardised) rows.
     pub fn responsibilities_of(&self, z: &DMatrix<f64>) -> DMatrix<f64> {
         let mut lw = self.components.log_densities(z);

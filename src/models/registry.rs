@@ -1,8 +1,8 @@
 //! The list of models by CLI name, and construction from options.
 
 use super::{
-    FitError, ModelOptions, RobustModel, ensemble::AllModels, nda::Nda, rlr::Rlr, rmda::Rmda,
-    rnda::Rnda, shift::ShiftLr,
+    FitError, ModelOptions, RobustModel, ensemble::AllModels, mda::Mda, nda::Nda, rlr::Rlr,
+    rmda::Rmda, rnda::Rnda, shift::ShiftLr,
 };
 
 /// What the CLI help and the TUI model picker show about a model.
@@ -71,6 +71,26 @@ pub const MODELS: &[ModelInfo] = &[
         ],
     },
     ModelInfo {
+        name: "mda",
+        title: "mixture discriminant analysis",
+        summary: "each class a Gaussian mixture of its labelled samples, labels trusted (baseline of RMDA)",
+        options: &[
+            "covariance",
+            "clusters",
+            "restarts",
+            "shrinkage",
+            "seed",
+            "max_iter",
+            "tol",
+        ],
+    },
+    ModelInfo {
+        name: "lda",
+        title: "linear discriminant analysis",
+        summary: "Gaussian classes sharing one covariance, labels trusted (baseline)",
+        options: &["shrinkage"],
+    },
+    ModelInfo {
         name: "all",
         title: "every applicable robust model",
         summary: "runs the robust models together: mean posterior and per-sample disagreement",
@@ -89,6 +109,11 @@ pub fn build_model(name: &str, options: &ModelOptions) -> Result<Box<dyn RobustM
         "lr" => Ok(Box::new(Rlr::baseline(options.clone()))),
         "shift" => Ok(Box::new(ShiftLr::new(options.clone()))),
         "rmda" => Ok(Box::new(Rmda::new(options.clone()))),
+        "mda" => Ok(Box::new(Mda::new(options.clone()))),
+        "lda" => Ok(Box::new(Nda::new(ModelOptions {
+            covariance: super::CovarianceFamily::Tied,
+            ..options.clone()
+        }))),
         other => Err(FitError::UnknownModel(
             other.to_string(),
             MODELS.iter().map(|m| m.name).collect::<Vec<_>>().join(", "),
