@@ -258,7 +258,9 @@ fn weighted_scatter(x: &DMatrix<f64>, w: &DVector<f64>, mu: &DVector<f64>) -> DM
                     *v = (src[s + r] - m) * w[s + r].max(0.0).sqrt();
                 }
             }
-            block.tr_mul(&block)
+            // A transposed copy lets the product go through the blocked
+            // gemm kernel; `tr_mul` computes it as plain dot products.
+            block.transpose() * &block
         })
         .reduce(|| DMatrix::zeros(p, p), |a, b| a + b)
 }
