@@ -5,4 +5,5 @@ pub mod detection;
 pub mod metrics;
 pub mod noise;
 pub mod papers;
+pub mod rmda_papers;
 pub mod simulate;

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 pub mod ensemble;
 pub mod gaussian;
 pub mod l1_logistic;
+pub mod lda;
 pub mod linalg;
 pub mod mda;
 pub mod mixture;

@@ -236,7 +236,8 @@ pub struct EvalArgs {
     /// Clean labelled table (not needed with --paper).
     pub data: Option<PathBuf>,
     /// Run a paper's experiment instead: shift-table1 (Tibshirani & Manning,
-    /// Table 1, unregularised rows).
+    /// Table 1, unregularised rows); rmda-sim2, rmda-sim3 (Bouveyron &
+    /// Girard sections 4.2, 4.4); rmda-usps DATA (section 4.3).
     #[arg(long)]
     pub paper: Option<String>,
     /// Models to compare, comma-separated.

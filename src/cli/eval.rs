@@ -139,8 +139,39 @@ fn run_paper(paper: &str, a: &EvalArgs, model: &ModelArgs) -> Result<(), CliErro
             }
             Ok(())
         }
+        "rmda-sim2" | "rmda-sim3" => {
+            let k = if paper == "rmda-sim2" { 2 } else { 3 };
+            let check = crate::eval::rmda_papers::simulation(
+                k,
+                &crate::eval::rmda_papers::ETAS,
+                500,
+                1000,
+                a.repeats,
+                seed,
+            )
+            .map_err(|e| CliError::BadInput(e.to_string()))?;
+            print!("{}", check.to_table());
+            Ok(())
+        }
+        "rmda-usps" => {
+            let Some(path) = &a.data else {
+                return Err(CliError::BadInput(
+                    "rmda-usps needs the USPS 2 vs 4 table as DATA (ids tr*/te*)".into(),
+                ));
+            };
+            let check = crate::eval::rmda_papers::usps_2v4(
+                path,
+                &crate::eval::rmda_papers::ETAS,
+                a.repeats,
+                seed,
+            )
+            .map_err(|e| CliError::BadInput(e.to_string()))?;
+            print!("{}", check.to_table());
+            Ok(())
+        }
         other => Err(CliError::BadInput(format!(
-            "unknown paper experiment \"{other}\"; available: shift-table1"
+            "unknown paper experiment \"{other}\"; available: shift-table1, rmda-sim2, \
+             rmda-sim3, rmda-usps"
         ))),
     }
 }

@@ -69,3 +69,27 @@ pub fn random_cov_factor(d: usize, scale: f64, rng: &mut Rng) -> DMatrix<f64> {
         }
     })
 }
+
+/// Draws `n` points from a mixture of spherical Gaussians: cluster `j` with
+/// probability `weights[j]`, then `x ~ N(means[j], sds[j]^2 I)`. Returns the
+/// points and the cluster of every point (the generative model of RMDA's
+/// and MDA's simulations, Bouveyron & Girard 2009 section 4).
+pub fn spherical_mixture(
+    n: usize,
+    means: &[DVector<f64>],
+    sds: &[f64],
+    weights: &[f64],
+    rng: &mut Rng,
+) -> (DMatrix<f64>, Vec<usize>) {
+    let d = means.first().map_or(0, |m| m.len());
+    let mut x = DMatrix::zeros(n, d);
+    let mut clusters = Vec::with_capacity(n);
+    for i in 0..n {
+        let c = rng.categorical(weights);
+        for j in 0..d {
+            x[(i, j)] = means[c][j] + sds[c] * rng.normal();
+        }
+        clusters.push(c);
+    }
+    (x, clusters)
+}

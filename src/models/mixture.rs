@@ -1,175 +1,343 @@
-//! Unsupervised Gaussian mixtures by EM (k-means++ starts, seeded restarts,
-//! BIC over the number of components): the first step of RMDA (Bouveyron &
-//! Girard 2009, section 3.1), where the labels are set aside.
+//! Unsupervised Gaussian mixtures fitted by EM, shared by RMDA (the
+//! clustering step of Bouveyron & Girard 2009, section 3.1) and MDA (one
+//! mixture per class). The M-step is `GaussianComponents::estimate` with the
+//! responsibilities as weights, so every covariance family, the shrinkage
+//! and the guards of the Gaussian engine apply unchanged.
+//!
+//! Starts are k-means++ (a few Lloyd steps, then hard responsibilities);
+//! several restarts with the seed keep the best log-likelihood. The number
+//! of clusters can be chosen by BIC (section 3.3).
 
 use nalgebra::DMatrix;
 
 use super::gaussian::{GaussianComponents, one_hot};
-use super::linalg::{normalise_log_rows, relative_change};
+use super::linalg::{Standardizer, log_sum_exp, normalise_log_rows, relative_change};
 use super::{Control, CovarianceFamily, FitError, Progress};
 use crate::rng::Rng;
 
-/// A fitted mixture on (standardised) data.
-#[derive(Clone, Debug)]
-pub struct Mixture {
-    pub components: GaussianComponents,
-    pub log_weights: Vec<f64>,
-    /// n x k responsibilities P(S = j | x_i).
-    pub responsibilities: DMatrix<f64>,
-    pub log_likelihood: f64,
-    pub iterations: usize,
-    pub converged: bool,
-}
+/// Lloyd iterations after the k-means++ seeding: enough to move the seeds
+/// into the bulk of their clusters; EM does the rest.
+const LLOYD_STEPS: usize = 10;
+/// A component whose effective size falls below this many samples is
+/// collapsing onto a point (the likelihood then grows without bound); the
+/// restart is abandoned instead of reporting a degenerate maximum.
+pub const MIN_COMPONENT_WEIGHT: f64 = 2.0;
 
-impl Mixture {
-    /// Free parameters, for BIC.
-    pub fn n_parameters(&self, d: usize) -> usize {
-        let k = self.log_weights.len();
-        let cov = match self.components.family {
-            CovarianceFamily::Full => k * d * (d + 1) / 2,
-            CovarianceFamily::Tied => d * (d + 1) / 2,
-            CovarianceFamily::Diag => k * d,
-            CovarianceFamily::Spherical => k,
-        };
-        k * d + cov + (k - 1)
-    }
-
-    /// BIC as -2 log L + parameters log n (lower is better).
-    pub fn bic(&self, n: usize, d: usize) -> f64 {
-        -2.0 * self.log_likelihood + self.n_parameters(d) as f64 * (n as f64).ln()
-    }
-
-    /// log p(x) under the mixture for every (standardised) row.
-    pub fn log_density(&self, z: &DMatrix<f64>) -> Vec<f64> {
-        let mut lw = self.components.log_densities(z);
-        for (j, w) in self.log_weights.iter().enumerate() {
-            lw.column_mut(j).add_scalar_mut(*w);
-        }
-        (0..lw.nrows())
-            .map(|i| super::linalg::log_sum_exp(&lw.row(i).iter().copied().collect::<Vec<_>>()))
-            .collect()
-    }
-
-    /// P(S = j | x) for new (standardised) rows.
-    pub fn responsibilities_of(&self, z: &DMatrix<f64>) -> DMatrix<f64> {
-        let mut lw = self.components.log_densities(z);
-        for (j, w) in self.log_weights.iter().enumerate() {
-            lw.column_mut(j).add_scalar_mut(*w);
-        }
-        normalise_log_rows(&mut lw);
-        lw
-    }
-}
-
-/// k-means++ seeding: the first centre uniformly, each next one with
-/// probability proportional to the squared distance to the nearest centre.
-fn kmeans_pp(z: &DMatrix<f64>, k: usize, rng: &mut Rng) -> Vec<usize> {
-    let n = z.nrows();
-    let mut centres = vec![rng.below(n)];
-    let dist = |a: usize, b: usize| (z.row(a) - z.row(b)).norm_squared();
-    let mut d2: Vec<f64> = (0..n).map(|i| dist(i, centres[0])).collect();
-    while centres.len() < k {
-        let next = if d2.iter().sum::<f64>() > 0.0 {
-            rng.categorical(&d2)
-        } else {
-            rng.below(n)
-        };
-        centres.push(next);
-        for (i, d) in d2.iter_mut().enumerate() {
-            *d = d.min(dist(i, next));
-        }
-    }
-    centres
-}
-
-/// How the mixture EM runs.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct EmSettings {
+/// How to fit a mixture (the subset of `ModelOptions` the EM reads).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MixtureSettings {
     pub family: CovarianceFamily,
     pub shrinkage: Option<f64>,
+    /// Independent k-means++ starts; the best log-likelihood is kept.
+    pub restarts: usize,
     pub max_iter: usize,
     pub tol: f64,
-    /// Runs from different k-means++ starts; the best likelihood wins.
-    pub restarts: usize,
     pub seed: u64,
 }
 
-/// One EM run from a k-means++ start.
-fn run_em(
-    z: &DMatrix<f64>,
-    k: usize,
-    s: &EmSettings,
-    rng: &mut Rng,
-    progress: &mut dyn FnMut(usize, f64) -> Control,
-) -> Result<Mixture, FitError> {
-    let (family, shrinkage, max_iter, tol) = (s.family, s.shrinkage, s.max_iter, s.tol);
-    let n = z.nrows();
-    let centres = kmeans_pp(z, k, rng);
-    let nearest: Vec<usize> = (0..n)
-        .map(|i| {
-            super::argmax(
-                centres
-                    .iter()
-                    .map(|&c| -(z.row(i) - z.row(c)).norm_squared()),
-            )
-        })
-        .collect();
-    let mut resp = one_hot(&nearest, k);
-    let name = |j: usize| format!("cluster {j}");
-    let mut trace: Vec<f64> = Vec::new();
-    let mut converged = false;
-    let mut iterations = 0;
-    let mut mixture;
-    loop {
-        iterations += 1;
-        let components = GaussianComponents::estimate(z, &resp, family, shrinkage, &name)?;
-        let log_weights: Vec<f64> = components
-            .weights
-            .iter()
-            .map(|w| (w / n as f64).ln())
-            .collect();
-        let mut lw = components.log_densities(z);
-        for (j, w) in log_weights.iter().enumerate() {
-            lw.column_mut(j).add_scalar_mut(*w);
-        }
-        let ll = normalise_log_rows(&mut lw);
-        resp = lw;
-        mixture = Mixture {
-            components,
-            log_weights,
-            responsibilities: resp.clone(),
-            log_likelihood: ll,
-            iterations,
-            converged: false,
-        };
-        if progress(iterations, ll) == Control::Stop {
-            return Err(FitError::Cancelled);
-        }
-        if trace.last().is_some_and(|p| relative_change(*p, ll) < tol) {
-            converged = true;
-            break;
-        }
-        trace.push(ll);
-        if iterations >= max_iter {
-            break;
-        }
-    }
-    mixture.converged = converged;
-    Ok(mixture)
+/// Maps the progress of one sub-fit into the overall gauge `[start, start + span]`.
+#[derive(Clone, Copy, Debug)]
+pub struct Gauge {
+    pub start: f64,
+    pub span: f64,
 }
 
-/// The best of `restarts` EM runs with k components (highest likelihood).
+impl Gauge {
+    pub const WHOLE: Gauge = Gauge {
+        start: 0.0,
+        span: 1.0,
+    };
+
+    /// The `i`-th of `n` equal parts of this gauge.
+    pub fn part(self, i: usize, n: usize) -> Gauge {
+        let w = self.span / n.max(1) as f64;
+        Gauge {
+            start: self.start + w * i as f64,
+            span: w,
+        }
+    }
+
+    fn at(self, fraction: f64) -> f64 {
+        (self.start + self.span * fraction.clamp(0.0, 1.0)).clamp(0.0, 1.0)
+    }
+}
+
+/// A fitted Gaussian mixture `p(x) = sum_j pi_j phi(x; mu_j, Sigma_j)` (eq. 1).
+#[derive(Clone, Debug)]
+pub struct GaussianMixture {
+    pub components: GaussianComponents,
+    /// `log pi_j`.
+    pub log_weights: Vec<f64>,
+    /// Log-likelihood of the data the mixture was fitted on.
+    pub log_likelihood: f64,
+    /// Log-likelihood per EM iteration of the kept restart.
+    pub trace: Vec<f64>,
+    pub converged: bool,
+    pub iterations: usize,
+    /// Restarts abandoned because a component emptied or collapsed.
+    pub restarts_failed: usize,
+    /// Number of rows the mixture was fitted on (for BIC).
+    pub n_samples: usize,
+}
+
+impl GaussianMixture {
+    pub fn n_clusters(&self) -> usize {
+        self.log_weights.len()
+    }
+
+    /// Free parameters: K - 1 proportions, K p means and the covariances of
+    /// the family (shrinkage is not counted: it is a fixed rule, not fitted).
+    pub fn n_parameters(&self) -> usize {
+        let k = self.n_clusters();
+        let p = self.components.means.first().map_or(0, |m| m.len());
+        let cov = match self.components.family {
+            CovarianceFamily::Full => k * p * (p + 1) / 2,
+            CovarianceFamily::Tied => p * (p + 1) / 2,
+            CovarianceFamily::Diag => k * p,
+            CovarianceFamily::Spherical => k,
+        };
+        k - 1 + k * p + cov
+    }
+
+    /// Schwarz's criterion as `-2 log L + nu log n` (lower is better).
+    pub fn bic(&self) -> f64 {
+        -2.0 * self.log_likelihood + self.n_parameters() as f64 * (self.n_samples as f64).ln()
+    }
+
+    /// `log pi_j + log phi(x_i; mu_j, Sigma_j)` for every row and cluster.
+    pub fn log_joint(&self, z: &DMatrix<f64>) -> DMatrix<f64> {
+        let mut lw = self.components.log_densities(z);
+        for (j, lp) in self.log_weights.iter().enumerate() {
+            lw.column_mut(j).apply(|v| *v += lp);
+        }
+        lw
+    }
+
+    /// `Psi(x) = (P(S = j | x))_j` for every row (n x K) and the total
+    /// log-likelihood `sum_i log p(x_i)`.
+    pub fn responsibilities(&self, z: &DMatrix<f64>) -> (DMatrix<f64>, f64) {
+        let mut lw = self.log_joint(z);
+        let ll = normalise_log_rows(&mut lw);
+        (lw, ll)
+    }
+
+    /// `log p(x_i)` for every row (eq. 1).
+    pub fn log_density(&self, z: &DMatrix<f64>) -> Vec<f64> {
+        let lw = self.log_joint(z);
+        let mut row = vec![0.0; lw.ncols()];
+        (0..lw.nrows())
+            .map(|i| {
+                for (j, r) in row.iter_mut().enumerate() {
+                    *r = lw[(i, j)];
+                }
+                log_sum_exp(&row)
+            })
+            .collect()
+    }
+}
+
+/// Per-feature standardisation when `standardize`, else the identity (the
+/// mixture models' `standardize` option).
+pub fn feature_scaling(x: &DMatrix<f64>, standardize: bool) -> Standardizer {
+    if standardize {
+        Standardizer::fit(x)
+    } else {
+        Standardizer {
+            mean: nalgebra::DVector::zeros(x.ncols()),
+            scale: nalgebra::DVector::from_element(x.ncols(), 1.0),
+        }
+    }
+}
+
+fn cluster_name(j: usize) -> String {
+    format!("cluster {}", j + 1)
+}
+
+/// Squared Euclidean distance of every row of `z` to `center`, column by
+/// column (the matrix is column-major).
+fn squared_distances(z: &DMatrix<f64>, center: &[f64]) -> Vec<f64> {
+    let mut d = vec![0.0; z.nrows()];
+    for (j, c) in center.iter().enumerate() {
+        for (di, v) in d.iter_mut().zip(z.column(j).iter()) {
+            let t = v - c;
+            *di += t * t;
+        }
+    }
+    d
+}
+
+/// k-means++ seeding (Arthur & Vassilvitskii 2007) followed by a few Lloyd
+/// steps; returns the cluster of every row.
+pub fn kmeans_plus_plus(z: &DMatrix<f64>, k: usize, rng: &mut Rng) -> Vec<usize> {
+    let (n, p) = z.shape();
+    let row = |i: usize| -> Vec<f64> { z.row(i).iter().copied().collect() };
+    let mut centers: Vec<Vec<f64>> = vec![row(rng.below(n))];
+    let mut nearest = squared_distances(z, &centers[0]);
+    while centers.len() < k {
+        let total: f64 = nearest.iter().sum();
+        let pick = if total > 0.0 {
+            rng.categorical(&nearest)
+        } else {
+            rng.below(n)
+        };
+        let c = row(pick);
+        for (m, d) in nearest.iter_mut().zip(squared_distances(z, &c)) {
+            *m = m.min(d);
+        }
+        centers.push(c);
+    }
+    let mut assign = vec![0usize; n];
+    for step in 0..=LLOYD_STEPS {
+        let mut best = vec![f64::INFINITY; n];
+        let mut changed = false;
+        for (c, center) in centers.iter().enumerate() {
+            for (i, d) in squared_distances(z, center).into_iter().enumerate() {
+                if d < best[i] {
+                    best[i] = d;
+                    if assign[i] != c {
+                        assign[i] = c;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if (step > 0 && !changed) || step == LLOYD_STEPS {
+            break;
+        }
+        let mut sums = vec![vec![0.0; p]; k];
+        let mut counts = vec![0usize; k];
+        for &a in &assign {
+            counts[a] += 1;
+        }
+        for (j, col) in z.column_iter().enumerate() {
+            for (&a, v) in assign.iter().zip(col.iter()) {
+                sums[a][j] += v;
+            }
+        }
+        for c in 0..k {
+            // An emptied centre keeps its place; EM will report it.
+            if counts[c] > 0 {
+                centers[c] = sums[c].iter().map(|s| s / counts[c] as f64).collect();
+            }
+        }
+    }
+    assign
+}
+
+/// Why one EM run ended without a usable mixture.
+enum RunFailure {
+    Degenerate,
+    Fatal(FitError),
+}
+
+/// One EM run from a k-means++ start.
+fn em_run(
+    z: &DMatrix<f64>,
+    k: usize,
+    settings: &MixtureSettings,
+    rng: &mut Rng,
+    gauge: Gauge,
+    progress: &mut dyn FnMut(Progress) -> Control,
+) -> Result<GaussianMixture, RunFailure> {
+    let n = z.nrows();
+    let assign = kmeans_plus_plus(z, k, rng);
+    let mut resp = one_hot(&assign, k);
+    let mut trace = Vec::new();
+    let mut converged = false;
+    let mut iteration = 0;
+    loop {
+        // M-step (on the k-means partition the first time): proportions and
+        // the weighted Gaussian estimate of the chosen family.
+        let totals: Vec<f64> = (0..k).map(|j| resp.column(j).sum()).collect();
+        if totals
+            .iter()
+            .any(|&t| t < MIN_COMPONENT_WEIGHT.min(n as f64 / k as f64))
+        {
+            return Err(RunFailure::Degenerate);
+        }
+        let components = match GaussianComponents::estimate(
+            z,
+            &resp,
+            settings.family,
+            settings.shrinkage,
+            &cluster_name,
+        ) {
+            Ok(c) => c,
+            Err(FitError::Numerical(_)) => return Err(RunFailure::Degenerate),
+            Err(e) => return Err(RunFailure::Fatal(e)),
+        };
+        let log_weights: Vec<f64> = totals.iter().map(|t| (t / n as f64).ln()).collect();
+        let mixture = GaussianMixture {
+            components,
+            log_weights,
+            log_likelihood: f64::NAN,
+            trace: Vec::new(),
+            converged: false,
+            iterations: 0,
+            restarts_failed: 0,
+            n_samples: n,
+        };
+        // E-step.
+        iteration += 1;
+        let (next, ll) = mixture.responsibilities(z);
+        if !ll.is_finite() {
+            return Err(RunFailure::Degenerate);
+        }
+        let previous = trace.last().copied();
+        trace.push(ll);
+        if progress(Progress {
+            stage: "mixture EM",
+            iteration,
+            max_iterations: settings.max_iter,
+            objective: ll,
+            fraction: gauge.at(iteration as f64 / settings.max_iter as f64),
+        }) == Control::Stop
+        {
+            return Err(RunFailure::Fatal(FitError::Cancelled));
+        }
+        if previous.is_some_and(|prev| relative_change(prev, ll) < settings.tol) {
+            converged = true;
+        }
+        if converged || iteration >= settings.max_iter {
+            return Ok(GaussianMixture {
+                log_likelihood: ll,
+                trace,
+                converged,
+                iterations: iteration,
+                ..mixture
+            });
+        }
+        resp = next;
+    }
+}
+
+/// Fits a K-cluster mixture with `settings.restarts` k-means++ starts and
+/// keeps the best log-likelihood. The restarts draw from one stream seeded
+/// by `settings.seed` and K, so a seed reproduces the fit.
 pub fn fit_mixture(
     z: &DMatrix<f64>,
     k: usize,
-    settings: &EmSettings,
-    progress: &mut dyn FnMut(usize, f64) -> Control,
-) -> Result<Mixture, FitError> {
-    let mut rng = Rng::new(settings.seed);
-    let mut best: Option<Mixture> = None;
-    let mut last_error = None;
-    for _ in 0..settings.restarts.max(1) {
-        match run_em(z, k, settings, &mut rng, progress) {
+    settings: &MixtureSettings,
+    gauge: Gauge,
+    progress: &mut dyn FnMut(Progress) -> Control,
+) -> Result<GaussianMixture, FitError> {
+    let n = z.nrows();
+    if k == 0 {
+        return Err(FitError::InvalidOption(
+            "the number of clusters must be at least 1".into(),
+        ));
+    }
+    if k > n {
+        return Err(FitError::InvalidInput(format!(
+            "cannot fit {k} clusters to {n} samples; ask for at most {n} clusters"
+        )));
+    }
+    let restarts = settings.restarts.max(1);
+    let mut rng = Rng::new(settings.seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut best: Option<GaussianMixture> = None;
+    let mut failed = 0;
+    for r in 0..restarts {
+        match em_run(z, k, settings, &mut rng, gauge.part(r, restarts), progress) {
             Ok(m) => {
                 if best
                     .as_ref()
@@ -178,113 +346,76 @@ pub fn fit_mixture(
                     best = Some(m);
                 }
             }
-            Err(FitError::Cancelled) => return Err(FitError::Cancelled),
-            Err(e) => last_error = Some(e),
+            Err(RunFailure::Degenerate) => failed += 1,
+            Err(RunFailure::Fatal(e)) => return Err(e),
         }
     }
-    best.ok_or_else(|| {
-        last_error.unwrap_or_else(|| FitError::Numerical(format!("no mixture with {k} components")))
-    })
+    match best {
+        Some(m) => Ok(GaussianMixture {
+            restarts_failed: failed,
+            ..m
+        }),
+        None => Err(FitError::Numerical(format!(
+            "every one of {restarts} starts of a {k}-cluster mixture lost a cluster \
+             (fewer than {MIN_COMPONENT_WEIGHT} samples) or collapsed; ask for fewer clusters, \
+             a simpler covariance (--cov spherical) or more shrinkage"
+        ))),
+    }
 }
 
-/// Progress adapter for the mixture loops.
-pub fn stage_progress<'a>(
-    stage: &'static str,
-    max_iterations: usize,
-    fraction: f64,
-    progress: &'a mut dyn FnMut(Progress) -> Control,
-) -> impl FnMut(usize, f64) -> Control + 'a {
-    move |iteration, objective| {
-        progress(Progress {
-            stage,
-            iteration,
-            max_iterations,
-            objective,
-            fraction,
-        })
+/// The mixture chosen by BIC over a range of cluster numbers.
+#[derive(Clone, Debug)]
+pub struct BicChoice {
+    pub best: GaussianMixture,
+    /// `(number of clusters, BIC)` for every number that could be fitted.
+    pub bic: Vec<(usize, f64)>,
+    /// Numbers of clusters whose every start degenerated.
+    pub skipped: Vec<usize>,
+}
+
+/// Fits every K in `range` and keeps the lowest BIC (section 3.3).
+pub fn select_by_bic(
+    z: &DMatrix<f64>,
+    range: std::ops::RangeInclusive<usize>,
+    settings: &MixtureSettings,
+    gauge: Gauge,
+    progress: &mut dyn FnMut(Progress) -> Control,
+) -> Result<BicChoice, FitError> {
+    let (lo, hi) = (*range.start(), *range.end());
+    if lo == 0 || lo > hi {
+        return Err(FitError::InvalidOption(format!(
+            "the range of clusters {lo}..={hi} is empty or starts at 0"
+        )));
+    }
+    let count = hi - lo + 1;
+    let mut best: Option<GaussianMixture> = None;
+    let mut bic = Vec::new();
+    let mut skipped = Vec::new();
+    let mut last_error = None;
+    for (step, k) in range.enumerate() {
+        match fit_mixture(z, k, settings, gauge.part(step, count), progress) {
+            Ok(m) => {
+                let b = m.bic();
+                bic.push((k, b));
+                if best.as_ref().is_none_or(|c| b < c.bic()) {
+                    best = Some(m);
+                }
+            }
+            Err(e @ (FitError::Numerical(_) | FitError::InvalidInput(_))) => {
+                skipped.push(k);
+                last_error = Some(e);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    match best {
+        Some(best) => Ok(BicChoice { best, bic, skipped }),
+        None => Err(last_error.unwrap_or_else(|| {
+            FitError::Numerical("no number of clusters could be fitted".into())
+        })),
     }
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
-pub(crate) mod tests {
-    use super::*;
-
-    pub fn settings(
-        family: CovarianceFamily,
-        shrinkage: Option<f64>,
-        restarts: usize,
-        seed: u64,
-    ) -> EmSettings {
-        EmSettings {
-            family,
-            shrinkage,
-            max_iter: 200,
-            tol: 1e-8,
-            restarts,
-            seed,
-        }
-    }
-
-    fn blobs(n: usize, centres: &[(f64, f64)], seed: u64) -> DMatrix<f64> {
-        let mut rng = Rng::new(seed);
-        DMatrix::from_fn(n, 2, |i, j| {
-            let c = centres[i % centres.len()];
-            (if j == 0 { c.0 } else { c.1 }) + 0.5 * rng.normal()
-        })
-    }
-
-    #[test]
-    fn recovers_well_separated_components_and_bic_picks_their_number() {
-        let centres = [(0.0, 0.0), (6.0, 0.0), (0.0, 6.0)];
-        let z = blobs(600, &centres, 1);
-        let mut bics = Vec::new();
-        for k in 1..=5 {
-            let m = fit_mixture(
-                &z,
-                k,
-                &settings(CovarianceFamily::Full, Some(0.0), 3, 7),
-                &mut |_, _| Control::Continue,
-            )
-            .unwrap();
-            bics.push(m.bic(600, 2));
-            if k == 3 {
-                for w in &m.log_weights {
-                    assert!((w.exp() - 1.0 / 3.0).abs() < 0.03);
-                }
-                for c in centres {
-                    assert!(
-                        m.components
-                            .means
-                            .iter()
-                            .any(|mu| ((mu[0] - c.0).powi(2) + (mu[1] - c.1).powi(2)).sqrt() < 0.2)
-                    );
-                }
-            }
-        }
-        let best = bics
-            .iter()
-            .enumerate()
-            .min_by(|a, b| a.1.total_cmp(b.1))
-            .unwrap()
-            .0
-            + 1;
-        assert_eq!(best, 3, "{bics:?}");
-    }
-
-    #[test]
-    fn every_family_runs_and_the_seed_reproduces() {
-        let z = blobs(200, &[(0.0, 0.0), (4.0, 4.0)], 2);
-        for family in CovarianceFamily::ALL {
-            let a = fit_mixture(&z, 2, &settings(family, None, 2, 3), &mut |_, _| {
-                Control::Continue
-            })
-            .unwrap();
-            let b = fit_mixture(&z, 2, &settings(family, None, 2, 3), &mut |_, _| {
-                Control::Continue
-            })
-            .unwrap();
-            assert_eq!(a.log_likelihood, b.log_likelihood, "{family}");
-        }
-    }
-}
+mod tests;

@@ -87,14 +87,25 @@ pub struct ModelOptions {
     pub kappa: f64,
     /// shift: number of lambda values on the path.
     pub path_length: usize,
-    /// rmda: a fixed number of mixture components (clusters); `None`
-    /// chooses it by BIC between `clusters_min` and `clusters_max`
-    /// (default K..4K for K classes).
+    /// rmda: a fixed number of clusters; `None` chooses it by BIC over
+    /// `clusters_min..=clusters_max`.
     pub clusters: Option<usize>,
+    /// rmda: smallest number of clusters BIC tries (default: the number of
+    /// classes K).
     pub clusters_min: Option<usize>,
+    /// rmda: largest number of clusters BIC tries (default: 4 K).
     pub clusters_max: Option<usize>,
-    /// rmda: EM restarts per number of clusters (k-means++ starts).
+    /// mda: clusters in each class's mixture; `None` chooses it per class by
+    /// BIC over 1..=4.
+    pub clusters_per_class: Option<usize>,
+    /// rmda / mda: k-means++ starts of each mixture EM; the best
+    /// log-likelihood is kept.
     pub restarts: usize,
+    /// rmda / mda: fit on per-feature standardised features (true) or on
+    /// the features as given (false). Spherical and diagonal clusters are
+    /// spherical/diagonal in the units they are fitted in, so data already
+    /// on one scale (pixels, the papers' simulations) may keep its own.
+    pub standardize: bool,
 }
 
 impl Default for ModelOptions {
@@ -117,7 +128,9 @@ impl Default for ModelOptions {
             clusters: None,
             clusters_min: None,
             clusters_max: None,
-            restarts: 3,
+            clusters_per_class: None,
+            restarts: 4,
+            standardize: true,
         }
     }
 }

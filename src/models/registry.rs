@@ -1,8 +1,8 @@
 //! The list of models by CLI name, and construction from options.
 
 use super::{
-    FitError, ModelOptions, RobustModel, ensemble::AllModels, mda::Mda, nda::Nda, rlr::Rlr,
-    rmda::Rmda, rnda::Rnda, shift::ShiftLr,
+    FitError, ModelOptions, RobustModel, ensemble::AllModels, lda::Lda, mda::Mda, nda::Nda,
+    rlr::Rlr, rmda::Rmda, rnda::Rnda, shift::ShiftLr,
 };
 
 /// What the CLI help and the TUI model picker show about a model.
@@ -57,37 +57,39 @@ pub const MODELS: &[ModelInfo] = &[
     ModelInfo {
         name: "rmda",
         title: "robust mixture discriminant analysis",
-        summary: "unsupervised Gaussian mixture linked to the classes by R = P(class | cluster) (Bouveyron & Girard 2009)",
+        summary: "unsupervised Gaussian mixture (clusters by BIC) linked to classes by a learned matrix R (Bouveyron & Girard 2009)",
         options: &[
             "covariance",
+            "shrinkage",
             "clusters",
             "clusters_min",
             "clusters_max",
             "restarts",
-            "shrinkage",
-            "seed",
+            "standardize",
             "max_iter",
             "tol",
+            "seed",
         ],
     },
     ModelInfo {
         name: "mda",
         title: "mixture discriminant analysis",
-        summary: "each class a Gaussian mixture of its labelled samples, labels trusted (baseline of RMDA)",
+        summary: "one Gaussian mixture per class, labels trusted (baseline)",
         options: &[
             "covariance",
-            "clusters",
-            "restarts",
             "shrinkage",
-            "seed",
+            "clusters_per_class",
+            "restarts",
+            "standardize",
             "max_iter",
             "tol",
+            "seed",
         ],
     },
     ModelInfo {
         name: "lda",
         title: "linear discriminant analysis",
-        summary: "Gaussian classes sharing one covariance, labels trusted (baseline)",
+        summary: "Gaussian classes with one shared covariance, labels trusted (baseline)",
         options: &["shrinkage"],
     },
     ModelInfo {
@@ -108,12 +110,9 @@ pub fn build_model(name: &str, options: &ModelOptions) -> Result<Box<dyn RobustM
         "rlr" => Ok(Box::new(Rlr::robust(options.clone()))),
         "lr" => Ok(Box::new(Rlr::baseline(options.clone()))),
         "shift" => Ok(Box::new(ShiftLr::new(options.clone()))),
-        "rmda" => Ok(Box::new(Rmda::new(options.clone()))),
-        "mda" => Ok(Box::new(Mda::new(options.clone()))),
-        "lda" => Ok(Box::new(Nda::new(ModelOptions {
-            covariance: super::CovarianceFamily::Tied,
-            ..options.clone()
-        }))),
+        "rmda" => Ok(Box::new(Rmda::new(options.clone())?)),
+        "mda" => Ok(Box::new(Mda::new(options.clone())?)),
+        "lda" => Ok(Box::new(Lda::new(options.clone()))),
         other => Err(FitError::UnknownModel(
             other.to_string(),
             MODELS.iter().map(|m| m.name).collect::<Vec<_>>().join(", "),

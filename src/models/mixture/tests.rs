@@ -1,0 +1,219 @@
+use nalgebra::DVector;
+
+use super::*;
+use crate::eval::simulate::spherical_mixture;
+use crate::models::no_progress;
+
+fn settings(family: CovarianceFamily, seed: u64) -> MixtureSettings {
+    MixtureSettings {
+        family,
+        shrinkage: None,
+        restarts: 3,
+        max_iter: 300,
+        tol: 1e-8,
+        seed,
+    }
+}
+
+/// Three well-separated clusters in two dimensions.
+fn three_clusters(n: usize, seed: u64) -> (DMatrix<f64>, Vec<usize>, Vec<DVector<f64>>, Vec<f64>) {
+    let means = vec![
+        DVector::from_vec(vec![0.0, 0.0]),
+        DVector::from_vec(vec![7.0, 0.0]),
+        DVector::from_vec(vec![0.0, 7.0]),
+    ];
+    let weights = vec![0.5, 0.3, 0.2];
+    let (x, c) = spherical_mixture(n, &means, &[1.0, 0.8, 1.2], &weights, &mut Rng::new(seed));
+    (x, c, means, weights)
+}
+
+fn nearest(means: &[DVector<f64>], v: &DVector<f64>) -> usize {
+    (0..means.len())
+        .min_by(|&a, &b| (&means[a] - v).norm().total_cmp(&(&means[b] - v).norm()))
+        .unwrap()
+}
+
+#[test]
+fn em_recovers_means_and_weights_of_separated_clusters() {
+    let (x, _, means, weights) = three_clusters(1500, 1);
+    let m = fit_mixture(
+        &x,
+        3,
+        &settings(CovarianceFamily::Spherical, 0),
+        Gauge::WHOLE,
+        &mut no_progress(),
+    )
+    .unwrap();
+    assert!(m.converged, "{} iterations", m.iterations);
+    let mut seen = [false; 3];
+    for (j, mu) in m.components.means.iter().enumerate() {
+        let t = nearest(&means, mu);
+        seen[t] = true;
+        assert!(
+            (mu - &means[t]).norm() < 0.25,
+            "mean {j}: {mu} vs {}",
+            means[t]
+        );
+        let w = m.log_weights[j].exp();
+        assert!(
+            (w - weights[t]).abs() < 0.03,
+            "weight {j}: {w} vs {}",
+            weights[t]
+        );
+    }
+    assert_eq!(seen, [true; 3], "each true cluster found once");
+}
+
+#[test]
+fn em_log_likelihood_does_not_decrease_for_unshrunk_families() {
+    // Without shrinkage the M-step is exact ML, so EM is monotone.
+    let (x, _, _, _) = three_clusters(600, 4);
+    for family in [CovarianceFamily::Diag, CovarianceFamily::Spherical] {
+        let m = fit_mixture(
+            &x,
+            3,
+            &settings(family, 2),
+            Gauge::WHOLE,
+            &mut no_progress(),
+        )
+        .unwrap();
+        for w in m.trace.windows(2) {
+            assert!(
+                w[1] >= w[0] - 1e-8 * w[0].abs(),
+                "{family}: {} -> {}",
+                w[0],
+                w[1]
+            );
+        }
+    }
+}
+
+#[test]
+fn bic_picks_the_true_number_of_clusters() {
+    let means: Vec<DVector<f64>> = [
+        [0.0, 0.0, 0.0],
+        [6.0, 0.0, 0.0],
+        [0.0, 6.0, 0.0],
+        [0.0, 0.0, 6.0],
+    ]
+    .iter()
+    .map(|m| DVector::from_row_slice(m))
+    .collect();
+    let (x, _) = spherical_mixture(800, &means, &[1.0; 4], &[0.25; 4], &mut Rng::new(3));
+    let choice = select_by_bic(
+        &x,
+        1..=7,
+        &settings(CovarianceFamily::Spherical, 1),
+        Gauge::WHOLE,
+        &mut no_progress(),
+    )
+    .unwrap();
+    assert_eq!(choice.best.n_clusters(), 4, "BIC: {:?}", choice.bic);
+    assert_eq!(choice.bic.len() + choice.skipped.len(), 7);
+}
+
+#[test]
+fn a_seed_reproduces_the_fit() {
+    let (x, _, _, _) = three_clusters(500, 2);
+    let fit = |seed| {
+        fit_mixture(
+            &x,
+            3,
+            &settings(CovarianceFamily::Full, seed),
+            Gauge::WHOLE,
+            &mut no_progress(),
+        )
+        .unwrap()
+    };
+    let (a, b) = (fit(9), fit(9));
+    assert_eq!(a.log_likelihood, b.log_likelihood);
+    assert_eq!(a.trace, b.trace);
+    assert_eq!(a.components.means, b.components.means);
+}
+
+#[test]
+fn every_covariance_family_fits_and_counts_its_parameters() {
+    let (x, _, _, _) = three_clusters(400, 5);
+    let mut counts = Vec::new();
+    for family in CovarianceFamily::ALL {
+        let m = fit_mixture(
+            &x,
+            3,
+            &settings(family, 0),
+            Gauge::WHOLE,
+            &mut no_progress(),
+        )
+        .unwrap();
+        assert!(
+            m.log_likelihood.is_finite() && m.bic().is_finite(),
+            "{family}"
+        );
+        let (psi, ll) = m.responsibilities(&x);
+        assert!((ll - m.log_likelihood).abs() < 1e-6 * ll.abs(), "{family}");
+        for i in 0..x.nrows() {
+            assert!((psi.row(i).sum() - 1.0).abs() < 1e-9);
+        }
+        counts.push(m.n_parameters());
+    }
+    // p = 2, K = 3: full 2 + 6 + 9, tied 2 + 6 + 3, diag 2 + 6 + 6, spherical 2 + 6 + 3.
+    assert_eq!(counts, vec![17, 11, 14, 11]);
+}
+
+#[test]
+fn kmeans_plus_plus_usually_separates_clear_clusters() {
+    // D^2 seeding can still put two seeds in one cluster (that is what the
+    // restarts are for), but on clear clusters most seeds give the true
+    // partition up to renaming (nearly pure clusters).
+    let (x, truth, _, _) = three_clusters(300, 6);
+    let pure = (0..10)
+        .filter(|&seed| {
+            let assign = kmeans_plus_plus(&x, 3, &mut Rng::new(seed));
+            (0..3).all(|c| {
+                let members: Vec<usize> = (0..300)
+                    .filter(|&i| assign[i] == c)
+                    .map(|i| truth[i])
+                    .collect();
+                let mut votes = [0usize; 3];
+                for &t in &members {
+                    votes[t] += 1;
+                }
+                // Nearly pure: a point in a tail may cross the midpoint.
+                *votes.iter().max().unwrap() as f64 > 0.97 * members.len() as f64
+            })
+        })
+        .count();
+    assert!(pure >= 7, "only {pure} of 10 seeds found the clusters");
+}
+
+#[test]
+fn impossible_cluster_numbers_are_errors() {
+    let (x, _, _, _) = three_clusters(20, 7);
+    let s = settings(CovarianceFamily::Spherical, 0);
+    let e = fit_mixture(&x, 0, &s, Gauge::WHOLE, &mut no_progress()).unwrap_err();
+    assert!(matches!(e, FitError::InvalidOption(_)), "{e}");
+    let e = fit_mixture(&x, 21, &s, Gauge::WHOLE, &mut no_progress()).unwrap_err();
+    assert!(e.to_string().contains("at most 20"), "{e}");
+    #[allow(clippy::reversed_empty_ranges)]
+    let e = select_by_bic(&x, 4..=2, &s, Gauge::WHOLE, &mut no_progress()).unwrap_err();
+    assert!(matches!(e, FitError::InvalidOption(_)), "{e}");
+}
+
+#[test]
+fn stopping_cancels_within_one_iteration() {
+    let (x, _, _, _) = three_clusters(300, 8);
+    let mut calls = 0;
+    let mut stop = |_: Progress| {
+        calls += 1;
+        Control::Stop
+    };
+    let e = fit_mixture(
+        &x,
+        3,
+        &settings(CovarianceFamily::Full, 0),
+        Gauge::WHOLE,
+        &mut stop,
+    )
+    .unwrap_err();
+    assert_eq!(e, FitError::Cancelled);
+    assert_eq!(calls, 1);
+}

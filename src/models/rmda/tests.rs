@@ -1,0 +1,307 @@
+use nalgebra::DVector;
+
+use super::*;
+use crate::eval::simulate::spherical_mixture;
+use crate::models::{CovarianceFamily, build_model, no_progress};
+use crate::rng::Rng;
+
+/// Four spherical clusters on the axes of R^3; cluster j belongs to class
+/// j % 2. Labels of class-0 points flip with probability `flip[0]`, of
+/// class-1 points with `flip[1]`. Returns x, generating cluster, given label.
+fn four_clusters(n: usize, flip: [f64; 2], seed: u64) -> (DMatrix<f64>, Vec<usize>, Vec<usize>) {
+    let means: Vec<DVector<f64>> = [
+        [0.0, 0.0, 0.0],
+        [7.0, 0.0, 0.0],
+        [0.0, 7.0, 0.0],
+        [0.0, 0.0, 7.0],
+    ]
+    .iter()
+    .map(|m| DVector::from_row_slice(m))
+    .collect();
+    let mut rng = Rng::new(seed);
+    let (x, clusters) = spherical_mixture(n, &means, &[1.0; 4], &[0.3, 0.2, 0.25, 0.25], &mut rng);
+    let given = clusters
+        .iter()
+        .map(|&s| {
+            let c = s % 2;
+            if rng.uniform() < flip[c] { 1 - c } else { c }
+        })
+        .collect();
+    (x, clusters, given)
+}
+
+fn spherical(clusters: Option<usize>) -> ModelOptions {
+    ModelOptions {
+        covariance: CovarianceFamily::Spherical,
+        clusters,
+        ..ModelOptions::default()
+    }
+}
+
+fn fit_with(opts: ModelOptions, x: &DMatrix<f64>, given: &[usize]) -> Fit {
+    Rmda::new(opts)
+        .unwrap()
+        .fit(x, given, 2, &mut no_progress())
+        .unwrap()
+}
+
+fn r_matrix(f: &Fit) -> DMatrix<f64> {
+    let m = f.extra.matrix("R").unwrap();
+    DMatrix::from_fn(m.values.len(), m.values[0].len(), |i, j| m.values[i][j])
+}
+
+#[test]
+fn r_recovers_the_class_mix_of_each_cluster() {
+    let flip = [0.2, 0.1];
+    let (x, clusters, given) = four_clusters(4000, flip, 1);
+    let f = fit_with(spherical(Some(4)), &x, &given);
+    assert!(f.converged, "{} iterations", f.iterations);
+    let r = r_matrix(&f);
+    let found = &f.extra.sample_column("cluster").unwrap().values;
+    for j in 0..4 {
+        // The generating cluster of the fitted one, by majority of members.
+        let members: Vec<usize> = (0..4000).filter(|&i| found[i] as usize == j + 1).collect();
+        let mut votes = [0usize; 4];
+        for &i in &members {
+            votes[clusters[i]] += 1;
+        }
+        let s = crate::models::argmax(votes.iter().map(|&v| v as f64));
+        assert!(
+            votes[s] as f64 > 0.99 * members.len() as f64,
+            "cluster {j} impure"
+        );
+        let true_class = s % 2;
+        let expected_same = 1.0 - flip[true_class];
+        assert!(
+            (r[(j, true_class)] - expected_same).abs() < 0.05,
+            "R[{j},{true_class}] = {:.3}, truth {expected_same}\n{r}",
+            r[(j, true_class)]
+        );
+        assert!((r.row(j).sum() - 1.0).abs() < 1e-12);
+    }
+    let m = f.extra.matrix("R").unwrap();
+    assert!(
+        m.orientation
+            .starts_with("rows = clusters, columns = classes")
+    );
+    assert!(f.gamma.is_none());
+}
+
+#[test]
+fn eq8_likelihood_never_decreases_over_r_iterations() {
+    // On the model's own fit...
+    let (x, _, given) = four_clusters(800, [0.3, 0.3], 2);
+    let f = fit_with(spherical(Some(6)), &x, &given);
+    assert!(f.trace.len() > 2);
+    for w in f.trace.windows(2) {
+        assert!(w[1] >= w[0] - 1e-9 * w[0].abs(), "{} -> {}", w[0], w[1]);
+    }
+    // ...and on arbitrary cluster posteriors and labels.
+    let mut rng = Rng::new(3);
+    let psi = {
+        let mut m = DMatrix::from_fn(300, 5, |_, _| rng.uniform().powi(3));
+        for mut row in m.row_iter_mut() {
+            let s = row.sum();
+            row /= s;
+        }
+        m
+    };
+    let labels: Vec<usize> = (0..300).map(|_| rng.below(3)).collect();
+    let est = estimate_r(
+        &psi,
+        &labels,
+        3,
+        400,
+        1e-14,
+        Gauge::WHOLE,
+        &mut no_progress(),
+    )
+    .unwrap();
+    for w in est.trace.windows(2) {
+        assert!(w[1] >= w[0] - 1e-9 * w[0].abs(), "{} -> {}", w[0], w[1]);
+    }
+    assert!(est.trace.last().unwrap() > &est.trace[0]);
+    let ll = r_log_likelihood(&psi, &labels, &est.r);
+    assert!(ll >= *est.trace.last().unwrap() - 1e-9 * ll.abs());
+}
+
+#[test]
+fn bic_over_the_default_range_finds_the_four_clusters() {
+    let (x, _, given) = four_clusters(1200, [0.1, 0.1], 4);
+    let f = fit_with(spherical(None), &x, &given);
+    assert_eq!(f.extra.scalar("clusters"), Some(4.0));
+    let bic = f.extra.series.iter().find(|s| s.name == "BIC").unwrap();
+    // Default range K..=4K for K = 2 classes.
+    let xs: Vec<f64> = bic.points.iter().map(|p| p.0).collect();
+    assert_eq!(xs, (2..=8).map(|k| k as f64).collect::<Vec<_>>());
+}
+
+#[test]
+fn posterior_is_eq7_and_the_classifier_agrees_on_training_rows() {
+    let (x, _, given) = four_clusters(500, [0.2, 0.2], 5);
+    let f = fit_with(spherical(Some(4)), &x, &given);
+    let p = f.classifier.as_ref().unwrap().predict_proba(&x);
+    assert!((&p - &f.posterior).abs().max() < 1e-12);
+    for (i, &g) in given.iter().enumerate() {
+        assert!((f.posterior.row(i).sum() - 1.0).abs() < 1e-9);
+        assert!((f.p_mislabel[i] - (1.0 - f.posterior[(i, g)])).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn flipped_labels_score_higher_than_kept_ones() {
+    let (x, clusters, given) = four_clusters(1000, [0.25, 0.25], 6);
+    let flipped: Vec<bool> = (0..1000).map(|i| given[i] != clusters[i] % 2).collect();
+    let f = fit_with(spherical(None), &x, &given);
+    let auc = crate::eval::metrics::auroc(&f.p_mislabel, &flipped).unwrap();
+    assert!(auc > 0.95, "AUROC {auc}");
+}
+
+#[test]
+fn stopping_cancels_within_one_iteration_in_either_step() {
+    let (x, _, given) = four_clusters(400, [0.1, 0.1], 7);
+    for stop_stage in ["mixture EM", "R (eq. 8)"] {
+        let mut calls_after_stop = 0;
+        let mut stopped = false;
+        let mut progress = |p: Progress| {
+            if stopped {
+                calls_after_stop += 1;
+            }
+            if p.stage == stop_stage {
+                stopped = true;
+                Control::Stop
+            } else {
+                Control::Continue
+            }
+        };
+        let e = Rmda::new(spherical(Some(4)))
+            .unwrap()
+            .fit(&x, &given, 2, &mut progress)
+            .unwrap_err();
+        assert_eq!(e, FitError::Cancelled, "{stop_stage}");
+        assert_eq!(calls_after_stop, 0, "{stop_stage}");
+    }
+}
+
+#[test]
+fn a_seed_reproduces_the_fit() {
+    let (x, _, given) = four_clusters(400, [0.2, 0.1], 8);
+    let opts = ModelOptions {
+        seed: 42,
+        ..spherical(None)
+    };
+    let a = fit_with(opts.clone(), &x, &given);
+    let b = fit_with(opts, &x, &given);
+    assert_eq!(a.posterior, b.posterior);
+    assert_eq!(a.trace, b.trace);
+    assert_eq!(a.extra, b.extra);
+}
+
+#[test]
+fn every_covariance_family_runs() {
+    let (x, _, given) = four_clusters(400, [0.1, 0.1], 9);
+    for family in CovarianceFamily::ALL {
+        let f = fit_with(
+            ModelOptions {
+                covariance: family,
+                clusters: Some(4),
+                ..ModelOptions::default()
+            },
+            &x,
+            &given,
+        );
+        assert!(f.posterior.iter().all(|v| v.is_finite()), "{family}");
+        assert_eq!(f.extra.scalar("clusters"), Some(4.0), "{family}");
+    }
+}
+
+#[test]
+fn min_clusters_above_max_clusters_is_rejected() {
+    let opts = ModelOptions {
+        clusters_min: Some(5),
+        clusters_max: Some(3),
+        ..ModelOptions::default()
+    };
+    let e = Rmda::new(opts.clone()).unwrap_err().to_string();
+    assert!(
+        e.contains("clusters_min (5)") && e.contains("clusters_max (3)"),
+        "{e}"
+    );
+    assert!(build_model("rmda", &opts).is_err());
+    // A minimum above the default maximum 4K stretches the default instead.
+    let only_min = ModelOptions {
+        clusters_min: Some(9),
+        ..ModelOptions::default()
+    };
+    assert_eq!(cluster_range(&only_min, 2, 100).unwrap(), 9..=9);
+}
+
+#[test]
+fn zero_clusters_is_rejected() {
+    for opts in [
+        ModelOptions {
+            clusters: Some(0),
+            ..ModelOptions::default()
+        },
+        ModelOptions {
+            clusters_min: Some(0),
+            ..ModelOptions::default()
+        },
+        ModelOptions {
+            clusters_max: Some(0),
+            ..ModelOptions::default()
+        },
+    ] {
+        let e = Rmda::new(opts).unwrap_err();
+        assert!(matches!(e, FitError::InvalidOption(_)), "{e}");
+        assert!(e.to_string().contains("at least 1"), "{e}");
+    }
+}
+
+#[test]
+fn zero_restarts_is_rejected() {
+    let opts = ModelOptions {
+        restarts: 0,
+        ..ModelOptions::default()
+    };
+    assert!(
+        Rmda::new(opts)
+            .unwrap_err()
+            .to_string()
+            .contains("restarts")
+    );
+}
+
+#[test]
+fn more_clusters_than_samples_is_an_input_error() {
+    let (x, _, given) = four_clusters(10, [0.0, 0.0], 10);
+    let e = Rmda::new(spherical(Some(11)))
+        .unwrap()
+        .fit(&x, &given, 2, &mut no_progress())
+        .unwrap_err();
+    assert!(e.to_string().contains("at most 10"), "{e}");
+    let opts = ModelOptions {
+        clusters_min: Some(11),
+        ..ModelOptions::default()
+    };
+    let e = Rmda::new(opts)
+        .unwrap()
+        .fit(&x, &given, 2, &mut no_progress())
+        .unwrap_err();
+    assert!(e.to_string().contains("lower clusters_min"), "{e}");
+}
+
+#[test]
+fn without_standardising_the_clusters_live_in_the_given_units() {
+    let (x, _, given) = four_clusters(600, [0.1, 0.1], 11);
+    let opts = ModelOptions {
+        standardize: false,
+        ..spherical(Some(4))
+    };
+    let identity = crate::models::mixture::feature_scaling(&x, false);
+    assert_eq!(identity.apply(&x), x);
+    let f = fit_with(opts, &x, &given);
+    let c = f.classifier.as_ref().unwrap();
+    let p = c.predict_proba(&DMatrix::from_row_slice(1, 3, &[7.0, 0.0, 0.0]));
+    assert!(p[(0, 1)] > 0.8, "a point at cluster 2 (class 1): {p}");
+}
