@@ -23,6 +23,7 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
         fit.extra.notes.push(n);
     }
     fit.extra.name_features(&ds.feature_names);
+    fit.extra.name_classes(&ds.classes);
     let info = RunInfo {
         model: name.clone(),
         options,
