@@ -208,6 +208,24 @@ impl ModelReport {
         self.sample_columns.iter().find(|c| c.name == name)
     }
 
+    /// Models label classes "class #k" in their matrices, since they never
+    /// see the class names; this puts the names in their place.
+    pub fn name_classes(&mut self, classes: &[String]) {
+        let rename = |label: &mut String| {
+            if let Some(k) = label
+                .strip_prefix("class #")
+                .and_then(|k| k.parse::<usize>().ok())
+                && let Some(name) = classes.get(k)
+            {
+                *label = name.clone();
+            }
+        };
+        for m in &mut self.matrices {
+            m.row_labels.iter_mut().for_each(rename);
+            m.col_labels.iter_mut().for_each(rename);
+        }
+    }
+
     /// Models name features by column index ("#12 ..."), since they never
     /// see the table; this puts the table's names in their place.
     pub fn name_features(&mut self, names: &[String]) {
@@ -384,4 +402,31 @@ pub fn check_inputs(
 /// A progress callback that never stops (for tests and headless use).
 pub fn no_progress() -> impl FnMut(Progress) -> Control {
     |_| Control::Continue
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod report_tests {
+    use super::*;
+
+    #[test]
+    fn reports_get_the_tables_names() {
+        let mut r = ModelReport::default();
+        r.matrices.push(NamedMatrix {
+            name: "R".into(),
+            orientation: String::new(),
+            row_labels: vec!["cluster 1".into()],
+            col_labels: vec!["class #0".into(), "class #1".into(), "class #9".into()],
+            values: vec![vec![0.5, 0.5, 0.0]],
+        });
+        r.lists.push((
+            "selected_features".into(),
+            vec!["#1 (0.5)".into(), "#7".into()],
+        ));
+        r.name_classes(&["tumor".into(), "normal".into()]);
+        r.name_features(&["a".into(), "b".into()]);
+        assert_eq!(r.matrices[0].col_labels, ["tumor", "normal", "class #9"]);
+        assert_eq!(r.matrices[0].row_labels, ["cluster 1"]);
+        assert_eq!(r.lists[0].1, ["b (0.5)", "#7"]);
+    }
 }

@@ -23,12 +23,16 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
         fit.extra.notes.push(n);
     }
     fit.extra.name_features(&ds.feature_names);
+    fit.extra.name_classes(&ds.classes);
     let info = RunInfo {
         model: name.clone(),
         options,
         wall_seconds: wall.as_secs_f64(),
     };
 
+    if let Some(path) = &a.report {
+        write_report(path, &ds, &fit, &info)?;
+    }
     match &a.out {
         Some(path) => {
             let file =
@@ -41,12 +45,15 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
         None => {
             let stdout = std::io::stdout();
             let mut w = BufWriter::new(stdout.lock());
-            write_ranking(&mut w, &ds, &fit)?;
-            w.flush().context("cannot write to stdout")?;
+            // A reader that stops early (`| head`) is not an error.
+            match write_ranking(&mut w, &ds, &fit).and_then(|()| {
+                w.flush()
+                    .map_err(|e| CliError::Failed(anyhow::Error::new(e)))
+            }) {
+                Err(CliError::Failed(e)) if is_broken_pipe(&e) => return Ok(()),
+                other => other?,
+            }
         }
-    }
-    if let Some(path) = &a.report {
-        write_report(path, &ds, &fit, &info)?;
     }
     if let (Some(test), Some(out)) = (&a.predict, &a.predictions) {
         let classifier = fit
@@ -67,4 +74,12 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
         }
     }
     Ok(())
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.to_string().contains("Broken pipe")
+    })
 }

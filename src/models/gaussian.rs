@@ -188,14 +188,18 @@ impl GaussianComponents {
         for c in 0..k {
             let maha: Vec<f64> = match &self.whitening[c] {
                 Whitening::Full(w) => {
-                    // Rows of Z are W (x_i - mu) = W x_i - W mu.
-                    let mut z = xb * w.transpose();
+                    // Rows of Z are W (x_i - mu) = W x_i - W mu; the shift
+                    // and the squared norm are taken in one pass.
+                    let z = xb * w.transpose();
                     let shift = w * &self.means[c];
-                    for j in 0..p {
-                        let sj = shift[j];
-                        z.column_mut(j).apply(|v| *v -= sj);
+                    let mut acc = vec![0.0; m];
+                    for (col, sj) in z.column_iter().zip(shift.iter()) {
+                        for (a, v) in acc.iter_mut().zip(col.as_slice()) {
+                            let d = v - sj;
+                            *a += d * d;
+                        }
                     }
-                    row_norms_squared(&z)
+                    acc
                 }
                 Whitening::Diag(inv_sd) => {
                     let mut acc = vec![0.0; m];
@@ -230,16 +234,6 @@ impl GaussianComponents {
     }
 }
 
-fn row_norms_squared(z: &DMatrix<f64>) -> Vec<f64> {
-    let mut acc = vec![0.0; z.nrows()];
-    for col in z.column_iter() {
-        for (a, v) in acc.iter_mut().zip(col.iter()) {
-            *a += v * v;
-        }
-    }
-    acc
-}
-
 /// `sum_i w_i (x_i - mu)(x_i - mu)^T`, as matrix products of centred,
 /// sqrt-weighted blocks of rows (centring first keeps it accurate far from
 /// the origin; blocks keep the copy in cache and spread over cores).
@@ -250,15 +244,19 @@ fn weighted_scatter(x: &DMatrix<f64>, w: &DVector<f64>, mu: &DVector<f64>) -> DM
         .par_iter()
         .map(|&s| {
             let len = ROW_BLOCK.min(n - s);
+            let sw: Vec<f64> = w.rows(s, len).iter().map(|v| v.max(0.0).sqrt()).collect();
             let mut block = DMatrix::zeros(len, p);
             for j in 0..p {
                 let m = mu[j];
                 let src = x.column(j);
-                for (r, v) in block.column_mut(j).iter_mut().enumerate() {
-                    *v = (src[s + r] - m) * w[s + r].max(0.0).sqrt();
+                let src = &src.as_slice()[s..s + len];
+                for ((v, xv), swv) in block.column_mut(j).iter_mut().zip(src).zip(&sw) {
+                    *v = (xv - m) * swv;
                 }
             }
-            block.tr_mul(&block)
+            // A transposed copy lets the product go through the blocked
+            // gemm kernel; `tr_mul` computes it as plain dot products.
+            block.transpose() * &block
         })
         .reduce(|| DMatrix::zeros(p, p), |a, b| a + b)
 }

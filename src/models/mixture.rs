@@ -209,8 +209,8 @@ pub fn kmeans_plus_plus(z: &DMatrix<f64>, k: usize, rng: &mut Rng) -> Vec<usize>
         for &a in &assign {
             counts[a] += 1;
         }
-        for (j, column) in z.column_iter().enumerate() {
-            for (&a, v) in assign.iter().zip(column.iter()) {
+        for (j, col) in z.column_iter().enumerate() {
+            for (&a, v) in assign.iter().zip(col.iter()) {
                 sums[a][j] += v;
             }
         }

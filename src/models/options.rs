@@ -188,6 +188,19 @@ impl ModelOptions {
         if self.cv_folds < 2 {
             return Err(InvalidOption("cv_folds must be at least 2".into()));
         }
+        if self.clusters == Some(0) || self.clusters_min == Some(0) {
+            return Err(InvalidOption("clusters must be at least 1".into()));
+        }
+        if let (Some(lo), Some(hi)) = (self.clusters_min, self.clusters_max)
+            && lo > hi
+        {
+            return Err(InvalidOption(format!(
+                "clusters_min ({lo}) is larger than clusters_max ({hi})"
+            )));
+        }
+        if self.restarts == 0 {
+            return Err(InvalidOption("restarts must be at least 1".into()));
+        }
         if self.path_length < 2 {
             return Err(InvalidOption("path_length must be at least 2".into()));
         }
@@ -412,5 +425,16 @@ mod gamma_tests {
             o.set(k, v).unwrap();
             assert!(o.validate_common().is_err(), "{k}={v}");
         }
+        let o = ModelOptions {
+            clusters_min: Some(5),
+            clusters_max: Some(2),
+            ..ModelOptions::default()
+        };
+        assert!(
+            o.validate_common()
+                .unwrap_err()
+                .to_string()
+                .contains("larger than")
+        );
     }
 }

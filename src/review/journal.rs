@@ -56,7 +56,7 @@ pub enum Entry {
     },
     Model {
         name: String,
-        options: ModelOptions,
+        options: Box<ModelOptions>,
         time: String,
     },
     Export {

@@ -177,7 +177,7 @@ impl Session {
                     }
                 }
                 Entry::Model { name, options, .. } => {
-                    self.model_choice = Some((name.clone(), options.clone()));
+                    self.model_choice = Some((name.clone(), (**options).clone()));
                 }
                 Entry::Export { .. } => self.unexported = false,
                 Entry::Header { .. } => {}
@@ -229,7 +229,7 @@ impl Session {
     ) -> Result<(), ReviewError> {
         self.write(Entry::Model {
             name: name.to_string(),
-            options: options.clone(),
+            options: Box::new(options.clone()),
             time: now(),
         })?;
         self.model_choice = Some((name.to_string(), options.clone()));

@@ -35,7 +35,7 @@ pub enum Popup {
     ClassPicker {
         selected: usize,
     },
-    ModelPicker(ModelPicker),
+    ModelPicker(Box<ModelPicker>),
     Threshold {
         input: String,
     },
@@ -432,13 +432,13 @@ impl App {
                     .iter()
                     .position(|m| m.name == self.model)
                     .unwrap_or(0);
-                self.popup = Some(Popup::ModelPicker(ModelPicker {
+                self.popup = Some(Popup::ModelPicker(Box::new(ModelPicker {
                     model,
                     options: self.options.clone(),
                     in_options: false,
                     option: 0,
                     editing: None,
-                }));
+                })));
             }
             Action::Refit => self.start_fit(true),
             Action::Export => self.export(false),
@@ -628,7 +628,7 @@ impl App {
 
     fn model_picker_key(
         &mut self,
-        mut p: ModelPicker,
+        mut p: Box<ModelPicker>,
         key: &crossterm::event::KeyEvent,
     ) -> Option<Popup> {
         use crossterm::event::KeyCode;
@@ -688,7 +688,7 @@ impl App {
                 let r = self.session.set_model_choice(&name, &p.options);
                 if self.report(r).is_some() {
                     self.model = name;
-                    self.options = p.options;
+                    self.options = p.options.clone();
                     self.start_fit(false);
                 }
                 return None;

@@ -307,13 +307,34 @@ impl KeyMap {
             .unwrap_or_default()
     }
 
-    /// (keys, description) for every bound action, in help order.
+    /// (keys, description) for every bound action, in help order; the nine
+    /// relabel-to-class-n actions share one line.
     pub fn help_lines(&self) -> Vec<(String, String)> {
-        Action::all()
-            .into_iter()
-            .filter(|(a, _)| self.by_action.contains_key(a))
-            .map(|(a, _)| (self.keys_of(a), a.describe()))
-            .collect()
+        let mut lines = Vec::new();
+        let mut nth_keys = Vec::new();
+        for (a, _) in Action::all() {
+            if !self.by_action.contains_key(&a) {
+                continue;
+            }
+            if let Action::RelabelNth(_) = a {
+                nth_keys.push(self.keys_of(a));
+                if nth_keys.len() == 9 {
+                    lines.push((
+                        nth_keys.join(" "),
+                        "relabel to that class of the detail pane".to_string(),
+                    ));
+                }
+                continue;
+            }
+            lines.push((self.keys_of(a), a.describe()));
+        }
+        if !nth_keys.is_empty() && nth_keys.len() < 9 {
+            lines.push((
+                nth_keys.join(" "),
+                "relabel to that class of the detail pane".into(),
+            ));
+        }
+        lines
     }
 }
 

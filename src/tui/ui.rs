@@ -538,14 +538,30 @@ impl App {
         let classes = &self.session.dataset().classes;
         let (title, lines, w, h): (String, Vec<Line>, u16, u16) = match popup {
             Popup::Help => {
-                let lines: Vec<Line> = self
+                let entries: Vec<String> = self
                     .keys
                     .help_lines()
                     .into_iter()
-                    .map(|(k, d)| Line::from(format!("{k:>14}  {d}")))
+                    .map(|(k, d)| format!("{k:>17}  {d}"))
                     .collect();
+                // Two columns when one does not fit the screen's height.
+                let rows = if entries.len() as u16 + 2 > area.height && area.width >= 140 {
+                    entries.len().div_ceil(2)
+                } else {
+                    entries.len()
+                };
+                let lines: Vec<Line> = (0..rows)
+                    .map(|r| {
+                        let left = &entries[r];
+                        match entries.get(r + rows).filter(|_| rows < entries.len()) {
+                            Some(right) => Line::from(format!("{left:<66}{right}")),
+                            None => Line::from(left.clone()),
+                        }
+                    })
+                    .collect();
+                let w = if rows < entries.len() { 136 } else { 68 };
                 let h = lines.len() as u16 + 2;
-                ("keys (Esc closes)".into(), lines, 64, h)
+                ("keys (Esc closes)".into(), lines, w, h)
             }
             Popup::Filter { selected } => {
                 let mut entries: Vec<String> = filter_entries(classes)
