@@ -7,7 +7,7 @@ use nalgebra::DMatrix;
 
 use super::cells::{Cell, read_cell};
 use super::read::{
-    decompress, err, field_text, lines_before, scan_records, sniff_delimiter, split_fields,
+    decompress, err, field_lines, field_text, scan_records, sniff_delimiter, split_fields,
 };
 use super::{DataError, Dataset, FeatureSource};
 
@@ -54,21 +54,18 @@ fn columns_by_name(path: &Path, ds: &Dataset) -> Result<Columns, DataError> {
         None => sniff_delimiter(path, &bytes[records[0].content.clone()])?,
     };
     let mut scratch = Vec::new();
+    let mut lines = Vec::new();
     let rows: Vec<Vec<Located>> = records
         .iter()
         .map(|rec| {
             let content = &bytes[rec.content.clone()];
             split_fields(content, delimiter, &mut scratch);
+            field_lines(content, &scratch, &mut lines);
             scratch
                 .iter()
+                .zip(&lines)
                 .enumerate()
-                .map(|(f, r)| {
-                    (
-                        field_text(&content[r.clone()]),
-                        rec.line + lines_before(content, r.start),
-                        f + 1,
-                    )
-                })
+                .map(|(f, (r, l))| (field_text(&content[r.clone()]), rec.line + l, f + 1))
                 .collect()
         })
         .collect();

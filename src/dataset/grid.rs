@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::LoadOptions;
 use super::cells::RawColumn;
-use super::read::{err, field_text, lines_before, split_fields};
+use super::read::{err, field_lines, field_text, split_fields};
 use super::{DataError, RecordSpan};
 
 const LABEL_NAMES: [&str; 4] = ["label", "class", "target", "y"];
@@ -52,14 +52,12 @@ fn fields_of(
 ) -> Vec<(String, usize)> {
     let content = &bytes[rec.content.clone()];
     split_fields(content, delimiter, scratch);
+    let mut lines = Vec::new();
+    field_lines(content, scratch, &mut lines);
     scratch
         .iter()
-        .map(|r| {
-            (
-                field_text(&content[r.clone()]),
-                rec.line + lines_before(content, r.start),
-            )
-        })
+        .zip(&lines)
+        .map(|(r, l)| (field_text(&content[r.clone()]), rec.line + l))
         .collect()
 }
 
@@ -124,6 +122,7 @@ pub fn samples_as_rows(
     let content_fields = |rec: &RecordSpan, scratch: &mut Vec<std::ops::Range<usize>>| {
         split_fields(&bytes[rec.content.clone()], delimiter, scratch);
     };
+    let mut lines = Vec::new();
     for rec in &records[1..] {
         content_fields(rec, &mut scratch);
         if scratch.len() != n_fields {
@@ -139,7 +138,8 @@ pub fn samples_as_rows(
             ));
         }
         let content = &bytes[rec.content.clone()];
-        let line_of = |f: usize| rec.line + lines_before(content, scratch[f].start);
+        field_lines(content, &scratch, &mut lines);
+        let line_of = |f: usize| rec.line + lines[f];
         let label = field_text(&content[scratch[label_field].clone()]);
         labels.push(label);
         label_at.push((line_of(label_field), label_field + 1));

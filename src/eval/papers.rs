@@ -4,7 +4,7 @@ use nalgebra::DMatrix;
 
 use super::detection::mean_sd;
 use super::metrics::accuracy;
-use crate::models::l1_logistic::{self, Penalty, Problem};
+use crate::models::l1_logistic::{self, Design, Penalty, Problem};
 use crate::models::linalg::{Standardizer, sigmoid};
 use crate::models::rlr::LogisticClassifier;
 use crate::models::shift::ShiftLr;
@@ -75,10 +75,9 @@ pub fn shift_table1(
         let (xte, yte) = logistic_data(n, 10, 0.0, 0.0, &mut rng);
         // Standard: unpenalised logistic regression.
         let s = Standardizer::fit(&xtr);
-        let z = s.apply(&xtr);
         let t = crate::models::gaussian::one_hot(&ytr, 2);
         let prob = Problem {
-            x: &z,
+            x: Design::standardized(&xtr, &s),
             targets: &t,
             offset: None,
             penalty_factor: None,

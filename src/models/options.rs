@@ -70,6 +70,11 @@ pub struct ModelOptions {
     pub gamma: Option<String>,
     /// rlr: keep `gamma` fixed instead of estimating it.
     pub fix_gamma: bool,
+    /// rlr: pseudo-count added to every cell of the flip table when it is
+    /// re-estimated (a Dirichlet prior on each row; 0 = the paper's maximum
+    /// likelihood, eqs. 8-9). On tens of samples the ML table collapses to
+    /// the identity as the flexible classifier absorbs the suspects.
+    pub gamma_prior: f64,
     /// rlr / lr: a fixed L1 penalty instead of the Bayesian rule
     /// lambda = N / sum |w| (Cawley & Talbot).
     pub lambda: Option<f64>,
@@ -84,7 +89,10 @@ pub struct ModelOptions {
     pub cv_folds: usize,
     /// shift: penalty on theta: "none", "l2" or "l1" (eq. 2), weight `kappa`.
     pub theta_penalty: String,
-    pub kappa: f64,
+    /// shift: weight of the theta penalty; `None` takes the Bayesian lambda
+    /// of eq. 7 (Cawley & Talbot) of the plain L1 fit, so wide data need
+    /// no cross-validation over kappa.
+    pub kappa: Option<f64>,
     /// shift: number of lambda values on the path.
     pub path_length: usize,
     /// rmda: a fixed number of clusters; `None` chooses it by BIC over
@@ -118,12 +126,13 @@ impl Default for ModelOptions {
             shrinkage: None,
             gamma: None,
             fix_gamma: false,
+            gamma_prior: 1.0,
             lambda: None,
             lambda_rule: "cv".into(),
             noise_fraction: None,
             cv_folds: 5,
-            theta_penalty: "l2".into(),
-            kappa: 1.0,
+            theta_penalty: "l1".into(),
+            kappa: None,
             path_length: 30,
             clusters: None,
             clusters_min: None,
@@ -179,10 +188,18 @@ impl ModelOptions {
                 self.theta_penalty
             )));
         }
-        if !(self.kappa.is_finite() && self.kappa >= 0.0) {
+        if let Some(kappa) = self.kappa
+            && !(kappa.is_finite() && kappa >= 0.0)
+        {
             return Err(InvalidOption(format!(
-                "kappa must be >= 0, got {}",
-                self.kappa
+                "kappa must be >= 0 (or null for the Bayesian rule), got {}",
+                kappa
+            )));
+        }
+        if !(self.gamma_prior.is_finite() && self.gamma_prior >= 0.0) {
+            return Err(InvalidOption(format!(
+                "gamma_prior must be >= 0, got {}",
+                self.gamma_prior
             )));
         }
         if self.cv_folds < 2 {

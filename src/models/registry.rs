@@ -32,7 +32,14 @@ pub const MODELS: &[ModelInfo] = &[
         name: "rlr",
         title: "robust sparse logistic regression",
         summary: "logistic model with a learned flip table and Bayesian L1 (Bootkrajang & Kaban 2013)",
-        options: &["gamma", "fix_gamma", "lambda", "max_iter", "tol"],
+        options: &[
+            "gamma",
+            "fix_gamma",
+            "gamma_prior",
+            "lambda",
+            "max_iter",
+            "tol",
+        ],
     },
     ModelInfo {
         name: "lr",

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use nalgebra::DMatrix;
 
 use super::gaussian::one_hot;
-use super::l1_logistic::{self, Coefs, Penalty, Problem};
+use super::l1_logistic::{self, Coefs, Design, Penalty, Problem};
 use super::linalg::{Standardizer, relative_change};
 use super::options::parse_gamma;
 use super::{
@@ -26,8 +26,10 @@ use super::{
 
 /// Diagonal of the starting flip table when none is given.
 const INITIAL_KEEP: f64 = 0.9;
-/// Smallest lambda the Bayesian rule may reach, as a fraction of lambda_max.
-const LAMBDA_FLOOR: f64 = 0.01;
+/// The Bayesian lambda is searched down to this fraction of lambda_max.
+const LAMBDA_FLOOR: f64 = 1e-4;
+/// Relative width at which the search for the fixed point of eq. 7 stops.
+const LAMBDA_RTOL: f64 = 5e-3;
 
 #[derive(Clone, Debug)]
 pub struct Rlr {
@@ -62,15 +64,11 @@ pub struct LogisticClassifier {
 
 impl Classifier for LogisticClassifier {
     fn predict_proba(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
-        let z = self.standardizer.apply(x);
-        let dummy = DMatrix::zeros(z.nrows(), self.n_classes);
-        let p = Problem {
-            x: &z,
-            targets: &dummy,
-            offset: None,
-            penalty_factor: None,
-        };
-        l1_logistic::probabilities(&l1_logistic::linear(&p, &self.coefs), self.n_classes)
+        let design = Design::standardized(x, &self.standardizer);
+        l1_logistic::probabilities(
+            &l1_logistic::linear_on(&design, &self.coefs, None),
+            self.n_classes,
+        )
     }
 }
 
@@ -103,6 +101,106 @@ fn selected_features(coefs: &Coefs, s: &Standardizer) -> Vec<String> {
         .collect()
 }
 
+/// Where the Bayesian rule of eq. 7 left lambda.
+#[derive(Clone, Debug)]
+pub struct BayesLambda {
+    pub lambda: f64,
+    pub coefs: Coefs,
+    /// false: no fixed point above the floor (separable classes).
+    pub found: bool,
+    /// L1 fits spent on the search.
+    pub fits: usize,
+}
+
+/// lambda = N / sum|w| (eq. 7) as a root search along the regularisation
+/// path. Iterating eq. 7 directly cycles when the number of non-zero
+/// weights N jumps, so we bracket the fixed point instead: above it
+/// lambda * sum|w| > N (lambda too large: weights shrunk more than the
+/// rule wants, or no weights at all), below it the reverse. Walking down
+/// from lambda_max the first crossing is the stable fixed point the
+/// paper's greedy Algorithm 1 reaches by adding weights one at a time.
+/// The sparser end of the final bracket is returned.
+pub fn bayes_lambda(
+    problem: &Problem<'_>,
+    lambda_max: f64,
+    start: Option<f64>,
+    warm: &Coefs,
+) -> BayesLambda {
+    let mut fits = 0;
+    let mut fit_at = |lambda: f64, warm: &Coefs| {
+        fits += 1;
+        l1_logistic::fit(
+            problem,
+            Penalty {
+                l1: lambda,
+                l2: 0.0,
+            },
+            Some(warm),
+            100,
+            1e-9,
+        )
+    };
+    // At lambda_max itself rounding can leave one weight a hair off zero;
+    // it counts as the empty model.
+    let above = |lambda: f64, c: &Coefs| {
+        let n = c.n_nonzero();
+        n == 0 || lambda >= lambda_max * (1.0 - 1e-9) || lambda * c.l1() > n as f64
+    };
+    let floor = LAMBDA_FLOOR * lambda_max;
+    // From a previous solution the root is close: small steps.
+    let factor: f64 = if start.is_some() { 0.85 } else { 0.7 };
+    let mut lambda = start.unwrap_or(lambda_max).clamp(floor, lambda_max);
+    let mut coefs = fit_at(lambda, warm);
+    let (mut hi, mut lo);
+    if above(lambda, &coefs) {
+        hi = (lambda, coefs.clone());
+        loop {
+            if lambda <= floor {
+                return BayesLambda {
+                    lambda,
+                    coefs,
+                    found: false,
+                    fits,
+                };
+            }
+            lambda = (lambda * factor).max(floor);
+            coefs = fit_at(lambda, &coefs);
+            if above(lambda, &coefs) {
+                hi = (lambda, coefs.clone());
+            } else {
+                lo = (lambda, coefs.clone());
+                break;
+            }
+        }
+    } else {
+        lo = (lambda, coefs.clone());
+        loop {
+            lambda = (lambda / factor).min(lambda_max);
+            coefs = fit_at(lambda, &coefs);
+            if above(lambda, &coefs) || lambda >= lambda_max {
+                hi = (lambda, coefs.clone());
+                break;
+            }
+            lo = (lambda, coefs.clone());
+        }
+    }
+    while hi.0 / lo.0 > 1.0 + LAMBDA_RTOL {
+        let mid = (hi.0 * lo.0).sqrt();
+        let c = fit_at(mid, &hi.1);
+        if above(mid, &c) {
+            hi = (mid, c);
+        } else {
+            lo = (mid, c);
+        }
+    }
+    BayesLambda {
+        lambda: hi.0,
+        coefs: hi.1,
+        found: true,
+        fits,
+    }
+}
+
 impl RobustModel for Rlr {
     fn name(&self) -> &'static str {
         if self.robust { "rlr" } else { "lr" }
@@ -131,22 +229,19 @@ impl RobustModel for Rlr {
         };
         let fix_gamma = opts.fix_gamma || !self.robust;
         let standardizer = Standardizer::fit(x);
-        let z = standardizer.apply(x);
+        let z = Design::standardized(x, &standardizer);
         let observed = one_hot(given, k);
         let base = Problem {
-            x: &z,
+            x: z,
             targets: &observed,
             offset: None,
             penalty_factor: None,
         };
         let lambda_max = l1_logistic::lambda_max(&base);
-        // When the classes can be separated, eq. 7 drives lambda to zero and
-        // the weights to infinity (the likelihood has no maximum). A floor
-        // keeps the fit finite; the report says when it was reached.
-        let lambda_floor = LAMBDA_FLOOR * lambda_max;
-        let mut at_floor = false;
-        let mut lambda = opts.lambda.unwrap_or(0.5 * lambda_max);
-        let mut coefs = Coefs::zeros(z.ncols(), base.n_logits());
+        let mut lambda = opts.lambda.unwrap_or(lambda_max);
+        let mut found = true;
+        let mut fits = 0;
+        let mut coefs = Coefs::zeros(x.ncols(), base.n_logits());
         let mut targets = observed.clone();
         let mut trace = Vec::new();
         let mut converged = false;
@@ -154,36 +249,34 @@ impl RobustModel for Rlr {
         let mut posterior;
         loop {
             iteration += 1;
-            // M-step for w on the current soft targets, then eq. 7.
+            // M-step for w on the current soft targets, with eq. 7.
             let problem = Problem {
-                x: &z,
+                x: z,
                 targets: &targets,
                 offset: None,
                 penalty_factor: None,
             };
-            coefs = l1_logistic::fit(
-                &problem,
-                Penalty {
-                    l1: lambda,
-                    l2: 0.0,
-                },
-                Some(&coefs),
-                50,
-                1e-9,
-            );
-            if opts.lambda.is_none() {
-                let nnz = coefs.n_nonzero();
-                lambda = if nnz > 0 {
-                    nnz as f64 / coefs.l1()
-                } else {
-                    lambda * 0.5
-                };
-                at_floor = lambda < lambda_floor;
-                lambda = lambda.max(lambda_floor);
+            if opts.lambda.is_some() {
+                coefs = l1_logistic::fit(
+                    &problem,
+                    Penalty {
+                        l1: lambda,
+                        l2: 0.0,
+                    },
+                    Some(&coefs),
+                    100,
+                    1e-9,
+                );
+                fits += 1;
+            } else {
+                let start = (iteration > 1).then_some(lambda);
+                let b = bayes_lambda(&problem, lambda_max, start, &coefs);
+                (lambda, coefs, found) = (b.lambda, b.coefs, b.found);
+                fits += b.fits;
             }
             // E-step (eq. 10): P(true = j | x, given) ∝ P(given | j) P(j | x).
             let p_true = l1_logistic::probabilities(&l1_logistic::linear(&base, &coefs), k);
-            posterior = DMatrix::zeros(z.nrows(), k);
+            posterior = DMatrix::zeros(x.nrows(), k);
             let mut loglik = 0.0;
             for (i, &g) in given.iter().enumerate() {
                 let s: f64 = (0..k).map(|j| gamma[(j, g)] * p_true[(i, j)]).sum();
@@ -213,33 +306,35 @@ impl RobustModel for Rlr {
             {
                 return Err(FitError::Cancelled);
             }
-            if previous.is_some_and(|p| relative_change(p, objective) < opts.tol.max(1e-9)) {
+            // Without a flip table to learn, one M-step is the whole fit.
+            if !self.robust
+                || previous.is_some_and(|p| relative_change(p, objective) < opts.tol.max(1e-9))
+            {
                 converged = true;
                 break;
             }
             if iteration >= opts.max_iter {
                 break;
             }
-            if self.robust {
-                // Eqs. 8-9: expected flips out of each true class.
-                if !fix_gamma {
-                    for j in 0..k {
-                        let total: f64 = posterior.column(j).sum();
-                        if total > 1e-12 {
-                            for g in 0..k {
-                                let flowed: f64 = given
-                                    .iter()
-                                    .enumerate()
-                                    .filter(|(_, gg)| **gg == g)
-                                    .map(|(i, _)| posterior[(i, j)])
-                                    .sum();
-                                gamma[(j, g)] = flowed / total;
-                            }
+            // Eqs. 8-9: expected flips out of each true class.
+            if !fix_gamma {
+                let a = opts.gamma_prior;
+                for j in 0..k {
+                    let total: f64 = posterior.column(j).sum() + a * k as f64;
+                    if total > 1e-12 {
+                        for g in 0..k {
+                            let flowed: f64 = given
+                                .iter()
+                                .enumerate()
+                                .filter(|(_, gg)| **gg == g)
+                                .map(|(i, _)| posterior[(i, j)])
+                                .sum();
+                            gamma[(j, g)] = (flowed + a) / total;
                         }
                     }
                 }
-                targets = posterior.clone();
             }
+            targets = posterior.clone();
         }
         let mut fit = Fit::from_posterior(posterior, given);
         if self.robust {
@@ -258,10 +353,13 @@ impl RobustModel for Rlr {
             "selected_features".into(),
             selected_features(&coefs, &standardizer),
         ));
-        if at_floor {
+        fit.extra.scalars.push(("lambda_max".into(), lambda_max));
+        fit.extra.scalars.push(("l1_fits".into(), fits as f64));
+        if !found {
             fit.extra.notes.push(format!(
-                "lambda = N / sum|w| fell below {LAMBDA_FLOOR} x lambda_max: the labelled classes are \
-                 (nearly) separable, so lambda was held at the floor; pass --opt lambda=... to choose it"
+                "eq. 7 (lambda = N / sum|w|) has no fixed point above {LAMBDA_FLOOR} x lambda_max: \
+                 the labelled classes are separable, so lambda was held at the floor; pass \
+                 --opt lambda=... to choose it"
             ));
         }
         if fix_gamma && self.robust {
@@ -370,6 +468,44 @@ mod tests {
         assert!(f.converged);
         let lambda = f.extra.scalar("lambda").unwrap();
         assert!(lambda > 0.0 && lambda.is_finite());
+    }
+
+    #[test]
+    fn the_bayesian_lambda_brackets_the_fixed_point_of_eq_7() {
+        let g = DMatrix::from_row_slice(2, 2, &[0.9, 0.1, 0.1, 0.9]);
+        let (x, _, given) = synth(300, 40, &g, 5);
+        let s = Standardizer::fit(&x);
+        let t = one_hot(&given, 2);
+        let p = Problem {
+            x: Design::standardized(&x, &s),
+            targets: &t,
+            offset: None,
+            penalty_factor: None,
+        };
+        let lm = l1_logistic::lambda_max(&p);
+        let b = bayes_lambda(&p, lm, None, &Coefs::zeros(40, 1));
+        assert!(b.found && b.lambda < lm);
+        let n = b.coefs.n_nonzero() as f64;
+        // Just above the fixed point: lambda * sum|w| exceeds N...
+        assert!(
+            b.lambda * b.coefs.l1() > n,
+            "{} {}",
+            b.lambda * b.coefs.l1(),
+            n
+        );
+        // ...and a little below it the rule asks for a larger lambda.
+        let below = b.lambda * (1.0 - 2.0 * LAMBDA_RTOL);
+        let c = l1_logistic::fit(
+            &p,
+            Penalty { l1: below, l2: 0.0 },
+            Some(&b.coefs),
+            100,
+            1e-10,
+        );
+        assert!(below * c.l1() <= c.n_nonzero() as f64);
+        // Started from the answer, the search stays there.
+        let again = bayes_lambda(&p, lm, Some(b.lambda), &b.coefs);
+        assert!((again.lambda / b.lambda - 1.0).abs() < 3.0 * LAMBDA_RTOL);
     }
 
     #[test]

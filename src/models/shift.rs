@@ -16,7 +16,7 @@ use std::sync::Arc;
 use nalgebra::DMatrix;
 
 use super::gaussian::one_hot;
-use super::l1_logistic::{self, Coefs, Penalty, Problem};
+use super::l1_logistic::{self, Coefs, Design, Penalty, Problem};
 use super::linalg::Standardizer;
 use super::rlr::LogisticClassifier;
 use super::{
@@ -38,15 +38,29 @@ impl ShiftLr {
         Self { options }
     }
 
-    fn theta_penalty(&self) -> Penalty {
+    /// The theta penalty for (x, given): kappa as set, or by eq. 7.
+    fn theta_penalty(&self, z: Design<'_>, targets: &DMatrix<f64>) -> Penalty {
+        let kappa = || {
+            self.options.kappa.unwrap_or_else(|| {
+                let p = Problem {
+                    x: z,
+                    targets,
+                    offset: None,
+                    penalty_factor: None,
+                };
+                let lambda_max = l1_logistic::lambda_max(&p);
+                let start = Coefs::zeros(z.ncols(), p.n_logits());
+                super::rlr::bayes_lambda(&p, lambda_max, None, &start).lambda
+            })
+        };
         match self.options.theta_penalty.as_str() {
             "l1" => Penalty {
-                l1: self.options.kappa,
+                l1: kappa(),
                 l2: 0.0,
             },
             "l2" => Penalty {
                 l1: 0.0,
-                l2: self.options.kappa,
+                l2: self.options.kappa.unwrap_or(1.0),
             },
             _ => Penalty { l1: 0.0, l2: 0.0 },
         }
@@ -132,14 +146,16 @@ impl ShiftLr {
     /// The warm-started path on (z, given); `progress` per lambda.
     fn path(
         &self,
-        z: &DMatrix<f64>,
+        x: &DMatrix<f64>,
+        scaling: &Standardizer,
         given: &[usize],
         k: usize,
         progress: &mut dyn FnMut(usize, f64) -> Control,
     ) -> Result<Vec<PathPoint>, FitError> {
+        let z = Design::standardized(x, scaling);
         let targets = one_hot(given, k);
         let c = if k == 2 { 1 } else { k };
-        let pen = self.theta_penalty();
+        let pen = self.theta_penalty(z, &targets);
         let no_offset = Problem {
             x: z,
             targets: &targets,
@@ -197,25 +213,18 @@ impl ShiftLr {
     /// Picks a point of the path by the configured rule.
     fn choose(
         &self,
-        z: &DMatrix<f64>,
+        x: &DMatrix<f64>,
+        scaling: &Standardizer,
         given: &[usize],
         k: usize,
         path: &[PathPoint],
     ) -> Result<(usize, String), FitError> {
         let n = given.len();
+        let z = Design::standardized(x, scaling);
         let accuracy_of = |theta: &Coefs, rows: &[usize]| -> f64 {
-            let sub = z.select_rows(rows.iter());
-            let dummy = DMatrix::zeros(rows.len(), k);
-            let p = Problem {
-                x: &sub,
-                targets: &dummy,
-                offset: None,
-                penalty_factor: None,
-            };
-            let probs = l1_logistic::probabilities(&l1_logistic::linear(&p, theta), k);
+            let probs = l1_logistic::probabilities(&l1_logistic::linear_on(&z, theta, None), k);
             rows.iter()
-                .enumerate()
-                .filter(|(r, i)| super::argmax(probs.row(*r).iter().copied()) == given[**i])
+                .filter(|i| super::argmax(probs.row(**i).iter().copied()) == given[**i])
                 .count() as f64
                 / rows.len().max(1) as f64
         };
@@ -265,12 +274,12 @@ impl ShiftLr {
                         .copied()
                         .filter(|i| !test.contains(i))
                         .collect();
-                    let ztr = z.select_rows(train.iter());
+                    let xtr = x.select_rows(train.iter());
                     let gtr: Vec<usize> = train.iter().map(|&i| given[i]).collect();
                     if gtr.iter().collect::<std::collections::HashSet<_>>().len() < 2 {
                         continue;
                     }
-                    let sub = self.path(&ztr, &gtr, k, &mut |_, _| Control::Continue)?;
+                    let sub = self.path(&xtr, scaling, &gtr, k, &mut |_, _| Control::Continue)?;
                     for (idx, p) in sub.iter().enumerate() {
                         score[idx] += accuracy_of(&p.theta, &test) * test.len() as f64;
                     }
@@ -304,8 +313,9 @@ impl ShiftLr {
     ) -> Result<Vec<(f64, LogisticClassifier)>, FitError> {
         check_inputs(x, given, n_classes)?;
         let standardizer = Standardizer::fit(x);
-        let z = standardizer.apply(x);
-        let path = self.path(&z, given, n_classes, &mut |_, _| Control::Continue)?;
+        let path = self.path(x, &standardizer, given, n_classes, &mut |_, _| {
+            Control::Continue
+        })?;
         Ok(path
             .into_iter()
             .map(|p| {
@@ -337,9 +347,8 @@ impl RobustModel for ShiftLr {
         check_inputs(x, given, n_classes)?;
         let k = n_classes;
         let standardizer = Standardizer::fit(x);
-        let z = standardizer.apply(x);
         let steps = self.options.path_length;
-        let path = self.path(&z, given, k, &mut |step, lambda| {
+        let path = self.path(x, &standardizer, given, k, &mut |step, lambda| {
             progress(Progress {
                 stage: "lambda path",
                 iteration: step,
@@ -348,17 +357,12 @@ impl RobustModel for ShiftLr {
                 fraction: step as f64 / steps as f64,
             })
         })?;
-        let (chosen, why) = self.choose(&z, given, k, &path)?;
+        let (chosen, why) = self.choose(x, &standardizer, given, k, &path)?;
         let point = &path[chosen];
         // The curator's scores come from theta alone (section 3.2).
-        let dummy = DMatrix::zeros(z.nrows(), k);
-        let p = Problem {
-            x: &z,
-            targets: &dummy,
-            offset: None,
-            penalty_factor: None,
-        };
-        let posterior = l1_logistic::probabilities(&l1_logistic::linear(&p, &point.theta), k);
+        let z = Design::standardized(x, &standardizer);
+        let posterior =
+            l1_logistic::probabilities(&l1_logistic::linear_on(&z, &point.theta, None), k);
         let mut fit = Fit::from_posterior(posterior, given);
         let n = given.len();
         let mut entry = vec![f64::NAN; n];
