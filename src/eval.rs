@@ -2,6 +2,7 @@
 //! data drawn from the models, and the papers' experiments.
 
 pub mod detection;
+pub mod logistic_papers;
 pub mod metrics;
 pub mod noise;
 pub mod papers;

@@ -236,8 +236,10 @@ pub struct EvalArgs {
     /// Clean labelled table (not needed with --paper).
     pub data: Option<PathBuf>,
     /// Run a paper's experiment instead: shift-table1 (Tibshirani & Manning,
-    /// Table 1, unregularised rows); rmda-sim2, rmda-sim3 (Bouveyron &
-    /// Girard sections 4.2, 4.4); rmda-usps DATA (section 4.3).
+    /// Table 1, unregularised rows); rlr-synth (Bootkrajang & Kaban Fig. 1);
+    /// colon DATA (both logistic papers' colon checks, on
+    /// sample_data/colon.csv); rmda-sim2, rmda-sim3 (Bouveyron & Girard
+    /// sections 4.2, 4.4); rmda-usps DATA (section 4.3).
     #[arg(long)]
     pub paper: Option<String>,
     /// Models to compare, comma-separated.

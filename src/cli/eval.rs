@@ -169,11 +169,132 @@ fn run_paper(paper: &str, a: &EvalArgs, model: &ModelArgs) -> Result<(), CliErro
             print!("{}", check.to_table());
             Ok(())
         }
+        "rlr-synth" => {
+            println!(
+                "Bootkrajang & Kaban Fig. 1: 3 relevant Gaussian features (w = 10/3), 30% of class 1 \
+                 labelled 0, 100 clean test points; {} repeats, seed {seed}",
+                a.repeats
+            );
+            println!(
+                "{:>5} {:>5} {:>6} {:>16} {:>9} {:>9} {:>6}",
+                "n", "d", "model", "test error (%)", "selected", "relevant", "leak"
+            );
+            for n in [500, 100] {
+                for d in [100, 500, 1000] {
+                    let row =
+                        crate::eval::logistic_papers::bootkrajang_synth(n, d, a.repeats, seed)?;
+                    for c in &row.cells {
+                        println!(
+                            "{n:>5} {d:>5} {:>6} {:>8.2} ± {:>5.2} {:>9.1} {:>9.2} {:>6.3}",
+                            c.model,
+                            100.0 * c.test_error.0,
+                            100.0 * c.test_error.1,
+                            c.selected,
+                            c.relevant_found,
+                            c.leak
+                        );
+                    }
+                }
+            }
+            println!(
+                "selected = non-zero weights; relevant = of the 3 true features; leak = mean |w| of \
+                 noise features over mean |w| of relevant ones"
+            );
+            Ok(())
+        }
+        "colon" => colon_checks(a),
         other => Err(CliError::BadInput(format!(
-            "unknown paper experiment \"{other}\"; available: shift-table1, rmda-sim2, \
-             rmda-sim3, rmda-usps"
+            "unknown paper experiment \"{other}\"; available: shift-table1, rlr-synth, colon, \
+             rmda-sim2, rmda-sim3, rmda-usps"
         ))),
     }
+}
+
+/// `relabel eval --paper colon DATA`: which samples each logistic model
+/// flags on Alon's colon data, and the leave-one-out errors of Table 2.
+fn colon_checks(a: &EvalArgs) -> Result<(), CliError> {
+    use crate::eval::logistic_papers::{COLON_SUSPECTS, Colon, ColonFlags, colon_flags, colon_loo};
+    let Some(path) = &a.data else {
+        return Err(CliError::BadInput(
+            "colon needs the colon table as DATA (sample_data/colon.csv, ids T*/N*)".into(),
+        ));
+    };
+    let ds = crate::dataset::load(path, &crate::dataset::LoadOptions::default())?;
+    let missing: Vec<&str> = COLON_SUSPECTS
+        .iter()
+        .copied()
+        .filter(|s| !ds.ids.iter().any(|id| id == s))
+        .collect();
+    if !missing.is_empty() || ds.classes.len() != 2 {
+        return Err(CliError::BadInput(format!(
+            "{}: expected two classes and the ids {} (missing: {})",
+            path.display(),
+            COLON_SUSPECTS.join(" "),
+            missing.join(" ")
+        )));
+    }
+    let colon = Colon {
+        x: &ds.x,
+        given: &ds.labels,
+        ids: &ds.ids,
+    };
+    println!(
+        "colon: {} samples x {} genes; literature suspects {}; rlr-F gamma (P(given | true), rows {}) = {}",
+        ds.n_samples(),
+        ds.n_features(),
+        COLON_SUSPECTS.join(" "),
+        ds.classes.join(", "),
+        colon.suspect_gamma()
+    );
+    println!("\nflags on all 62 samples (suspects in brackets):");
+    let mark = |list: &[String]| {
+        list.iter()
+            .map(|s| {
+                if COLON_SUSPECTS.contains(&s.as_str()) {
+                    format!("[{s}]")
+                } else {
+                    s.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for f in colon_flags(&colon)? {
+        println!("{} ({:.0} ms)", f.model, 1000.0 * f.seconds);
+        println!(
+            "  p >= 0.5 ({}, {} suspects): {}",
+            f.flagged.len(),
+            ColonFlags::suspects_in(&f.flagged),
+            mark(&f.flagged)
+        );
+        println!(
+            "  top 9 ({} suspects): {}",
+            ColonFlags::suspects_in(&f.top9),
+            mark(&f.top9)
+        );
+        if let Some(s) = &f.shifted {
+            println!(
+                "  non-zero shifts ({}, {} suspects): {}",
+                s.len(),
+                ColonFlags::suspects_in(s),
+                mark(s)
+            );
+        }
+    }
+    println!(
+        "\nleave-one-out (Table 2): error % against corrected labels (CRT) and on non-suspects (CLN)"
+    );
+    println!(
+        "{:>16} {:>8} {:>8} {:>7} {:>8}",
+        "model", "LOO-CRT", "LOO-CLN", "genes", "seconds"
+    );
+    for r in colon_loo(&colon)? {
+        println!(
+            "{:>16} {:>8.2} {:>8.2} {:>7.2} {:>8.2}",
+            r.model, r.crt, r.cln, r.genes, r.seconds
+        );
+    }
+    Ok(())
 }
 
 /// Loads a clean test table with the training schema; its labels must be

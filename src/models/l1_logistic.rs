@@ -301,10 +301,48 @@ pub fn fit(
     max_outer: usize,
     tol: f64,
 ) -> Coefs {
+    fit_impl(p, pen, warm, None, max_outer, tol)
+}
+
+/// Binary fit on [X | I_n] (Tibshirani & Manning section 3.1): besides the
+/// coefficients, one shift per sample added to its logit, L1-penalised by
+/// `lambda`. Each shift is a coordinate whose column is a unit vector, so
+/// its update costs O(1) inside the same Newton rounds as the features,
+/// instead of alternating whole fits with closed-form shift updates.
+pub fn fit_with_shifts(
+    p: &Problem<'_>,
+    pen: Penalty,
+    warm: Option<&Coefs>,
+    shifts: &mut [f64],
+    lambda: f64,
+    max_outer: usize,
+    tol: f64,
+) -> Coefs {
+    assert_eq!(p.n_logits(), 1, "per-sample shifts are for two classes");
+    fit_impl(p, pen, warm, Some((shifts, lambda)), max_outer, tol)
+}
+
+/// Largest step of a shift in one Newton round: the quadratic model of a
+/// confidently wrong sample has almost no curvature and would overshoot.
+const MAX_SHIFT_STEP: f64 = 4.0;
+
+fn fit_impl(
+    p: &Problem<'_>,
+    pen: Penalty,
+    warm: Option<&Coefs>,
+    mut shifts: Option<(&mut [f64], f64)>,
+    max_outer: usize,
+    tol: f64,
+) -> Coefs {
     let (n, d) = (p.x.nrows(), p.x.ncols());
     let c_count = p.n_logits();
     let mut c = warm.cloned().unwrap_or_else(|| Coefs::zeros(d, c_count));
     let mut eta = linear(p, &c);
+    if let Some((s, _)) = &shifts {
+        for (e, s) in eta.as_mut_slice().iter_mut().zip(s.iter()) {
+            *e += s;
+        }
+    }
     let pf = |j: usize| p.penalty_factor.map_or(1.0, |f| f[j]);
     let mut w = vec![0.0; n];
     let mut r = vec![0.0; n];
@@ -354,6 +392,19 @@ pub fn fit(
                         sweep_change = sweep_change.max(v[j] * delta * delta);
                         if old == 0.0 && full_sweep {
                             active.push(j);
+                        }
+                    }
+                }
+                if let Some((s, lambda)) = shifts.as_mut() {
+                    for i in 0..n {
+                        let old = s[i];
+                        let new = soft_threshold(r[i] + w[i] * old, *lambda) / w[i];
+                        let delta = (new - old).clamp(-MAX_SHIFT_STEP, MAX_SHIFT_STEP);
+                        if delta != 0.0 {
+                            s[i] = old + delta;
+                            r[i] -= w[i] * delta;
+                            eta_k[i] += delta;
+                            sweep_change = sweep_change.max(w[i] * delta * delta);
                         }
                     }
                 }

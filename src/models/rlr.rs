@@ -30,6 +30,8 @@ const INITIAL_KEEP: f64 = 0.9;
 const LAMBDA_FLOOR: f64 = 1e-4;
 /// Relative width at which the search for the fixed point of eq. 7 stops.
 const LAMBDA_RTOL: f64 = 5e-3;
+/// Times EM may restart from a moved fixed point of eq. 7.
+const MAX_LAMBDA_ROUNDS: usize = 5;
 
 #[derive(Clone, Debug)]
 pub struct Rlr {
@@ -247,16 +249,29 @@ impl RobustModel for Rlr {
         let mut converged = false;
         let mut iteration = 0;
         let mut posterior;
+        // Re-choosing lambda in every EM step cycles (the bracket lands on
+        // a slightly different lambda and N jumps), so EM runs to
+        // convergence at a fixed lambda, then eq. 7 is re-checked on the
+        // converged targets; a moved fixed point restarts EM from there.
+        let mut search = opts.lambda.is_none();
+        let mut lambda_rounds = 0;
         loop {
             iteration += 1;
-            // M-step for w on the current soft targets, with eq. 7.
+            // M-step for w on the current soft targets.
             let problem = Problem {
                 x: z,
                 targets: &targets,
                 offset: None,
                 penalty_factor: None,
             };
-            if opts.lambda.is_some() {
+            if search {
+                let start = (lambda_rounds > 0).then_some(lambda);
+                let b = bayes_lambda(&problem, lambda_max, start, &coefs);
+                (lambda, coefs, found) = (b.lambda, b.coefs, b.found);
+                fits += b.fits;
+                lambda_rounds += 1;
+                search = false;
+            } else {
                 coefs = l1_logistic::fit(
                     &problem,
                     Penalty {
@@ -268,11 +283,6 @@ impl RobustModel for Rlr {
                     1e-9,
                 );
                 fits += 1;
-            } else {
-                let start = (iteration > 1).then_some(lambda);
-                let b = bayes_lambda(&problem, lambda_max, start, &coefs);
-                (lambda, coefs, found) = (b.lambda, b.coefs, b.found);
-                fits += b.fits;
             }
             // E-step (eq. 10): P(true = j | x, given) ∝ P(given | j) P(j | x).
             let p_true = l1_logistic::probabilities(&l1_logistic::linear(&base, &coefs), k);
@@ -307,11 +317,26 @@ impl RobustModel for Rlr {
                 return Err(FitError::Cancelled);
             }
             // Without a flip table to learn, one M-step is the whole fit.
-            if !self.robust
-                || previous.is_some_and(|p| relative_change(p, objective) < opts.tol.max(1e-9))
-            {
-                converged = true;
-                break;
+            let settled = !self.robust
+                || previous.is_some_and(|p| relative_change(p, objective) < opts.tol.max(1e-9));
+            if settled {
+                if opts.lambda.is_some() || !self.robust || lambda_rounds >= MAX_LAMBDA_ROUNDS {
+                    converged = true;
+                    break;
+                }
+                let problem = Problem {
+                    x: z,
+                    targets: &targets,
+                    offset: None,
+                    penalty_factor: None,
+                };
+                let b = bayes_lambda(&problem, lambda_max, Some(lambda), &coefs);
+                fits += b.fits;
+                if (b.lambda / lambda - 1.0).abs() <= 2.0 * LAMBDA_RTOL {
+                    converged = true;
+                    break;
+                }
+                search = true;
             }
             if iteration >= opts.max_iter {
                 break;
