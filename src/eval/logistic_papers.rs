@@ -121,8 +121,10 @@ pub fn bootkrajang_synth(
             }),
         ),
     ];
-    let mut acc: Vec<(Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>)> =
-        vec![Default::default(); models.len()];
+    /// Per model: test errors, selected counts, relevant found, leaks.
+    #[derive(Clone, Default)]
+    struct Draws(Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>);
+    let mut acc: Vec<Draws> = vec![Draws::default(); models.len()];
     for r in 0..repeats {
         let mut rng = Rng::new(seed.wrapping_add(r as u64));
         let (x, _, given) = synth_data(n_train, d, SYNTH_FLIP, &mut rng);
@@ -155,7 +157,7 @@ pub fn bootkrajang_synth(
     let cells = models
         .iter()
         .zip(acc)
-        .map(|((name, _), (err, sel, rel, leak))| {
+        .map(|((name, _), Draws(err, sel, rel, leak))| {
             let (m, sd) = mean_sd(err.iter().copied());
             SynthCell {
                 model: (*name).to_string(),
@@ -328,7 +330,7 @@ pub fn colon_loo(colon: &Colon<'_>) -> Result<Vec<LooRow>, FitError> {
         let start = std::time::Instant::now();
         let (mut crt, mut cln, mut cln_n) = (0usize, 0usize, 0usize);
         let mut genes = Vec::new();
-        for held in 0..n {
+        for (held, &truth) in corrected.iter().enumerate() {
             let rows: Vec<usize> = (0..n).filter(|&i| i != held).collect();
             let x = colon.x.select_rows(rows.iter());
             let g: Vec<usize> = rows.iter().map(|&i| colon.given[i]).collect();
@@ -338,7 +340,7 @@ pub fn colon_loo(colon: &Colon<'_>) -> Result<Vec<LooRow>, FitError> {
             };
             let p = c.predict_proba(&colon.x.rows(held, 1).into_owned());
             let predicted = argmax(p.row(0).iter().copied());
-            crt += usize::from(predicted != corrected[held]);
+            crt += usize::from(predicted != truth);
             if !colon.is_suspect(held) {
                 cln += usize::from(predicted != colon.given[held]);
                 cln_n += 1;
