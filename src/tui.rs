@@ -14,6 +14,7 @@ pub mod app;
 pub mod detail;
 pub mod keys;
 pub mod projection;
+pub mod table;
 pub mod ui;
 pub mod worker;
 
