@@ -510,3 +510,36 @@ fn model_columns_fit_the_width_and_sort_by_disagreement() {
     press(&mut app, "SS");
     assert_eq!(app.session.sort_key().name(), "p_mislabel");
 }
+
+/// rmda has the most options: on 24 lines they scroll under the model list
+/// instead of pushing the footer off the screen.
+#[test]
+fn the_model_picker_fits_24_lines_with_rmda() {
+    let mut app = fitted(demo());
+    press(&mut app, "m");
+    let rmda = crate::models::MODELS
+        .iter()
+        .position(|m| m.name == "rmda")
+        .unwrap();
+    for _ in 0..rmda {
+        press(&mut app, "j");
+    }
+    let s = screen(&app, 80, 24);
+    insta::assert_snapshot!("popup_model_picker_rmda_80x24", s);
+    assert!(s.contains("Enter on a model fits it"), "{s}");
+    assert!(s.contains("(Bouveyron & Girard 2009)"), "{s}");
+    app.handle_key(&code(KeyCode::Tab));
+    for _ in 0..9 {
+        press(&mut app, "j");
+    }
+    let s = screen(&app, 80, 24);
+    insta::assert_snapshot!("popup_model_picker_rmda_last_option_80x24", s);
+    assert!(s.contains("seed") && s.contains("of 10"), "{s}");
+    assert!(s.contains("Enter on a model fits it"), "{s}");
+    // Tall enough, every option shows and nothing says it scrolls.
+    let tall = screen(&app, 80, 40);
+    assert!(
+        tall.contains("covariance") && !tall.contains("of 10"),
+        "{tall}"
+    );
+}

@@ -12,8 +12,9 @@ use ratatui::widgets::{
 };
 
 use super::app::{App, Pane, Popup, filter_entries};
+use super::picker;
 use super::table::{self, Core, ModelColumn, Plan};
-use crate::models::{Fit, GammaTable, MODELS, NamedMatrix};
+use crate::models::{Fit, GammaTable, NamedMatrix};
 use crate::review::{Decision, SortKey};
 
 /// Screens at least this wide show list, detail and model side by side.
@@ -688,41 +689,10 @@ impl App {
                 ("relabel to (Enter)".into(), lines, 36, h)
             }
             Popup::ModelPicker(p) => {
-                let mut lines = Vec::new();
-                for (i, m) in MODELS.iter().enumerate() {
-                    let mark = if i == p.model { "▶" } else { " " };
-                    let style = if i == p.model && !p.in_options {
-                        Style::default().add_modifier(Modifier::REVERSED)
-                    } else {
-                        Style::default()
-                    };
-                    lines.push(Line::from(Span::styled(
-                        format!("{mark} {:<7} {}", m.name, m.title),
-                        style,
-                    )));
-                }
-                lines.push(Line::from(""));
-                lines.push(Line::from(MODELS[p.model].summary));
-                lines.push(Line::from("options (Tab to edit, Enter to change):"));
-                for (j, field) in MODELS[p.model].options.iter().enumerate() {
-                    let value = match (&p.editing, p.in_options && j == p.option) {
-                        (Some(t), true) => format!("{t}▏"),
-                        _ => p.options.get(field).unwrap_or_default(),
-                    };
-                    let style = if p.in_options && j == p.option {
-                        Style::default().add_modifier(Modifier::REVERSED)
-                    } else {
-                        Style::default()
-                    };
-                    lines.push(Line::from(Span::styled(
-                        format!("  {field:<16} {value}"),
-                        style,
-                    )));
-                }
-                lines.push(Line::from(""));
-                lines.push(Line::from("Enter on a model fits it; Esc closes"));
+                let w = 72.min(area.width);
+                let lines = picker::lines(p, w.saturating_sub(2), area.height.saturating_sub(2));
                 let h = lines.len() as u16 + 2;
-                ("model".into(), lines, 72, h)
+                ("model".into(), lines, w, h)
             }
             Popup::Threshold { input } => (
                 "flag threshold (0-1, Enter)".into(),
