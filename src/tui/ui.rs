@@ -392,15 +392,23 @@ impl App {
             Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(inner)
         };
         self.render_tables(fit, left, buf);
-        let [objective, histogram, scatter] = Layout::vertical([
-            Constraint::Ratio(1, 3),
-            Constraint::Ratio(1, 3),
-            Constraint::Ratio(1, 3),
-        ])
-        .areas(right);
-        render_objective(fit, objective, buf);
-        self.render_histogram(fit, histogram, buf);
-        self.render_scatter(fit, scatter, buf);
+        // A chart needs about five rows to say anything; on a short pane
+        // fewer charts beat three empty frames. The histogram goes last.
+        let charts = (right.height / 5).clamp(1, 3) as u32;
+        let areas =
+            Layout::vertical((0..charts).map(|_| Constraint::Ratio(1, charts))).split(right);
+        match areas.len() {
+            3 => {
+                render_objective(fit, areas[0], buf);
+                self.render_histogram(fit, areas[1], buf);
+                self.render_scatter(fit, areas[2], buf);
+            }
+            2 => {
+                self.render_histogram(fit, areas[0], buf);
+                self.render_scatter(fit, areas[1], buf);
+            }
+            _ => self.render_histogram(fit, right, buf),
+        }
     }
 
     /// The gamma heat map, matrices from the model's report, and its numbers.
@@ -451,7 +459,13 @@ impl App {
             fit.iterations
         ))];
         for (name, v) in fit.extra.scalars.iter().take(6) {
-            lines.push(Line::from(format!("{name} = {}", num(*v, 4))));
+            // Counts and flags (iterations, clusters) read as integers.
+            let text = if v.fract() == 0.0 && v.abs() < 1e12 {
+                format!("{v:.0}")
+            } else {
+                num(*v, 4)
+            };
+            lines.push(Line::from(format!("{name} = {text}")));
         }
         for (name, items) in &fit.extra.lists {
             lines.push(Line::from(format!("{name}: {}", items.join(" "))));
