@@ -363,6 +363,9 @@ impl App {
                 } else {
                     self.session.cycle_sort_back();
                 }
+                // A new order is asked for to see its top, not to keep
+                // following the sample that happened to be selected.
+                self.session.cursor_top();
                 let name = self.session.sort_key().name();
                 let next = self.keys.keys_of(Action::Sort);
                 self.info(format!("sorted by {name} ({next} for the next order)"));

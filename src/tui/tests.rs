@@ -492,8 +492,9 @@ fn model_columns_fit_the_width_and_sort_by_disagreement() {
         assert!(wide.lines().nth(1).unwrap().contains(h), "{wide}");
     }
 
-    press(&mut app, "s");
+    press(&mut app, "jjjs");
     assert_eq!(app.session.sort_key().name(), "disagreement");
+    assert_eq!(app.session.cursor(), 0, "a new order shows its top");
     let dis = &app
         .session
         .fit()
