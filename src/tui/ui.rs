@@ -51,6 +51,16 @@ fn num(v: f64, digits: usize) -> String {
     }
 }
 
+/// Counts and flags (iterations, clusters, non-zero shifts) read as
+/// integers; other numbers get `digits` decimals.
+fn integral_or(v: f64, digits: usize) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e12 {
+        format!("{v:.0}")
+    } else {
+        num(v, digits)
+    }
+}
+
 /// A bar of `width` cells for a value in [0, 1], with eighth blocks.
 fn bar(v: f64, width: usize) -> String {
     if !v.is_finite() {
@@ -229,7 +239,8 @@ impl App {
                 ];
                 if core.gamma {
                     let gamma = fit.map_or(f64::NAN, |f| f.sample_gamma(i, given));
-                    cells.push(Cell::from(num(gamma, 3)));
+                    let w = table::GAMMA as usize;
+                    cells.push(Cell::from(format!("{:>w$}", num(gamma, 3))));
                 }
                 for (c, values) in &shown {
                     cells.push(Cell::from(c.format(values.map_or(f64::NAN, |v| v[i]))));
@@ -266,7 +277,13 @@ impl App {
             Constraint::Length(plan.p),
         ];
         if core.gamma {
-            header.push(head("gamma", SortKey::Gamma));
+            // Right-aligned like the numbers under it and the model columns.
+            let gamma = if *sort == SortKey::Gamma {
+                "gamma"
+            } else {
+                " gamma"
+            };
+            header.push(head(gamma, SortKey::Gamma));
             widths.push(Constraint::Length(table::GAMMA));
         }
         for (c, _) in &shown {
@@ -459,13 +476,7 @@ impl App {
             fit.iterations
         ))];
         for (name, v) in fit.extra.scalars.iter().take(6) {
-            // Counts and flags (iterations, clusters) read as integers.
-            let text = if v.fract() == 0.0 && v.abs() < 1e12 {
-                format!("{v:.0}")
-            } else {
-                num(*v, 4)
-            };
-            lines.push(Line::from(format!("{name} = {text}")));
+            lines.push(Line::from(format!("{name} = {}", integral_or(*v, 4))));
         }
         for (name, items) in &fit.extra.lists {
             lines.push(Line::from(format!("{name}: {}", items.join(" "))));
@@ -475,7 +486,7 @@ impl App {
                 .points
                 .iter()
                 .take(8)
-                .map(|(x, y)| format!("{}:{}", num(*x, 2), num(*y, 1)))
+                .map(|(x, y)| format!("{}:{}", num(*x, 2), integral_or(*y, 1)))
                 .collect();
             lines.push(Line::from(format!(
                 "{} ({} vs {}): {}",
