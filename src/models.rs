@@ -303,6 +303,12 @@ impl Fit {
     /// The value shown in the `gamma` column for sample `i`: its shift when the
     /// model has shifts (the signed shift, or the group norm when K > 2), else
     /// the gamma-table entry P(given | suggested), else NaN.
+    /// Whether `sample_gamma` says anything (a flip table or shifts); models
+    /// without either, like `all` and `rmda`, give NaN for every sample.
+    pub fn has_sample_gamma(&self) -> bool {
+        self.shifts.is_some() || self.gamma.is_some()
+    }
+
     pub fn sample_gamma(&self, i: usize, given: usize) -> f64 {
         if let Some(shifts) = &self.shifts {
             if shifts.ncols() == 1 {

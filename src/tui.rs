@@ -13,7 +13,9 @@ use crossterm::execute;
 pub mod app;
 pub mod detail;
 pub mod keys;
+pub mod picker;
 pub mod projection;
+pub mod table;
 pub mod ui;
 pub mod worker;
 

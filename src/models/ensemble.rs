@@ -17,6 +17,13 @@ use super::{
     SampleColumn, build_model,
 };
 
+/// The per-sample column of how much the members disagree; the TUI sorts
+/// and heads it by this name.
+pub const DISAGREEMENT: &str = "disagreement";
+
+/// Per-model columns are this prefix plus the member's name.
+pub const MEMBER_PREFIX: &str = "p_mislabel_";
+
 /// The robust models `all` tries, in report order.
 pub const ENSEMBLE_MEMBERS: &[&str] = &["rnda", "rlr", "shift", "rmda", "cbt"];
 
@@ -197,7 +204,7 @@ fn combine(
         .collect();
     for (name, f) in &fits {
         fit.extra.sample_columns.push(SampleColumn {
-            name: format!("p_mislabel_{name}"),
+            name: format!("{MEMBER_PREFIX}{name}"),
             values: f.p_mislabel.clone(),
         });
         fit.extra
@@ -209,7 +216,7 @@ fn combine(
         ));
     }
     fit.extra.sample_columns.push(SampleColumn {
-        name: "disagreement".into(),
+        name: DISAGREEMENT.into(),
         values: disagreement,
     });
     fit.extra.lists.push((

@@ -12,7 +12,8 @@ use super::journal::{Change, Entry, Journal, Recorded, record_key, session_key};
 use super::time::now;
 use super::view::{self, Filter, SortKey, ViewInputs};
 use crate::dataset::Dataset;
-use crate::models::{Fit, ModelOptions};
+use crate::models::ensemble::DISAGREEMENT;
+use crate::models::{Fit, ModelOptions, SampleColumn};
 
 /// Whether opening found an earlier session.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -241,6 +242,12 @@ impl Session {
         self.rank = Some(view::rank_positions(&fit));
         self.fit = Some(fit);
         self.model_name = Some(model.to_string());
+        // A column the new model does not report would sort nothing while
+        // the title still claimed it.
+        if !self.sort_keys().contains(&self.sort) {
+            self.sort = SortKey::PMislabel;
+            self.descending = true;
+        }
         self.refresh_view();
     }
 
@@ -561,21 +568,55 @@ impl Session {
         self.refresh_view();
     }
 
-    /// p_mislabel -> gamma -> each model column -> id -> row -> p_mislabel.
-    pub fn cycle_sort(&mut self) {
-        let mut keys = vec![SortKey::PMislabel, SortKey::Gamma];
+    /// The orders the list offers, in the order the sort key steps through
+    /// them: p_mislabel, then disagreement (what `all` adds to find the
+    /// samples its models argue about, so one key press away), gamma when
+    /// the fit has one, the other model columns in report order, id, row.
+    pub fn sort_keys(&self) -> Vec<SortKey> {
+        let mut keys = vec![SortKey::PMislabel];
         if let Some(f) = &self.fit {
+            let columns = &f.extra.sample_columns;
+            let first = |c: &&SampleColumn| c.name == DISAGREEMENT;
             keys.extend(
-                f.extra
-                    .sample_columns
+                columns
                     .iter()
+                    .filter(first)
                     .map(|c| SortKey::Column(c.name.clone())),
             );
+            if f.has_sample_gamma() {
+                keys.push(SortKey::Gamma);
+            }
+            keys.extend(
+                columns
+                    .iter()
+                    .filter(|c| !first(c))
+                    .map(|c| SortKey::Column(c.name.clone())),
+            );
+        } else {
+            keys.push(SortKey::Gamma);
         }
         keys.push(SortKey::Id);
         keys.push(SortKey::Row);
-        let pos = keys.iter().position(|k| *k == self.sort).unwrap_or(0);
-        let next = keys[(pos + 1) % keys.len()].clone();
+        keys
+    }
+
+    /// The next order of `sort_keys`, wrapping around.
+    pub fn cycle_sort(&mut self) {
+        self.step_sort(1);
+    }
+
+    /// The previous order of `sort_keys`, wrapping around.
+    pub fn cycle_sort_back(&mut self) {
+        self.step_sort(-1);
+    }
+
+    fn step_sort(&mut self, step: isize) {
+        let keys = self.sort_keys();
+        let n = keys.len() as isize;
+        let next = match keys.iter().position(|k| *k == self.sort) {
+            Some(pos) => keys[(pos as isize + step).rem_euclid(n) as usize].clone(),
+            None => SortKey::PMislabel,
+        };
         let desc = next.default_descending();
         self.set_sort(next, desc);
     }

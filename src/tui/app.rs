@@ -26,7 +26,10 @@ pub enum Pane {
 /// A popup takes the keys until it closes.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Popup {
-    Help,
+    /// The first help line shown: the help scrolls on short screens.
+    Help {
+        scroll: usize,
+    },
     /// Entries of the filter menu and the highlighted one.
     Filter {
         selected: usize,
@@ -81,8 +84,13 @@ pub struct App {
     pub list_offset: Cell<usize>,
     /// Where the list's rows were drawn, for mouse clicks.
     pub list_area: Cell<Rect>,
+    /// How far the help can scroll on the last frame's screen.
+    pub help_scroll_max: Cell<usize>,
     /// Rows formatted in the last frame (the list is virtualised).
     pub rows_formatted: Cell<usize>,
+    /// The longest id in characters: the id column's width, measured once
+    /// since it reads every id.
+    pub id_width: usize,
     /// Where exports go when the user did not say (tests point it elsewhere).
     pub export_dir: Option<PathBuf>,
 }
@@ -142,6 +150,13 @@ impl App {
     ) -> App {
         let projection = Projection::compute(&session.dataset().x);
         let detail = DetailCache::new(&session.dataset().x);
+        let id_width = session
+            .dataset()
+            .ids
+            .iter()
+            .map(|i| i.chars().count())
+            .max()
+            .unwrap_or(0);
         let (model, options) = match session.model_choice() {
             Some((m, o)) => (m, o),
             None => (model.to_string(), options),
@@ -171,8 +186,10 @@ impl App {
             quit: false,
             list_offset: Cell::new(0),
             list_area: Cell::new(Rect::default()),
+            help_scroll_max: Cell::new(0),
             rows_formatted: Cell::new(0),
             export_dir: None,
+            id_width,
         }
     }
 
@@ -340,10 +357,18 @@ impl App {
                 }
             }
             Action::Filter => self.popup = Some(Popup::Filter { selected: 0 }),
-            Action::Sort => {
-                self.session.cycle_sort();
+            Action::Sort | Action::SortBack => {
+                if action == Action::Sort {
+                    self.session.cycle_sort();
+                } else {
+                    self.session.cycle_sort_back();
+                }
+                // A new order is asked for to see its top, not to keep
+                // following the sample that happened to be selected.
+                self.session.cursor_top();
                 let name = self.session.sort_key().name();
-                self.info(format!("sorted by {name}"));
+                let next = self.keys.keys_of(Action::Sort);
+                self.info(format!("sorted by {name} ({next} for the next order)"));
             }
             Action::Accept => {
                 if let Some(s) = selected {
@@ -449,7 +474,7 @@ impl App {
                     Pane::Model => Pane::List,
                 }
             }
-            Action::Help => self.popup = Some(Popup::Help),
+            Action::Help => self.popup = Some(Popup::Help { scroll: 0 }),
             Action::Quit => {
                 if self.session.has_unexported() {
                     self.popup = Some(Popup::ConfirmQuit);
@@ -526,10 +551,18 @@ impl App {
         };
         let classes = self.session.dataset().classes.clone();
         self.popup = match popup {
-            Popup::Help => match code {
-                KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Enter => None,
-                _ => Some(Popup::Help),
-            },
+            Popup::Help { scroll } => {
+                let max = self.help_scroll_max.get();
+                let scroll = match code {
+                    KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Enter => None,
+                    KeyCode::PageDown | KeyCode::Char(' ') => Some(scroll + 10),
+                    KeyCode::PageUp => Some(scroll.saturating_sub(10)),
+                    KeyCode::Home | KeyCode::Char('g') => Some(0),
+                    KeyCode::End | KeyCode::Char('G') => Some(max),
+                    _ => Some(step(scroll, max + 1)),
+                };
+                scroll.map(|s| Popup::Help { scroll: s.min(max) })
+            }
             Popup::Filter { selected } => {
                 let entries = filter_entries(&classes);
                 let n = entries.len() + 1;

@@ -22,6 +22,7 @@ pub enum Action {
     PrevMatch,
     Filter,
     Sort,
+    SortBack,
     Accept,
     /// Relabel to the n-th class by posterior (1-based).
     RelabelNth(u8),
@@ -57,6 +58,7 @@ impl Action {
             (Action::PrevMatch, "prev_match".into()),
             (Action::Filter, "filter".into()),
             (Action::Sort, "sort".into()),
+            (Action::SortBack, "sort_back".into()),
             (Action::Accept, "accept".into()),
         ];
         v.extend((1..=9).map(|n| (Action::RelabelNth(n), format!("relabel_{n}"))));
@@ -92,7 +94,8 @@ impl Action {
             Action::NextMatch => "next match".into(),
             Action::PrevMatch => "previous match".into(),
             Action::Filter => "filter the list".into(),
-            Action::Sort => "cycle the sort order".into(),
+            Action::Sort => "next sort order (p_mislabel, disagreement, …)".into(),
+            Action::SortBack => "previous sort order".into(),
             Action::Accept => "accept the suggested label".into(),
             Action::RelabelNth(n) => format!("relabel to class #{n} of the detail pane"),
             Action::Relabel => "relabel through a class picker".into(),

@@ -425,3 +425,122 @@ fn undo_shows_the_sample_it_changed() {
     assert_eq!(app.session.selected(), Some(first));
     assert_eq!(app.session.counts().decided, 0);
 }
+
+/// An `all`-style fit without running five models: the rnda fit's
+/// posterior, no flip table, one p_mislabel column per member and their
+/// disagreement, made up but fixed.
+fn ensemble_style(app: &mut App) {
+    use crate::models::SampleColumn;
+    let mut fit = app.session.fit().unwrap().clone();
+    fit.gamma = None;
+    fit.shifts = None;
+    let p = fit.p_mislabel.clone();
+    let members: Vec<(&str, Vec<f64>)> = vec![
+        ("rnda", p.clone()),
+        ("rlr", p.iter().map(|v| v * v).collect()),
+        ("shift", p.iter().map(|v| v.sqrt()).collect()),
+        (
+            "rmda",
+            p.iter()
+                .enumerate()
+                .map(|(i, v)| 0.5 * v + 0.1 * (i % 5) as f64)
+                .collect(),
+        ),
+    ];
+    let n = p.len();
+    let disagreement = (0..n)
+        .map(|i| {
+            let mean = members.iter().map(|(_, c)| c[i]).sum::<f64>() / 4.0;
+            (members
+                .iter()
+                .map(|(_, c)| (c[i] - mean).powi(2))
+                .sum::<f64>()
+                / 4.0)
+                .sqrt()
+        })
+        .collect();
+    for (name, values) in members {
+        fit.extra.sample_columns.push(SampleColumn {
+            name: format!("p_mislabel_{name}"),
+            values,
+        });
+    }
+    fit.extra.sample_columns.push(SampleColumn {
+        name: "disagreement".into(),
+        values: disagreement,
+    });
+    app.session.set_fit("all", fit);
+}
+
+#[test]
+fn model_columns_fit_the_width_and_sort_by_disagreement() {
+    let mut app = fitted(demo());
+    ensemble_style(&mut app);
+    insta::assert_snapshot!("all_columns_120x30", screen(&app, 120, 30));
+    let narrow = screen(&app, 80, 24);
+    insta::assert_snapshot!("all_columns_80x24", narrow);
+    let header = narrow.lines().nth(1).unwrap();
+    assert!(
+        header.contains("dis.") && header.contains("given"),
+        "{narrow}"
+    );
+    assert!(narrow.contains("too narrow for shift"), "{narrow}");
+    // Wide enough, nothing is hidden and the title does not say otherwise.
+    let wide = screen(&app, 200, 30);
+    assert!(!wide.contains("too narrow"), "{wide}");
+    for h in ["rnda", "rlr", "shift", "rmda", "dis."] {
+        assert!(wide.lines().nth(1).unwrap().contains(h), "{wide}");
+    }
+
+    press(&mut app, "jjjs");
+    assert_eq!(app.session.sort_key().name(), "disagreement");
+    assert_eq!(app.session.cursor(), 0, "a new order shows its top");
+    let dis = &app
+        .session
+        .fit()
+        .unwrap()
+        .extra
+        .sample_column("disagreement");
+    let dis = &dis.unwrap().values;
+    let top = app.session.view()[0];
+    assert!(dis.iter().all(|d| *d <= dis[top]));
+    insta::assert_snapshot!("all_sorted_by_disagreement_80x24", screen(&app, 80, 24));
+    // Every per-model column is a sort key too; S steps back.
+    press(&mut app, "s");
+    assert_eq!(app.session.sort_key().name(), "p_mislabel_rnda");
+    press(&mut app, "SS");
+    assert_eq!(app.session.sort_key().name(), "p_mislabel");
+}
+
+/// rmda has the most options: on 24 lines they scroll under the model list
+/// instead of pushing the footer off the screen.
+#[test]
+fn the_model_picker_fits_24_lines_with_rmda() {
+    let mut app = fitted(demo());
+    press(&mut app, "m");
+    let rmda = crate::models::MODELS
+        .iter()
+        .position(|m| m.name == "rmda")
+        .unwrap();
+    for _ in 0..rmda {
+        press(&mut app, "j");
+    }
+    let s = screen(&app, 80, 24);
+    insta::assert_snapshot!("popup_model_picker_rmda_80x24", s);
+    assert!(s.contains("Enter on a model fits it"), "{s}");
+    assert!(s.contains("(Bouveyron & Girard 2009)"), "{s}");
+    app.handle_key(&code(KeyCode::Tab));
+    for _ in 0..9 {
+        press(&mut app, "j");
+    }
+    let s = screen(&app, 80, 24);
+    insta::assert_snapshot!("popup_model_picker_rmda_last_option_80x24", s);
+    assert!(s.contains("seed") && s.contains("of 10"), "{s}");
+    assert!(s.contains("Enter on a model fits it"), "{s}");
+    // Tall enough, every option shows and nothing says it scrolls.
+    let tall = screen(&app, 80, 40);
+    assert!(
+        tall.contains("covariance") && !tall.contains("of 10"),
+        "{tall}"
+    );
+}

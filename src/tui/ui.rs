@@ -12,11 +12,15 @@ use ratatui::widgets::{
 };
 
 use super::app::{App, Pane, Popup, filter_entries};
-use crate::models::{Fit, GammaTable, MODELS, NamedMatrix};
-use crate::review::Decision;
+use super::picker;
+use super::table::{self, Core, ModelColumn, Plan};
+use crate::models::{Fit, GammaTable, NamedMatrix};
+use crate::review::{Decision, SortKey};
 
 /// Screens at least this wide show list, detail and model side by side.
 const WIDE: u16 = 110;
+/// The detail pane's feature lines need this much beside a wide list.
+const RIGHT_MIN: u16 = 46;
 
 fn heat(v: f64) -> Color {
     // White (0) to deep red (1): the eye finds large flip rates first.
@@ -44,6 +48,16 @@ fn num(v: f64, digits: usize) -> String {
         "-".into()
     } else {
         format!("{v:.digits$}")
+    }
+}
+
+/// Counts and flags (iterations, clusters, non-zero shifts) read as
+/// integers; other numbers get `digits` decimals.
+fn integral_or(v: f64, digits: usize) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e12 {
+        format!("{v:.0}")
+    } else {
+        num(v, digits)
     }
 }
 
@@ -84,9 +98,11 @@ impl Widget for &App {
         ])
         .areas(area);
         if area.width >= WIDE {
-            let [list, right] =
-                Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
-                    .areas(main);
+            let [list, right] = Layout::horizontal([
+                Constraint::Length(self.list_width(area.width)),
+                Constraint::Fill(1),
+            ])
+            .areas(main);
             let [detail, model] =
                 Layout::vertical([Constraint::Percentage(42), Constraint::Percentage(58)])
                     .areas(right);
@@ -109,11 +125,50 @@ impl Widget for &App {
 }
 
 impl App {
+    /// The table's columns at the list's inner width.
+    fn table_plan(&self, width: u16) -> (Vec<ModelColumn>, Plan) {
+        let fit = self.session.fit();
+        let columns = fit.map(table::model_columns).unwrap_or_default();
+        let core = Core::new(self.session.dataset(), self.id_width, fit);
+        let plan = table::plan(width, core, &columns);
+        (columns, plan)
+    }
+
+    /// How wide the list would like to be on a wide screen: enough for
+    /// every model column, so `all` takes width from the detail pane.
+    fn list_width(&self, total: u16) -> u16 {
+        let share = total * 55 / 100;
+        let fit = self.session.fit();
+        let columns = fit.map(table::model_columns).unwrap_or_default();
+        let core = Core::new(self.session.dataset(), self.id_width, fit);
+        let want = table::full_width(core, &columns) + 2;
+        want.clamp(share, share.max(total.saturating_sub(RIGHT_MIN)))
+    }
+
     fn render_list(&self, area: Rect, buf: &mut Buffer) {
         let s = &self.session;
         let ds = s.dataset();
         let fit = s.fit();
-        let block = pane_block("samples", self.focus == Pane::List);
+        let (columns, plan) = self.table_plan(area.width.saturating_sub(2));
+        let sort = s.sort_key();
+        let arrow = if s.sort_descending() { "↓" } else { "↑" };
+        let sort_header = match sort {
+            SortKey::Column(name) => columns
+                .iter()
+                .find(|c| c.name == *name)
+                .map_or_else(|| name.clone(), |c| c.header.clone()),
+            other => other.name(),
+        };
+        let mut title = format!("samples │ sort {sort_header}{arrow}");
+        if !plan.hidden.is_empty() {
+            let names: Vec<&str> = plan
+                .hidden
+                .iter()
+                .map(|&i| columns[i].header.as_str())
+                .collect();
+            title.push_str(&format!(" │ too narrow for {}", names.join(" ")));
+        }
+        let block = pane_block(&title, self.focus == Pane::List);
         let inner = block.inner(area);
         block.render(area, buf);
         // One header line; the rest are rows.
@@ -134,6 +189,18 @@ impl App {
         });
         let end = (offset + height).min(view.len());
         let threshold = s.threshold();
+        let core = plan.core;
+        let class_w = core.decision as usize - 2;
+        let shown: Vec<(&ModelColumn, Option<&[f64]>)> = plan
+            .shown
+            .iter()
+            .map(|&c| {
+                let values = fit
+                    .and_then(|f| f.extra.sample_column(&columns[c].name))
+                    .map(|col| col.values.as_slice());
+                (&columns[c], values)
+            })
+            .collect();
         let rows: Vec<Row> = view[offset..end]
             .iter()
             .enumerate()
@@ -141,9 +208,8 @@ impl App {
                 let p = fit.map_or(f64::NAN, |f| f.p_mislabel[i]);
                 let given = ds.labels[i];
                 let suggested = fit.map(|f| f.suggested[i]);
-                let gamma = fit.map_or(f64::NAN, |f| f.sample_gamma(i, given));
                 let decision = match s.decision(i) {
-                    Some(Decision::Relabel(c)) => format!("→ {}", ds.classes[c]),
+                    Some(Decision::Relabel(c)) => format!("→ {}", short(&ds.classes[c], class_w)),
                     Some(Decision::Keep) => "keep".into(),
                     Some(Decision::Drop) => "drop".into(),
                     None => String::new(),
@@ -159,19 +225,28 @@ impl App {
                     Some(Decision::Keep) => Style::default().fg(Color::Blue),
                     None => Style::default(),
                 };
-                let mut row = Row::new(vec![
+                let mut cells = vec![
                     Cell::from(format!("{}", offset + k + 1)),
-                    Cell::from(short(&ds.ids[i], 10)),
-                    Cell::from(short(&ds.classes[given], 12)),
+                    Cell::from(short(&ds.ids[i], core.id as usize)),
+                    Cell::from(short(&ds.classes[given], core.given as usize)),
                     Cell::from(
                         suggested
-                            .map(|c| short(&ds.classes[c], 12))
+                            .map(|c| short(&ds.classes[c], core.suggested as usize))
                             .unwrap_or_default(),
                     ),
-                    Cell::from(format!("{} {}", num(p, 3), bar(p, 8))).style(p_style),
-                    Cell::from(num(gamma, 3)),
-                    Cell::from(decision).style(dec_style),
-                ]);
+                    Cell::from(format!("{} {}", num(p, 3), bar(p, plan.p as usize - 6)))
+                        .style(p_style),
+                ];
+                if core.gamma {
+                    let gamma = fit.map_or(f64::NAN, |f| f.sample_gamma(i, given));
+                    let w = table::GAMMA as usize;
+                    cells.push(Cell::from(format!("{:>w$}", num(gamma, 3))));
+                }
+                for (c, values) in &shown {
+                    cells.push(Cell::from(c.format(values.map_or(f64::NAN, |v| v[i]))));
+                }
+                cells.push(Cell::from(decision).style(dec_style));
+                let mut row = Row::new(cells);
                 if offset + k == cursor {
                     row = row.style(Style::default().add_modifier(Modifier::REVERSED));
                 }
@@ -179,25 +254,56 @@ impl App {
             })
             .collect();
         self.rows_formatted.set(rows.len());
-        let header = Row::new(vec![
-            "#",
-            "id",
-            "given",
-            "suggested",
-            "p_mislabel",
-            "gamma",
-            "decision",
-        ])
-        .style(Style::default().add_modifier(Modifier::BOLD));
-        let widths = [
-            Constraint::Length(7),
-            Constraint::Length(10),
-            Constraint::Length(12),
-            Constraint::Length(12),
-            Constraint::Length(14),
-            Constraint::Length(6),
-            Constraint::Min(8),
+        let sorted = Style::default().fg(Color::Yellow);
+        let head = |text: &str, key: SortKey| -> Cell<'static> {
+            if *sort == key {
+                Cell::from(format!("{text}{arrow}")).style(sorted)
+            } else {
+                Cell::from(text.to_string())
+            }
+        };
+        let mut header = vec![
+            Cell::from("#"),
+            head("id", SortKey::Id),
+            Cell::from("given"),
+            Cell::from("suggested"),
+            head("p_mislabel", SortKey::PMislabel),
         ];
+        let mut widths = vec![
+            Constraint::Length(core.rank),
+            Constraint::Length(core.id),
+            Constraint::Length(core.given),
+            Constraint::Length(core.suggested),
+            Constraint::Length(plan.p),
+        ];
+        if core.gamma {
+            // Right-aligned like the numbers under it and the model columns.
+            let gamma = if *sort == SortKey::Gamma {
+                "gamma"
+            } else {
+                " gamma"
+            };
+            header.push(head(gamma, SortKey::Gamma));
+            widths.push(Constraint::Length(table::GAMMA));
+        }
+        for (c, _) in &shown {
+            let w = c.width as usize;
+            let text = if *sort == SortKey::Column(c.name.clone()) {
+                format!("{}{arrow}", c.header)
+            } else {
+                c.header.clone()
+            };
+            let cell = Cell::from(format!("{text:>w$}"));
+            header.push(if *sort == SortKey::Column(c.name.clone()) {
+                cell.style(sorted)
+            } else {
+                cell
+            });
+            widths.push(Constraint::Length(c.width));
+        }
+        header.push(Cell::from("decision"));
+        widths.push(Constraint::Min(core.decision));
+        let header = Row::new(header).style(Style::default().add_modifier(Modifier::BOLD));
         Table::new(rows, widths).header(header).render(inner, buf);
         if view.is_empty() {
             let text = if s.filter().is_empty() {
@@ -303,15 +409,23 @@ impl App {
             Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(inner)
         };
         self.render_tables(fit, left, buf);
-        let [objective, histogram, scatter] = Layout::vertical([
-            Constraint::Ratio(1, 3),
-            Constraint::Ratio(1, 3),
-            Constraint::Ratio(1, 3),
-        ])
-        .areas(right);
-        render_objective(fit, objective, buf);
-        self.render_histogram(fit, histogram, buf);
-        self.render_scatter(fit, scatter, buf);
+        // A chart needs about five rows to say anything; on a short pane
+        // fewer charts beat three empty frames. The histogram goes last.
+        let charts = (right.height / 5).clamp(1, 3) as u32;
+        let areas =
+            Layout::vertical((0..charts).map(|_| Constraint::Ratio(1, charts))).split(right);
+        match areas.len() {
+            3 => {
+                render_objective(fit, areas[0], buf);
+                self.render_histogram(fit, areas[1], buf);
+                self.render_scatter(fit, areas[2], buf);
+            }
+            2 => {
+                self.render_histogram(fit, areas[0], buf);
+                self.render_scatter(fit, areas[1], buf);
+            }
+            _ => self.render_histogram(fit, right, buf),
+        }
     }
 
     /// The gamma heat map, matrices from the model's report, and its numbers.
@@ -362,7 +476,7 @@ impl App {
             fit.iterations
         ))];
         for (name, v) in fit.extra.scalars.iter().take(6) {
-            lines.push(Line::from(format!("{name} = {}", num(*v, 4))));
+            lines.push(Line::from(format!("{name} = {}", integral_or(*v, 4))));
         }
         for (name, items) in &fit.extra.lists {
             lines.push(Line::from(format!("{name}: {}", items.join(" "))));
@@ -372,7 +486,7 @@ impl App {
                 .points
                 .iter()
                 .take(8)
-                .map(|(x, y)| format!("{}:{}", num(*x, 2), num(*y, 1)))
+                .map(|(x, y)| format!("{}:{}", num(*x, 2), integral_or(*y, 1)))
                 .collect();
             lines.push(Line::from(format!(
                 "{} ({} vs {}): {}",
@@ -469,13 +583,11 @@ impl App {
         );
         let model = s.model_name().unwrap_or(&self.model);
         let mut text = format!(
-            " {file} │ {model} │ flagged {} at p≥{:.2} │ decided {}/{} │ sort {}{}",
+            " {file} │ {model} │ flagged {} at p≥{:.2} │ decided {}/{}",
             c.flagged,
             s.threshold(),
             c.decided,
             c.total,
-            s.sort_key().name(),
-            if s.sort_descending() { "↓" } else { "↑" },
         );
         if !s.filter().is_empty() {
             text.push_str(&format!(
@@ -537,7 +649,7 @@ impl App {
     fn render_popup(&self, popup: &Popup, area: Rect, buf: &mut Buffer) {
         let classes = &self.session.dataset().classes;
         let (title, lines, w, h): (String, Vec<Line>, u16, u16) = match popup {
-            Popup::Help => {
+            Popup::Help { scroll } => {
                 let entries: Vec<String> = self
                     .keys
                     .help_lines()
@@ -559,9 +671,25 @@ impl App {
                         }
                     })
                     .collect();
+                // What still does not fit scrolls, and the title says so.
+                let visible = (area.height.saturating_sub(2) as usize).max(1);
+                let max = lines.len().saturating_sub(visible);
+                self.help_scroll_max.set(max);
+                let first = (*scroll).min(max);
+                let title = if max > 0 {
+                    format!(
+                        "keys {}-{} of {} (j/k scroll, Esc closes)",
+                        first + 1,
+                        (first + visible).min(lines.len()),
+                        lines.len()
+                    )
+                } else {
+                    "keys (Esc closes)".into()
+                };
+                let lines: Vec<Line> = lines.into_iter().skip(first).collect();
                 let w = if rows < entries.len() { 136 } else { 68 };
                 let h = lines.len() as u16 + 2;
-                ("keys (Esc closes)".into(), lines, w, h)
+                (title, lines, w, h)
             }
             Popup::Filter { selected } => {
                 let mut entries: Vec<String> = filter_entries(classes)
@@ -586,41 +714,10 @@ impl App {
                 ("relabel to (Enter)".into(), lines, 36, h)
             }
             Popup::ModelPicker(p) => {
-                let mut lines = Vec::new();
-                for (i, m) in MODELS.iter().enumerate() {
-                    let mark = if i == p.model { "▶" } else { " " };
-                    let style = if i == p.model && !p.in_options {
-                        Style::default().add_modifier(Modifier::REVERSED)
-                    } else {
-                        Style::default()
-                    };
-                    lines.push(Line::from(Span::styled(
-                        format!("{mark} {:<7} {}", m.name, m.title),
-                        style,
-                    )));
-                }
-                lines.push(Line::from(""));
-                lines.push(Line::from(MODELS[p.model].summary));
-                lines.push(Line::from("options (Tab to edit, Enter to change):"));
-                for (j, field) in MODELS[p.model].options.iter().enumerate() {
-                    let value = match (&p.editing, p.in_options && j == p.option) {
-                        (Some(t), true) => format!("{t}▏"),
-                        _ => p.options.get(field).unwrap_or_default(),
-                    };
-                    let style = if p.in_options && j == p.option {
-                        Style::default().add_modifier(Modifier::REVERSED)
-                    } else {
-                        Style::default()
-                    };
-                    lines.push(Line::from(Span::styled(
-                        format!("  {field:<16} {value}"),
-                        style,
-                    )));
-                }
-                lines.push(Line::from(""));
-                lines.push(Line::from("Enter on a model fits it; Esc closes"));
+                let w = 72.min(area.width);
+                let lines = picker::lines(p, w.saturating_sub(2), area.height.saturating_sub(2));
                 let h = lines.len() as u16 + 2;
-                ("model".into(), lines, 72, h)
+                ("model".into(), lines, w, h)
             }
             Popup::Threshold { input } => (
                 "flag threshold (0-1, Enter)".into(),

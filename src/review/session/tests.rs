@@ -60,10 +60,82 @@ fn the_view_ranks_by_p_mislabel_and_other_keys() {
     assert_eq!(ids(&s), ["a", "b", "c", "d", "e", "f"]);
     s.cycle_sort();
     assert_eq!(s.sort_key(), &SortKey::PMislabel);
-    s.cycle_sort();
-    assert_eq!(s.sort_key(), &SortKey::Gamma);
+    // This fit has no flip table and no shifts, so gamma would sort nothing.
     s.cycle_sort();
     assert_eq!(s.sort_key(), &SortKey::Column("entry_lambda".into()));
+    s.cycle_sort_back();
+    s.cycle_sort_back();
+    assert_eq!(s.sort_key(), &SortKey::Row);
+    assert!(!s.sort_descending());
+}
+
+/// What `all` reports: one p_mislabel column per member and disagreement.
+fn ensemble_fit(ds: &Dataset) -> Fit {
+    let mut f = fit(ds);
+    f.extra.sample_columns.clear();
+    for (name, values) in [
+        ("rnda", [0.2, 0.9, 0.1, 0.0, 0.9, 0.0]),
+        ("rlr", [0.0, 0.9, 0.3, 0.1, 0.5, 0.0]),
+    ] {
+        f.extra.sample_columns.push(SampleColumn {
+            name: format!("p_mislabel_{name}"),
+            values: values.to_vec(),
+        });
+    }
+    f.extra.sample_columns.push(SampleColumn {
+        name: "disagreement".into(),
+        values: vec![0.1, 0.0, 0.1, 0.05, 0.2, f64::NAN],
+    });
+    f
+}
+
+#[test]
+fn disagreement_is_one_sort_key_press_from_the_default() {
+    let ds = dataset();
+    let f = ensemble_fit(&ds);
+    let (mut s, _) = Session::open(ds, None).unwrap();
+    assert!(
+        s.sort_keys().contains(&SortKey::Gamma),
+        "no fit yet: {:?}",
+        s.sort_keys()
+    );
+    s.set_fit("all", f);
+    let names: Vec<String> = s.sort_keys().iter().map(SortKey::name).collect();
+    assert_eq!(
+        names,
+        [
+            "p_mislabel",
+            "disagreement",
+            "p_mislabel_rnda",
+            "p_mislabel_rlr",
+            "id",
+            "row"
+        ]
+    );
+    s.cycle_sort();
+    assert_eq!(s.sort_key(), &SortKey::Column("disagreement".into()));
+    assert!(s.sort_descending());
+    // Most disputed first; a tie follows the model's ranking (c's
+    // p_mislabel .2 before a's .1); no score last.
+    assert_eq!(ids(&s), ["e", "c", "a", "d", "b", "f"]);
+    s.cycle_sort();
+    assert_eq!(ids(&s), ["b", "e", "a", "c", "d", "f"]);
+    s.cycle_sort_back();
+    s.cycle_sort_back();
+    assert_eq!(s.sort_key(), &SortKey::PMislabel);
+}
+
+#[test]
+fn a_new_fit_without_the_sorted_column_falls_back_to_p_mislabel() {
+    let ds = dataset();
+    let all = ensemble_fit(&ds);
+    let plain = fit(&ds);
+    let (mut s, _) = Session::open(ds, None).unwrap();
+    s.set_fit("all", all);
+    s.set_sort(SortKey::Column("disagreement".into()), true);
+    s.set_fit("test", plain);
+    assert_eq!(s.sort_key(), &SortKey::PMislabel);
+    assert_eq!(ids(&s), ["b", "e", "c", "a", "d", "f"]);
 }
 
 #[test]

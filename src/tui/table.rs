@@ -1,0 +1,238 @@
+//! The sample table's columns: the fixed ones sized to the data, and the
+//! model's own per-sample numbers (`Fit::extra.sample_columns`), which take
+//! what width is left. When the screen is narrow the model columns go, one
+//! by one, before anything the curator needs to decide is narrowed.
+
+use crate::dataset::Dataset;
+use crate::models::Fit;
+use crate::models::ensemble::{DISAGREEMENT, MEMBER_PREFIX};
+
+/// Gaps ratatui leaves between table columns.
+const SPACING: u16 = 1;
+/// "0.870 " and a 5-cell bar: room for the header with its sort arrow.
+pub const P_MIN: u16 = 11;
+/// The number and a full 8-cell bar.
+pub const P_FULL: u16 = 14;
+
+/// A per-sample number of the fit's report, as a table column.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelColumn {
+    /// The column's name in the report (and in `SortKey::Column`).
+    pub name: String,
+    pub header: String,
+    pub width: u16,
+    digits: usize,
+}
+
+impl ModelColumn {
+    pub fn of(name: &str) -> ModelColumn {
+        let (header, digits, value_width) = if let Some(member) = name.strip_prefix(MEMBER_PREFIX) {
+            (member.to_string(), 3, 5)
+        } else if name == DISAGREEMENT {
+            ("dis.".to_string(), 3, 5)
+        } else if name == "entry_lambda" {
+            ("entry".to_string(), 3, 6)
+        } else if name == "cluster" {
+            ("clu.".to_string(), 0, 3)
+        } else {
+            (name.chars().take(7).collect(), 3, 6)
+        };
+        // One more than the header so the sort arrow never truncates it.
+        let width = (header.chars().count() as u16 + 1).max(value_width);
+        ModelColumn {
+            name: name.to_string(),
+            header,
+            width,
+            digits,
+        }
+    }
+
+    /// Right-aligned with fixed decimals; fewer decimals (then an exponent)
+    /// only when a large value would not fit, never a cut-off number.
+    pub fn format(&self, v: f64) -> String {
+        let w = self.width as usize;
+        if v.is_nan() {
+            return format!("{:>w$}", "-");
+        }
+        let mut digits = self.digits;
+        loop {
+            let s = format!("{v:.digits$}");
+            if s.chars().count() <= w {
+                return format!("{s:>w$}");
+            }
+            if digits == 0 {
+                return format!("{:>w$}", format!("{v:.0e}"));
+            }
+            digits -= 1;
+        }
+    }
+}
+
+/// The model columns of a fit, in report order.
+pub fn model_columns(fit: &Fit) -> Vec<ModelColumn> {
+    fit.extra
+        .sample_columns
+        .iter()
+        .map(|c| ModelColumn::of(&c.name))
+        .collect()
+}
+
+/// Widths of the columns every fit shows, sized to the data so that short
+/// ids and class names leave room for model columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Core {
+    pub rank: u16,
+    pub id: u16,
+    pub given: u16,
+    pub suggested: u16,
+    /// Whether the fit says anything per sample as gamma.
+    pub gamma: bool,
+    pub decision: u16,
+}
+
+/// Ids and class names longer than these are cut with an ellipsis.
+pub const ID_MAX: u16 = 10;
+pub const CLASS_MAX: u16 = 12;
+pub const GAMMA: u16 = 6;
+
+impl Core {
+    /// `id_width`: the longest id in characters (cached: it needs every id).
+    pub fn new(ds: &Dataset, id_width: usize, fit: Option<&Fit>) -> Core {
+        let class = ds
+            .classes
+            .iter()
+            .map(|c| c.chars().count())
+            .max()
+            .unwrap_or(1)
+            .min(CLASS_MAX as usize) as u16;
+        let digits = ds.n_samples().max(1).to_string().len() as u16;
+        Core {
+            rank: digits.max(1),
+            id: (id_width.min(ID_MAX as usize) as u16).max(3),
+            given: class.max(5),
+            suggested: class.max(9),
+            gamma: fit.is_none_or(Fit::has_sample_gamma),
+            // "→ " and the class name.
+            decision: (class + 2).max(8),
+        }
+    }
+
+    fn widths(&self) -> Vec<u16> {
+        let mut w = vec![self.rank, self.id, self.given, self.suggested, P_MIN];
+        if self.gamma {
+            w.push(GAMMA);
+        }
+        w.push(self.decision);
+        w
+    }
+
+    fn width(&self) -> u16 {
+        let w = self.widths();
+        w.iter().sum::<u16>() + SPACING * (w.len() as u16 - 1)
+    }
+}
+
+/// What the table shows at one width.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub core: Core,
+    /// Width of the p_mislabel column, `P_MIN..=P_FULL`.
+    pub p: u16,
+    /// Model columns shown, as indices into the fit's columns, report order.
+    pub shown: Vec<usize>,
+    /// Model columns left out for want of width, report order.
+    pub hidden: Vec<usize>,
+}
+
+/// Disagreement first (it is why one runs `all`), then report order.
+fn priority(columns: &[ModelColumn]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..columns.len()).collect();
+    order.sort_by_key(|&i| columns[i].name != DISAGREEMENT);
+    order
+}
+
+/// Fits the model columns into `width` after the core columns, then widens
+/// the p_mislabel bar with what is left.
+pub fn plan(width: u16, core: Core, columns: &[ModelColumn]) -> Plan {
+    let mut left = width.saturating_sub(core.width());
+    let mut shown = Vec::new();
+    let mut hidden = Vec::new();
+    for i in priority(columns) {
+        let need = columns[i].width + SPACING;
+        // Later, narrower columns may still fit after a wide one did not.
+        if need <= left {
+            left -= need;
+            shown.push(i);
+        } else {
+            hidden.push(i);
+        }
+    }
+    shown.sort_unstable();
+    hidden.sort_unstable();
+    Plan {
+        core,
+        p: P_MIN + left.min(P_FULL - P_MIN),
+        shown,
+        hidden,
+    }
+}
+
+/// The width at which nothing is hidden and the bar is whole.
+pub fn full_width(core: Core, columns: &[ModelColumn]) -> u16 {
+    core.width() + (P_FULL - P_MIN) + columns.iter().map(|c| c.width + SPACING).sum::<u16>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all_columns() -> Vec<ModelColumn> {
+        ["rnda", "rlr", "shift", "rmda"]
+            .iter()
+            .map(|m| ModelColumn::of(&format!("{MEMBER_PREFIX}{m}")))
+            .chain([ModelColumn::of(DISAGREEMENT)])
+            .collect()
+    }
+
+    const CORE: Core = Core {
+        rank: 3,
+        id: 3,
+        given: 10,
+        suggested: 10,
+        gamma: false,
+        decision: 12,
+    };
+
+    #[test]
+    fn headers_are_short_and_numbers_fixed() {
+        let c = all_columns();
+        let headers: Vec<&str> = c.iter().map(|c| c.header.as_str()).collect();
+        assert_eq!(headers, ["rnda", "rlr", "shift", "rmda", "dis."]);
+        assert_eq!(c[0].format(0.5), "0.500");
+        assert_eq!(c[2].format(1.0), " 1.000");
+        assert_eq!(c[4].format(f64::NAN), "    -");
+        let lambda = ModelColumn::of("entry_lambda");
+        assert_eq!(lambda.format(1.150443), " 1.150");
+        assert_eq!(lambda.format(1234.5678), "1234.6");
+        assert_eq!(lambda.format(1.0e9), "   1e9");
+        assert_eq!(ModelColumn::of("cluster").format(3.0), "    3");
+    }
+
+    #[test]
+    fn narrow_tables_drop_model_columns_disagreement_last() {
+        let c = all_columns();
+        let full = full_width(CORE, &c);
+        let p = plan(full, CORE, &c);
+        assert_eq!((p.shown.len(), p.p), (5, P_FULL));
+        let p = plan(full - 1, CORE, &c);
+        assert_eq!((p.shown.len(), p.p), (5, P_FULL - 1));
+        let p = plan(78, CORE, &c);
+        // shift, the widest, goes; the narrower rmda after it still fits.
+        assert_eq!(p.shown, [0, 1, 3, 4]);
+        assert_eq!(p.hidden, [2]);
+        let p = plan(CORE.width() + 6, CORE, &c);
+        assert_eq!((p.shown.as_slice(), p.p), ([4].as_slice(), P_MIN));
+        let p = plan(10, CORE, &c);
+        assert!(p.shown.is_empty() && p.hidden.len() == 5);
+    }
+}
