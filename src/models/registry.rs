@@ -1,7 +1,7 @@
 //! The list of models by CLI name, and construction from options.
 
 use super::{
-    FitError, ModelOptions, RobustModel, ensemble::AllModels, lda::Lda, mda::Mda, nda::Nda,
+    FitError, ModelOptions, RobustModel, cbt::Cbt, ensemble::AllModels, lda::Lda, mda::Mda, nda::Nda,
     rlr::Rlr, rmda::Rmda, rnda::Rnda, shift::ShiftLr,
 };
 
@@ -93,6 +93,12 @@ pub const MODELS: &[ModelInfo] = &[
         options: &["shrinkage"],
     },
     ModelInfo {
+        name: "cbt",
+        title: "combined Bayes test (discrete features)",
+        summary: "symbols with a uniform Dirichlet prior and mislabelling probabilities alpha, BDRA feature reduction (Lynch & Willett 1999)",
+        options: &["alpha", "levels", "bdra"],
+    },
+    ModelInfo {
         name: "all",
         title: "every applicable robust model",
         summary: "runs the robust models together: mean posterior and per-sample disagreement",
@@ -113,6 +119,7 @@ pub fn build_model(name: &str, options: &ModelOptions) -> Result<Box<dyn RobustM
         "rmda" => Ok(Box::new(Rmda::new(options.clone())?)),
         "mda" => Ok(Box::new(Mda::new(options.clone())?)),
         "lda" => Ok(Box::new(Lda::new(options.clone()))),
+        "cbt" => Ok(Box::new(Cbt::new(options.clone())?)),
         other => Err(FitError::UnknownModel(
             other.to_string(),
             MODELS.iter().map(|m| m.name).collect::<Vec<_>>().join(", "),
