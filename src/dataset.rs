@@ -343,9 +343,7 @@ impl Dataset {
                     let l = levels.len();
                     columns.push(
                         (0..x.nrows())
-                            .map(|i| {
-                                (0..l).find(|&c| x[(i, j + c)] == 1.0).unwrap_or(l) as f64
-                            })
+                            .map(|i| (0..l).find(|&c| x[(i, j + c)] == 1.0).unwrap_or(l) as f64)
                             .collect(),
                     );
                     j += l;

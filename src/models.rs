@@ -364,7 +364,11 @@ pub enum ModelInput {
 impl ModelInput {
     /// The matrix this input means; `levels` is `None` when the table has
     /// no string columns, so that both matrices are the same.
-    pub fn pick<'a>(self, features: &'a DMatrix<f64>, levels: Option<&'a DMatrix<f64>>) -> &'a DMatrix<f64> {
+    pub fn pick<'a>(
+        self,
+        features: &'a DMatrix<f64>,
+        levels: Option<&'a DMatrix<f64>>,
+    ) -> &'a DMatrix<f64> {
         match (self, levels) {
             (ModelInput::Levels, Some(l)) => l,
             _ => features,
@@ -390,7 +394,12 @@ pub trait RobustModel: Send {
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        self.fit(self.input().pick(features, levels), given, n_classes, progress)
+        self.fit(
+            self.input().pick(features, levels),
+            given,
+            n_classes,
+            progress,
+        )
     }
     /// Fits the model. `progress` is called at least once per iteration;
     /// returning [`Control::Stop`] makes the fit return

@@ -90,7 +90,9 @@ impl Fig1 {
             out.push_str(&format!(" {m:>16}"));
         }
         out.push('\n');
-        out.push_str("largest |P(e) of the true-alpha test - P(e) of the alpha=0 test| over M:\n    ");
+        out.push_str(
+            "largest |P(e) of the true-alpha test - P(e) of the alpha=0 test| over M:\n    ",
+        );
         for a in &alphas {
             let d = self
                 .points
@@ -148,7 +150,8 @@ fn convolve(dp: &[f64], nk: usize, nl: usize, u: usize, v: usize, test: Test) ->
             }
             for a in 0..=u.min(nk - big_a) {
                 for b in 0..=v.min(nl - big_b) {
-                    out[(big_a + a) * w + big_b + b] += d * ln_symbol_factor(u, v, a, b, test).exp();
+                    out[(big_a + a) * w + big_b + b] +=
+                        d * ln_symbol_factor(u, v, a, b, test).exp();
                 }
             }
         }
@@ -169,7 +172,9 @@ fn ln_eq4(dp: &[f64], nk: usize, nl: usize, m: usize, alpha: f64, h: Test) -> f6
                 continue;
             }
             terms.push(
-                d.ln() + ln_pow(alpha, big_a) + ln_pow(1.0 - alpha, nk - big_a)
+                d.ln()
+                    + ln_pow(alpha, big_a)
+                    + ln_pow(1.0 - alpha, nk - big_a)
                     + ln_pow(alpha, big_b)
                     + ln_pow(1.0 - alpha, nl - big_b)
                     - ln_fact(nk - big_a + big_b + yk + m - 1)
@@ -218,7 +223,9 @@ fn trial(m: usize, alpha: f64, n: usize, rng: &mut Rng) -> (f64, f64) {
         observed
             .iter()
             .filter(|&&i| Some(i) != skip)
-            .fold(start.clone(), |dp, &i| convolve(&dp, n, n, xk[i], xl[i], Test::None))
+            .fold(start.clone(), |dp, &i| {
+                convolve(&dp, n, n, xk[i], xl[i], Test::None)
+            })
     };
     let mut error = 0.0;
     let mut error0 = 0.0;
@@ -263,7 +270,8 @@ pub fn fig1(alphas: &[f64], ms: &[usize], trials: usize, seed: u64) -> Fig1 {
     let points: Vec<Fig1Point> = jobs
         .par_iter()
         .map(|&(ai, alpha, m)| {
-            let mut rng = Rng::new(seed ^ ((ai as u64) << 32) ^ (m as u64).wrapping_mul(0x9E37_79B9));
+            let mut rng =
+                Rng::new(seed ^ ((ai as u64) << 32) ^ (m as u64).wrapping_mul(0x9E37_79B9));
             let mut sum = 0.0;
             let mut sum_sq = 0.0;
             let mut sum0 = 0.0;
@@ -307,7 +315,9 @@ mod tests {
         let mut b = vec![0usize; m];
         loop {
             let (sa, sb): (usize, usize) = (a.iter().sum(), b.iter().sum());
-            let mut t = ln_pow(alpha, sa) + ln_pow(1.0 - alpha, n - sa) + ln_pow(alpha, sb)
+            let mut t = ln_pow(alpha, sa)
+                + ln_pow(1.0 - alpha, n - sa)
+                + ln_pow(alpha, sb)
                 + ln_pow(1.0 - alpha, nl - sb)
                 - ln_fact(n - sa + sb + usize::from(h == Test::K) + m - 1)
                 - ln_fact(nl - sb + sa + usize::from(h == Test::L) + m - 1);
@@ -324,7 +334,11 @@ mod tests {
                 if i == 2 * m {
                     return log_sum_exp(&terms);
                 }
-                let (v, cap) = if i < m { (&mut a[i], xk[i]) } else { (&mut b[i - m], xl[i - m]) };
+                let (v, cap) = if i < m {
+                    (&mut a[i], xk[i])
+                } else {
+                    (&mut b[i - m], xl[i - m])
+                };
                 if *v < cap {
                     *v += 1;
                     break;
@@ -351,7 +365,10 @@ mod tests {
                     }
                     let fast = ln_eq4(&dp, 4, 4, m, alpha, h);
                     let slow = brute_ln_eq4(&xk, &xl, y, m, alpha, h);
-                    assert!((fast - slow).abs() < 1e-10, "y {y} alpha {alpha}: {fast} vs {slow}");
+                    assert!(
+                        (fast - slow).abs() < 1e-10,
+                        "y {y} alpha {alpha}: {fast} vs {slow}"
+                    );
                 }
             }
         }
@@ -390,7 +407,11 @@ mod tests {
                 .error
                 .0
         };
-        assert!(e(0.0, 4) < e(0.0, 2) && e(0.0, 4) < e(0.0, 16), "{}", f.to_table());
+        assert!(
+            e(0.0, 4) < e(0.0, 2) && e(0.0, 4) < e(0.0, 16),
+            "{}",
+            f.to_table()
+        );
         for m in [2, 4, 16] {
             assert!(e(0.35, m) > e(0.0, m), "{}", f.to_table());
         }

@@ -312,10 +312,7 @@ pub fn excess_error(counts: &[Vec<f64>], priors: &[f64], ln_m: f64, ln_scale: f6
             *t += v;
         }
     }
-    let ln_den: Vec<f64> = totals
-        .iter()
-        .map(|&n| log_add_exp(n.ln(), ln_m))
-        .collect();
+    let ln_den: Vec<f64> = totals.iter().map(|&n| log_add_exp(n.ln(), ln_m)).collect();
     let ln_prior: Vec<f64> = priors.iter().map(|p| p.ln()).collect();
     let top = priors.iter().copied().fold(0.0, f64::max);
     let g = counts.len() as f64;
@@ -469,7 +466,11 @@ mod tests {
     fn the_criterion_of_one_unseen_heavy_configuration_is_finite() {
         // M = 3^1000 does not fit in an f64; the criterion must still be a
         // probability.
-        let e = expected_error(&[vec![3.0, 0.0], vec![0.0, 2.0]], &[0.6, 0.4], 1000.0 * 3f64.ln());
+        let e = expected_error(
+            &[vec![3.0, 0.0], vec![0.0, 2.0]],
+            &[0.6, 0.4],
+            1000.0 * 3f64.ln(),
+        );
         assert!((0.0..=1.0).contains(&e), "{e}");
         // With M = 1 every sample shares the one symbol: error is the
         // smaller prior (here both priors are 1/2 and counts equal).
@@ -516,7 +517,11 @@ mod tests {
         }
         assert!(result.steps.iter().all(|(before, after)| after < before));
         assert!(result.reduction.maps[0].is_some());
-        assert!(result.reduction.kept().count() <= 2, "{:?}", result.reduction);
+        assert!(
+            result.reduction.kept().count() <= 2,
+            "{:?}",
+            result.reduction
+        );
         let last = *result.criterion.last().unwrap();
         assert!((cells.criterion(&result.reduction, &[0.5, 0.5]) - last).abs() < 1e-15);
     }

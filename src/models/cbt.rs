@@ -329,7 +329,8 @@ pub fn estimate_alpha(
                     best = (ll, v);
                 }
             }
-            let (mut lo_b, mut hi_b) = ((best.1 - GRID_STEP).max(0.0), (best.1 + GRID_STEP).min(hi));
+            let (mut lo_b, mut hi_b) =
+                ((best.1 - GRID_STEP).max(0.0), (best.1 + GRID_STEP).min(hi));
             let ratio = (5f64.sqrt() - 1.0) / 2.0;
             let mut x1 = hi_b - ratio * (hi_b - lo_b);
             let mut x2 = lo_b + ratio * (hi_b - lo_b);
@@ -476,7 +477,12 @@ impl RobustModel for Cbt {
         let result = if use_bdra {
             let max_steps: usize = n_levels.iter().map(|l| l.max(&1) - 1).sum::<usize>() + p;
             let r = bdra::reduce(&cells, full.clone(), &priors, |step, value| {
-                report("BDRA", step, value, 0.5 * step as f64 / max_steps.max(1) as f64)
+                report(
+                    "BDRA",
+                    step,
+                    value,
+                    0.5 * step as f64 / max_steps.max(1) as f64,
+                )
             });
             match r {
                 Some(r) => r,
@@ -510,7 +516,12 @@ impl RobustModel for Cbt {
                 let budget = (MAX_SWEEPS * k * (12 + GOLDEN_ITERATIONS)) as f64;
                 let est = estimate_alpha(&symbols, k, |ll| {
                     evals += 1;
-                    report("alpha", evals, ll, 0.5 + 0.5 * (evals as f64 / budget).min(1.0))
+                    report(
+                        "alpha",
+                        evals,
+                        ll,
+                        0.5 + 0.5 * (evals as f64 / budget).min(1.0),
+                    )
                 });
                 match est {
                     Some((a, t, c)) => (a, t, c, true),
@@ -518,7 +529,12 @@ impl RobustModel for Cbt {
                 }
             }
         };
-        stopped |= !report("posterior", 1, trace.last().copied().unwrap_or(f64::NAN), 1.0);
+        stopped |= !report(
+            "posterior",
+            1,
+            trace.last().copied().unwrap_or(f64::NAN),
+            1.0,
+        );
         if stopped {
             return Err(FitError::Cancelled);
         }
@@ -574,7 +590,9 @@ impl RobustModel for Cbt {
         let e = &mut fit.extra;
         e.matrices.push(NamedMatrix {
             name: "alpha".into(),
-            orientation: "alpha_k = P(true class != k | given label k), the paper's mislabelling probability".into(),
+            orientation:
+                "alpha_k = P(true class != k | given label k), the paper's mislabelling probability"
+                    .into(),
             row_labels: vec!["alpha".into()],
             col_labels: labels.clone(),
             values: vec![alpha.clone()],
@@ -595,8 +613,10 @@ impl RobustModel for Cbt {
             "log10_M_before_bdra".into(),
             full.ln_m() / std::f64::consts::LN_10,
         ));
-        e.scalars.push(("observed_symbols".into(), symbols.counts.len() as f64));
-        e.scalars.push(("kept_features".into(), reduction.kept().count() as f64));
+        e.scalars
+            .push(("observed_symbols".into(), symbols.counts.len() as f64));
+        e.scalars
+            .push(("kept_features".into(), reduction.kept().count() as f64));
         e.scalars
             .push(("bdra_error_before".into(), result.criterion[0]));
         e.scalars.push((

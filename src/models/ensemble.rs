@@ -13,8 +13,8 @@ use std::sync::mpsc;
 use nalgebra::DMatrix;
 
 use super::{
-    Classifier, Control, DataShape, Fit, FitError, ModelInput, ModelOptions, Progress,
-    RobustModel, SampleColumn, build_model,
+    Classifier, Control, DataShape, Fit, FitError, ModelInput, ModelOptions, Progress, RobustModel,
+    SampleColumn, build_model,
 };
 
 /// The robust models `all` tries, in report order.
@@ -141,10 +141,7 @@ impl RobustModel for AllModels {
                                 Control::Continue
                             }
                         };
-                        (
-                            name,
-                            model.fit_inputs(x, levels, given, n_classes, &mut cb),
-                        )
+                        (name, model.fit_inputs(x, levels, given, n_classes, &mut cb))
                     })
                 })
                 .collect();
@@ -191,9 +188,9 @@ impl RobustModel for AllModels {
         // Members classify rows of different matrices when the table has
         // string columns, so no one matrix serves a mean classifier.
         let mixed = levels.is_some()
-            && fits
-                .iter()
-                .any(|(name, _)| build_model(name, &self.options).is_ok_and(|m| m.input() == ModelInput::Levels));
+            && fits.iter().any(|(name, _)| {
+                build_model(name, &self.options).is_ok_and(|m| m.input() == ModelInput::Levels)
+            });
         let mut fit = combine(fits, given, notes)?;
         if mixed {
             fit.classifier = None;

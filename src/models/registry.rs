@@ -1,8 +1,8 @@
 //! The list of models by CLI name, and construction from options.
 
 use super::{
-    FitError, ModelOptions, RobustModel, cbt::Cbt, ensemble::AllModels, lda::Lda, mda::Mda, nda::Nda,
-    rlr::Rlr, rmda::Rmda, rnda::Rnda, shift::ShiftLr,
+    FitError, ModelOptions, RobustModel, cbt::Cbt, ensemble::AllModels, lda::Lda, mda::Mda,
+    nda::Nda, rlr::Rlr, rmda::Rmda, rnda::Rnda, shift::ShiftLr,
 };
 
 /// What the CLI help and the TUI model picker show about a model.

@@ -98,7 +98,10 @@ fn recovers_alpha_and_ranks_the_flipped_samples_first() {
         }
     }
     for c in 0..2 {
-        assert!((mean[c] - truth[c]).abs() < 0.06, "mean {mean:?} vs {truth:?}");
+        assert!(
+            (mean[c] - truth[c]).abs() < 0.06,
+            "mean {mean:?} vs {truth:?}"
+        );
     }
 }
 
@@ -136,7 +139,9 @@ fn leave_one_out_equals_a_refit_without_the_sample() {
         let n0 = gr.iter().filter(|&&g| g == 0).count() as f64 / 11.0;
         let pi = [n0 * a[0] + (1.0 - n0) * a[2], n0 * a[1] + (1.0 - n0) * a[3]];
         let g = given[i];
-        let w: Vec<f64> = (0..2).map(|t| a[g * 2 + t] * proba[(0, t)] / pi[t]).collect();
+        let w: Vec<f64> = (0..2)
+            .map(|t| a[g * 2 + t] * proba[(0, t)] / pi[t])
+            .collect();
         let expected = w[g] / (w[0] + w[1]);
         assert!(
             (fit.posterior[(i, g)] - expected).abs() < 1e-9,
@@ -155,7 +160,7 @@ fn with_alpha_zero_the_test_is_the_papers_count_ratio() {
     let loo = leave_one_out(&symbols, &[0.0, 0.0]);
     // Sample 2: symbol 1, label 0; without it class 0 has 0 of 2 at symbol
     // 1, class 1 has 2 of 3.
-    let expected = ((2.0 + 1.0) / (3.0 + 5.0) / ((0.0 + 1.0) / (2.0 + 5.0)) as f64).ln();
+    let expected = ((2.0f64 + 1.0) / (3.0 + 5.0) / ((0.0 + 1.0) / (2.0 + 5.0))).ln();
     assert!((loo.statistic[1][0] - expected).abs() < 1e-12);
     assert_eq!(loo.posterior[1][0], vec![1.0, 0.0]);
 }
@@ -185,7 +190,13 @@ fn sparse_symbols_handle_m_beyond_two_to_the_64() {
     let fit = cbt(&[("alpha", "0.1")])
         .fit(&x, &given, 2, &mut no_progress())
         .unwrap();
-    let kept = &fit.extra.lists.iter().find(|(n, _)| n == "kept_features").unwrap().1;
+    let kept = &fit
+        .extra
+        .lists
+        .iter()
+        .find(|(n, _)| n == "kept_features")
+        .unwrap()
+        .1;
     assert!(kept.iter().any(|f| f.starts_with("#0 ")), "{kept:?}");
     assert!(kept.len() < 10, "{kept:?}");
 }
@@ -213,7 +224,13 @@ fn bdra_in_the_fit_only_lowers_eq_8() {
         fit.extra.scalar("bdra_error_after"),
         Some(series.last().unwrap().1)
     );
-    let removed = &fit.extra.lists.iter().find(|(n, _)| n == "removed_features").unwrap().1;
+    let removed = &fit
+        .extra
+        .lists
+        .iter()
+        .find(|(n, _)| n == "removed_features")
+        .unwrap()
+        .1;
     assert!(!removed.is_empty(), "{removed:?}");
 }
 
@@ -309,9 +326,12 @@ fn stop_cancels_the_fit() {
 #[test]
 fn fits_are_deterministic() {
     let sim = simulate(800, 6, &[0.2, 0.1], 9);
-    let a = cbt(&[]).fit(&sim.x, &sim.given, 2, &mut no_progress()).unwrap();
-    let b = cbt(&[]).fit(&sim.x, &sim.given, 2, &mut no_progress()).unwrap();
+    let a = cbt(&[])
+        .fit(&sim.x, &sim.given, 2, &mut no_progress())
+        .unwrap();
+    let b = cbt(&[])
+        .fit(&sim.x, &sim.given, 2, &mut no_progress())
+        .unwrap();
     assert_eq!(a.p_mislabel, b.p_mislabel);
     assert_eq!(a.ranking(), b.ranking());
 }
-
