@@ -141,6 +141,10 @@ fn ln_symbol_factor(u: usize, v: usize, a: usize, b: usize, test: Test) -> f64 {
 /// are ratios of factorials of at most 2N + 1, far from overflow).
 fn convolve(dp: &[f64], nk: usize, nl: usize, u: usize, v: usize, test: Test) -> Vec<f64> {
     let w = nl + 1;
+    // The symbol's factors once, not once per DP cell.
+    let factor: Vec<f64> = (0..=u)
+        .flat_map(|a| (0..=v).map(move |b| ln_symbol_factor(u, v, a, b, test).exp()))
+        .collect();
     let mut out = vec![0.0; (nk + 1) * w];
     for big_a in 0..=nk {
         for big_b in 0..=nl {
@@ -150,8 +154,7 @@ fn convolve(dp: &[f64], nk: usize, nl: usize, u: usize, v: usize, test: Test) ->
             }
             for a in 0..=u.min(nk - big_a) {
                 for b in 0..=v.min(nl - big_b) {
-                    out[(big_a + a) * w + big_b + b] +=
-                        d * ln_symbol_factor(u, v, a, b, test).exp();
+                    out[(big_a + a) * w + big_b + b] += d * factor[a * (v + 1) + b];
                 }
             }
         }
