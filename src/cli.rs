@@ -54,12 +54,12 @@ pub fn run(command: &Command, data: &DataArgs, model: &ModelArgs) -> Result<(), 
     match command {
         Command::Scan(a) => scan::run(a, data, model),
         Command::Eval(a) => eval::run(a, data, model),
-        Command::Export(a) => export(a, data),
+        Command::Export(a) => export(a, data, &model.model),
     }
 }
 
 /// `relabel export`: the cleaned file from the journal, without the UI.
-fn export(a: &args::ExportArgs, data: &DataArgs) -> Result<(), CliError> {
+fn export(a: &args::ExportArgs, data: &DataArgs, model: &str) -> Result<(), CliError> {
     use crate::review::{ExportOptions, ReviewError, default_store, export_from_journal};
     let store = default_store().ok_or_else(|| {
         CliError::Failed(anyhow::anyhow!(
@@ -72,7 +72,7 @@ fn export(a: &args::ExportArgs, data: &DataArgs) -> Result<(), CliError> {
         keep_dropped_with_flag: a.keep_dropped,
         model: String::new(),
     };
-    match export_from_journal(&a.data, &data.load_options()?, &store, &opts) {
+    match export_from_journal(&a.data, &data.load_options_for(&[model])?, &store, &opts) {
         Ok(s) => {
             println!(
                 "wrote {} ({} relabelled, {} dropped, {} kept) and {}",
@@ -93,9 +93,14 @@ fn export(a: &args::ExportArgs, data: &DataArgs) -> Result<(), CliError> {
     }
 }
 
-/// Loads a table with the user's data options.
-pub fn load(path: &std::path::Path, data: &DataArgs) -> Result<crate::dataset::Dataset, CliError> {
-    Ok(crate::dataset::load(path, &data.load_options()?)?)
+/// Loads a table with the user's data options, for the named models (a
+/// model that reads string levels lets string columns in by default).
+pub fn load(
+    path: &std::path::Path,
+    data: &DataArgs,
+    models: &[&str],
+) -> Result<crate::dataset::Dataset, CliError> {
+    Ok(crate::dataset::load(path, &data.load_options_for(models)?)?)
 }
 
 /// What `auto` looks at: size and whether every feature is discrete (small
@@ -125,6 +130,23 @@ pub fn data_shape(ds: &crate::dataset::Dataset) -> crate::models::DataShape {
     }
 }
 
+/// The level-code matrix (`Dataset::source_matrix`) when a model asks for
+/// levels and the table has string columns; `None` when the feature matrix
+/// serves (no string columns, or a model of features).
+pub fn level_matrix(
+    ds: &crate::dataset::Dataset,
+    input: crate::models::ModelInput,
+) -> Option<nalgebra::DMatrix<f64>> {
+    (input != crate::models::ModelInput::Features && !ds.categorical.is_empty())
+        .then(|| ds.source_matrix().0)
+}
+
+/// Whether the model named on the command line reads string levels as they
+/// are, so that string columns load without `--categorical onehot`.
+pub fn model_reads_levels(model: &str) -> bool {
+    model == "cbt"
+}
+
 /// The embedded demo: iris with 20% pair noise (sample_data/iris_noisy.csv).
 pub const DEMO_CSV: &str = include_str!("../assets/demo.csv");
 pub const DEMO_NAME: &str = "demo (iris with 20% pair noise)";
@@ -133,20 +155,21 @@ pub const DEMO_NAME: &str = "demo (iris with 20% pair noise)";
 pub fn load_or_demo(
     file: Option<&std::path::Path>,
     data: &DataArgs,
+    model: &str,
 ) -> Result<crate::dataset::Dataset, CliError> {
     match file {
-        Some(path) => load(path, data),
+        Some(path) => load(path, data, &[model]),
         None => Ok(crate::dataset::load_bytes(
             std::path::Path::new(DEMO_NAME),
             DEMO_CSV.as_bytes().to_vec(),
-            &data.load_options()?,
+            &data.load_options_for(&[model])?,
         )?),
     }
 }
 
 /// `relabel [FILE]`: the review UI.
 pub fn open_tui(args: &Cli) -> Result<(), CliError> {
-    let dataset = load_or_demo(args.file.as_deref(), &args.data)?;
+    let dataset = load_or_demo(args.file.as_deref(), &args.data, &args.model.model)?;
     let options = args.model.model_options()?;
     crate::tui::run(crate::tui::TuiArgs {
         dataset,

@@ -326,6 +326,33 @@ impl Dataset {
         (x, names)
     }
 
+    /// [`Dataset::source_matrix`] of another matrix with this dataset's
+    /// feature layout (a test table): each string column's 0/1 columns
+    /// become the index of its 1, or the level count for a level the
+    /// training data never had (no 1 at all).
+    pub fn source_matrix_of(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
+        let mut columns: Vec<Vec<f64>> = Vec::with_capacity(self.sources.len());
+        let mut j = 0;
+        for source in &self.sources {
+            match source {
+                FeatureSource::Numeric { .. } => {
+                    columns.push(x.column(j).iter().copied().collect());
+                    j += 1;
+                }
+                FeatureSource::Categorical { levels, .. } => {
+                    let l = levels.len();
+                    columns.push(
+                        (0..x.nrows())
+                            .map(|i| (0..l).find(|&c| x[(i, j + c)] == 1.0).unwrap_or(l) as f64)
+                            .collect(),
+                    );
+                    j += l;
+                }
+            }
+        }
+        DMatrix::from_fn(x.nrows(), columns.len(), |i, c| columns[c][i])
+    }
+
     /// The content hash of the (decompressed) input, keying review sessions.
     pub fn content_hash(&self) -> u64 {
         content_hash(&self.raw.bytes)

@@ -1,6 +1,7 @@
 //! Measuring models: label-noise injection, detection metrics, simulated
 //! data drawn from the models, and the papers' experiments.
 
+pub mod cbt_papers;
 pub mod detection;
 pub mod logistic_papers;
 pub mod metrics;

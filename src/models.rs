@@ -12,6 +12,8 @@ use std::sync::Arc;
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
+pub mod bdra;
+pub mod cbt;
 pub mod ensemble;
 pub mod gaussian;
 pub mod l1_logistic;
@@ -352,9 +354,59 @@ pub fn argmax(values: impl IntoIterator<Item = f64>) -> usize {
     best
 }
 
+/// Which matrix a model wants from a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelInput {
+    /// The feature matrix: numbers as they are, string levels as 0/1 columns.
+    Features,
+    /// One column per source column, string columns as level codes 0..L-1
+    /// (`Dataset::source_matrix`): models of discrete symbols (CBT) need a
+    /// column's levels as one variable, which one-hot columns would split.
+    Levels,
+    /// Both, for a model that hands each of its members its own (`all`).
+    Both,
+}
+
+impl ModelInput {
+    /// The matrix this input means; `levels` is `None` when the table has
+    /// no string columns, so that both matrices are the same.
+    pub fn pick<'a>(
+        self,
+        features: &'a DMatrix<f64>,
+        levels: Option<&'a DMatrix<f64>>,
+    ) -> &'a DMatrix<f64> {
+        match (self, levels) {
+            (ModelInput::Levels, Some(l)) => l,
+            _ => features,
+        }
+    }
+}
+
 /// The model contract (DESIGN §2).
 pub trait RobustModel: Send {
     fn name(&self) -> &'static str;
+    /// The matrix the model wants; callers holding a table use
+    /// [`RobustModel::fit_inputs`] so the choice is made in one place.
+    fn input(&self) -> ModelInput {
+        ModelInput::Features
+    }
+    /// Fits on the matrix [`RobustModel::input`] asks for: `features`, or
+    /// `levels` (the level-code matrix, `None` when it equals `features`).
+    fn fit_inputs(
+        &self,
+        features: &DMatrix<f64>,
+        levels: Option<&DMatrix<f64>>,
+        given: &[usize],
+        n_classes: usize,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Fit, FitError> {
+        self.fit(
+            self.input().pick(features, levels),
+            given,
+            n_classes,
+            progress,
+        )
+    }
     /// Fits the model. `progress` is called at least once per iteration;
     /// returning [`Control::Stop`] makes the fit return
     /// [`FitError::Cancelled`] within one iteration.

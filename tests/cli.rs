@@ -333,3 +333,52 @@ fn export_writes_the_cleaned_file_from_a_saved_session() {
     assert_eq!(none.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&none.stderr).contains("no review session"));
 }
+
+#[test]
+fn scan_with_cbt_reads_string_levels_of_house_votes() {
+    let votes = sample("house_votes_84.csv");
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    let out = relabel()
+        .args([
+            "scan",
+            votes.to_str().unwrap(),
+            "--model",
+            "cbt",
+            "--report",
+        ])
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (header, rows) = parse_csv(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(
+        header[..5],
+        ["row", "id", "given", "suggested", "p_mislabel"]
+    );
+    assert_eq!(rows.len(), 435);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let text = json.to_string();
+    // Kept features are named by their source column, not by a 0/1 column.
+    assert!(
+        text.contains("kept_features") && text.contains("physician_fee_freeze"),
+        "{text}"
+    );
+    assert!(text.contains("log10_M"), "{text}");
+    // Without cbt the string columns are an error whose hint names both ways.
+    let out = relabel()
+        .args(["scan", votes.to_str().unwrap(), "--model", "rnda"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("--categorical onehot") && stderr.contains("--model cbt"),
+        "{stderr}"
+    );
+}

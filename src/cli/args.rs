@@ -76,21 +76,26 @@ pub struct DataArgs {
         default_value = "error"
     )]
     pub missing: String,
-    /// Non-numeric feature columns: error, or onehot (one 0/1 column per level).
-    #[arg(
-        long,
-        global = true,
-        value_name = "error|onehot",
-        default_value = "error"
-    )]
-    pub categorical: String,
+    /// Non-numeric feature columns: error, or onehot (one 0/1 column per
+    /// level; cbt then reads the levels as they are). Default: onehot for
+    /// --model cbt (and eval --models with cbt), else error.
+    #[arg(long, global = true, value_name = "error|onehot")]
+    pub categorical: Option<String>,
     /// The file is genes x samples: first column = feature names, header = sample ids.
     #[arg(long, global = true)]
     pub transpose: bool,
 }
 
 impl DataArgs {
+    /// Load options when no model reads string levels.
     pub fn load_options(&self) -> Result<LoadOptions, CliError> {
+        self.load_options_for(&[])
+    }
+
+    /// Load options for these models: without `--categorical`, string
+    /// columns are let in when one of them reads levels (cbt), and are an
+    /// error otherwise (a text cell in a numeric column is usually a typo).
+    pub fn load_options_for(&self, models: &[&str]) -> Result<LoadOptions, CliError> {
         let delimiter = match self.delimiter.as_deref() {
             None => None,
             Some("tab" | "\\t" | "\t") => Some(b'\t'),
@@ -111,7 +116,12 @@ impl DataArgs {
                 )));
             }
         };
-        let categorical = match self.categorical.as_str() {
+        let default = if models.iter().any(|m| super::model_reads_levels(m)) {
+            "onehot"
+        } else {
+            "error"
+        };
+        let categorical = match self.categorical.as_deref().unwrap_or(default) {
             "error" => CategoricalPolicy::Error,
             "onehot" => CategoricalPolicy::Onehot,
             other => {
@@ -239,7 +249,8 @@ pub struct EvalArgs {
     /// Table 1, unregularised rows); rlr-synth (Bootkrajang & Kaban Fig. 1);
     /// colon DATA (both logistic papers' colon checks, on
     /// sample_data/colon.csv); rmda-sim2, rmda-sim3 (Bouveyron & Girard
-    /// sections 4.2, 4.4); rmda-usps DATA (section 4.3).
+    /// sections 4.2, 4.4); rmda-usps DATA (section 4.3); cbt-fig1 (Lynch &
+    /// Willett Fig. 1: P(e) against M, 100 x --repeats trials per point).
     #[arg(long)]
     pub paper: Option<String>,
     /// Models to compare, comma-separated.

@@ -8,7 +8,7 @@ use anyhow::Context;
 use super::args::{DataArgs, EvalArgs, ModelArgs};
 use super::{CliError, data_shape, load};
 use crate::dataset::{CellEdit, Dataset, rewrite};
-use crate::eval::detection::{NoiseConfig, mean_sd, run_detection};
+use crate::eval::detection::{Inputs, NoiseConfig, mean_sd, run_detection};
 use crate::eval::noise::{NoiseKind, inject};
 use crate::models::resolve_model_name;
 
@@ -21,7 +21,15 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
             "eval needs a clean labelled table (or --paper NAME)".into(),
         ));
     };
-    let ds = load(path, data)?;
+    let requested: Vec<&str> = a
+        .models
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    let ds = load(path, data, &requested)?;
+    let (levels, _) = ds.source_matrix();
+    let levels = (!ds.categorical.is_empty()).then_some(levels);
     let options = model.model_options()?;
     let kind = NoiseKind::parse(&a.noise).ok_or_else(|| {
         CliError::BadInput(format!(
@@ -44,6 +52,10 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
     let test = match &a.test {
         Some(path) => Some(load_test(&ds, path)?),
         None => None,
+    };
+    let test_levels = match (&test, &levels) {
+        (Some((xt, _)), Some(_)) => Some(ds.source_matrix_of(xt)),
+        _ => None,
     };
     let noise = NoiseConfig {
         kind,
@@ -75,16 +87,28 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
         "converged"
     );
     let shape = data_shape(&ds);
-    for requested in a.models.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+    for requested in requested {
         let (name, _) = resolve_model_name(requested, &shape);
+        let inputs = Inputs {
+            features: &ds.x,
+            levels: levels.as_ref(),
+        };
         let scores = run_detection(
             &name,
             &options,
-            &ds.x,
+            inputs,
             &ds.labels,
             ds.classes.len(),
             &noise,
-            test.as_ref().map(|(x, y)| (x, y.as_slice())),
+            test.as_ref().map(|(x, y)| {
+                (
+                    Inputs {
+                        features: x,
+                        levels: test_levels.as_ref(),
+                    },
+                    y.as_slice(),
+                )
+            }),
         )?;
         let cell = |f: &dyn Fn(&crate::eval::detection::DetectionScores) -> f64| {
             let (m, s) = mean_sd(scores.iter().map(f));
@@ -203,9 +227,20 @@ fn run_paper(paper: &str, a: &EvalArgs, model: &ModelArgs) -> Result<(), CliErro
             Ok(())
         }
         "colon" => colon_checks(a),
+        "cbt-fig1" => {
+            let ms: Vec<usize> = (2..=16).chain([20, 24, 32]).collect();
+            let fig = crate::eval::cbt_papers::fig1(
+                &crate::eval::cbt_papers::FIG1_ALPHAS,
+                &ms,
+                100 * a.repeats,
+                seed,
+            );
+            print!("{}", fig.to_table());
+            Ok(())
+        }
         other => Err(CliError::BadInput(format!(
             "unknown paper experiment \"{other}\"; available: shift-table1, rlr-synth, colon, \
-             rmda-sim2, rmda-sim3, rmda-usps"
+             rmda-sim2, rmda-sim3, rmda-usps, cbt-fig1"
         ))),
     }
 }

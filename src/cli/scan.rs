@@ -12,17 +12,28 @@ use super::{CliError, load};
 use crate::models::{self, no_progress};
 
 pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliError> {
-    let ds = load(&a.data, data)?;
+    let ds = load(&a.data, data, &[model.model.as_str()])?;
     let options = model.model_options()?;
     let (name, note) = models::resolve_model_name(&model.model, &super::data_shape(&ds));
     let built = models::build_model(&name, &options)?;
     let started = Instant::now();
-    let mut fit = built.fit(&ds.x, &ds.labels, ds.classes.len(), &mut no_progress())?;
+    let levels = super::level_matrix(&ds, built.input());
+    let mut fit = built.fit_inputs(
+        &ds.x,
+        levels.as_ref(),
+        &ds.labels,
+        ds.classes.len(),
+        &mut no_progress(),
+    )?;
     let wall = started.elapsed();
     if let Some(n) = note {
         fit.extra.notes.push(n);
     }
-    fit.extra.name_features(&ds.feature_names);
+    // Models of levels name source columns, the others feature columns.
+    match &levels {
+        Some(_) => fit.extra.name_features(&ds.source_matrix().1),
+        None => fit.extra.name_features(&ds.feature_names),
+    }
     fit.extra.name_classes(&ds.classes);
     let info = RunInfo {
         model: name.clone(),
@@ -61,7 +72,11 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
             .as_ref()
             .ok_or_else(|| CliError::BadInput(format!("model {name} cannot classify new rows")))?;
         let table = ds.load_compatible(test)?;
-        let proba = classifier.predict_proba(&table.x);
+        let proba = if levels.is_some() {
+            classifier.predict_proba(&ds.source_matrix_of(&table.x))
+        } else {
+            classifier.predict_proba(&table.x)
+        };
         let ids = table.ids;
         let accuracy = write_predictions(out, &ds, &proba, &ids, table.labels.as_deref())?;
         if let Some(acc) = accuracy {

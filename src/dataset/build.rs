@@ -29,7 +29,7 @@ pub struct Built {
 
 fn hint_for(name: &str) -> String {
     format!(
-        "use --ignore {name} to leave the column out, or --categorical onehot to turn its levels into 0/1 columns"
+        "use --ignore {name} to leave the column out, or --categorical onehot to turn its levels into 0/1 columns (--model cbt reads the levels as they are)"
     )
 }
 

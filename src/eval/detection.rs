@@ -33,16 +33,34 @@ pub struct DetectionScores {
     pub wall_seconds: f64,
 }
 
+/// A table's matrices: features, and the level codes when they differ
+/// (string columns); models take the one they ask for.
+#[derive(Clone, Copy, Debug)]
+pub struct Inputs<'a> {
+    pub features: &'a DMatrix<f64>,
+    pub levels: Option<&'a DMatrix<f64>>,
+}
+
+impl<'a> From<&'a DMatrix<f64>> for Inputs<'a> {
+    fn from(x: &'a DMatrix<f64>) -> Self {
+        Inputs {
+            features: x,
+            levels: None,
+        }
+    }
+}
+
 /// Runs `model` on `repeats` noisy copies of clean labels.
-pub fn run_detection(
+pub fn run_detection<'a>(
     model: &str,
     options: &ModelOptions,
-    x: &DMatrix<f64>,
+    x: impl Into<Inputs<'a>>,
     clean: &[usize],
     n_classes: usize,
     noise: &NoiseConfig,
-    test: Option<(&DMatrix<f64>, &[usize])>,
+    test: Option<(Inputs<'_>, &[usize])>,
 ) -> Result<Vec<DetectionScores>, FitError> {
+    let x: Inputs<'a> = x.into();
     let built = build_model(model, options)?;
     let mut out = Vec::with_capacity(noise.repeats);
     for r in 0..noise.repeats {
@@ -54,14 +72,20 @@ pub fn run_detection(
             noise.base_seed.wrapping_add(r as u64),
         );
         let started = std::time::Instant::now();
-        let fit = built.fit(x, &injected.labels, n_classes, &mut no_progress())?;
+        let fit = built.fit_inputs(
+            x.features,
+            x.levels,
+            &injected.labels,
+            n_classes,
+            &mut no_progress(),
+        )?;
         let wall_seconds = started.elapsed().as_secs_f64();
         let k = injected.n_flipped();
         let (precision_at_k, recall_at_k) =
             precision_recall_at(&fit.p_mislabel, &injected.flipped, k);
         let test_accuracy = match (test, &fit.classifier) {
             (Some((xt, yt)), Some(c)) => {
-                let p = c.predict_proba(xt);
+                let p = c.predict_proba(built.input().pick(xt.features, xt.levels));
                 let predicted: Vec<usize> = (0..p.nrows())
                     .map(|i| argmax(p.row(i).iter().copied()))
                     .collect();
@@ -126,7 +150,7 @@ mod tests {
             &clean,
             2,
             &cfg,
-            Some((&x, &clean)),
+            Some(((&x).into(), &clean)),
         )
         .unwrap();
         let b = run_detection("rnda", &ModelOptions::default(), &x, &clean, 2, &cfg, None).unwrap();

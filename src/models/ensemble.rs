@@ -13,7 +13,7 @@ use std::sync::mpsc;
 use nalgebra::DMatrix;
 
 use super::{
-    Classifier, Control, DataShape, Fit, FitError, ModelOptions, Progress, RobustModel,
+    Classifier, Control, DataShape, Fit, FitError, ModelInput, ModelOptions, Progress, RobustModel,
     SampleColumn, build_model,
 };
 
@@ -80,6 +80,10 @@ impl RobustModel for AllModels {
         "all"
     }
 
+    fn input(&self) -> ModelInput {
+        ModelInput::Both
+    }
+
     fn fit(
         &self,
         x: &DMatrix<f64>,
@@ -87,7 +91,23 @@ impl RobustModel for AllModels {
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
+        self.fit_inputs(x, None, given, n_classes, progress)
+    }
+
+    /// Each member gets the matrix it asks for: cbt the level codes, the
+    /// others the (one-hot) features.
+    fn fit_inputs(
+        &self,
+        x: &DMatrix<f64>,
+        levels: Option<&DMatrix<f64>>,
+        given: &[usize],
+        n_classes: usize,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Fit, FitError> {
         super::check_inputs(x, given, n_classes)?;
+        if let Some(l) = levels {
+            super::check_inputs(l, given, n_classes)?;
+        }
         let discrete = x.iter().all(|v| v.fract() == 0.0) && x.ncols() > 0;
         let shape = DataShape {
             n_samples: x.nrows(),
@@ -128,7 +148,7 @@ impl RobustModel for AllModels {
                                 Control::Continue
                             }
                         };
-                        (name, model.fit(x, given, n_classes, &mut cb))
+                        (name, model.fit_inputs(x, levels, given, n_classes, &mut cb))
                     })
                 })
                 .collect();
@@ -172,7 +192,17 @@ impl RobustModel for AllModels {
                 notes.join("; ")
             )));
         }
-        combine(fits, given, notes)
+        // Members classify rows of different matrices when the table has
+        // string columns, so no one matrix serves a mean classifier.
+        let mixed = levels.is_some()
+            && fits.iter().any(|(name, _)| {
+                build_model(name, &self.options).is_ok_and(|m| m.input() == ModelInput::Levels)
+            });
+        let mut fit = combine(fits, given, notes)?;
+        if mixed {
+            fit.classifier = None;
+        }
+        Ok(fit)
     }
 }
 

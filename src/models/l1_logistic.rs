@@ -355,10 +355,9 @@ fn fit_impl(
     // at the end checks the optimality conditions and readmits violators.
     // On wide data this replaces a pass over every column per round by two
     // per fit.
-    let mut candidate = vec![false; d];
-    for j in 0..d {
-        candidate[j] = (0..c_count).any(|k| c.beta[(j, k)] != 0.0);
-    }
+    let mut candidate: Vec<bool> = (0..d)
+        .map(|j| (0..c_count).any(|k| c.beta[(j, k)] != 0.0))
+        .collect();
     admit(p, pen, &eta, SCREEN, &mut candidate);
     let mut coords: Vec<usize> = (0..d).filter(|&j| candidate[j]).collect();
     for _kkt in 0..MAX_KKT_ROUNDS {
@@ -449,7 +448,7 @@ fn newton_rounds(
         let mut max_change: f64 = 0.0;
         for k in 0..c_count {
             let class = class_of(c_count, k);
-            let probs = probabilities(&eta, p.n_classes());
+            let probs = probabilities(eta, p.n_classes());
             for i in 0..n {
                 let pi = probs[(i, class)];
                 // Floor the curvature so confident points still move.
@@ -472,12 +471,12 @@ fn newton_rounds(
                     let j = if full_sweep { coords[idx] } else { active[idx] };
                     let old = c.beta[(j, k)];
                     let l1 = pen.l1 * pf(j);
-                    let g = p.x.dot(j, &r);
+                    let g = p.x.dot(j, r);
                     if old == 0.0 && g.abs() <= l1 {
                         continue;
                     }
                     if v[j].is_nan() {
-                        v[j] = p.x.weighted_sq(j, &w);
+                        v[j] = p.x.weighted_sq(j, w);
                     }
                     let new = if v[j] <= 0.0 {
                         0.0

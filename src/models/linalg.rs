@@ -119,10 +119,68 @@ pub fn relative_change(previous: f64, current: f64) -> f64 {
     (current - previous).abs() / previous.abs().max(1e-12)
 }
 
+/// `ln Gamma(x)` for x > 0 by the Lanczos approximation (g = 7, 9 terms,
+/// relative error about 1e-15), with the reflection formula below 0.5.
+/// Factorials of counts in the Dirichlet-multinomial formulas overflow f64
+/// past 170!, so they are handled as `ln_gamma(n + 1)`.
+pub fn ln_gamma(x: f64) -> f64 {
+    const G: f64 = 7.0;
+    const COEF: [f64; 9] = [
+        0.999_999_999_999_809_9,
+        676.520_368_121_885_1,
+        -1_259.139_216_722_402_8,
+        771.323_428_777_653_1,
+        -176.615_029_162_140_6,
+        12.507_343_278_686_905,
+        -0.138_571_095_265_720_12,
+        9.984_369_578_019_572e-6,
+        1.505_632_735_149_311_6e-7,
+    ];
+    if x < 0.5 {
+        let pi = std::f64::consts::PI;
+        return (pi / (pi * x).sin()).ln() - ln_gamma(1.0 - x);
+    }
+    let x = x - 1.0;
+    let mut a = COEF[0];
+    let t = x + G + 0.5;
+    for (i, c) in COEF.iter().enumerate().skip(1) {
+        a += c / (x + i as f64);
+    }
+    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
+}
+
+/// `ln(exp(a) + exp(b))` without overflow.
+pub fn log_add_exp(a: f64, b: f64) -> f64 {
+    let (hi, lo) = if a > b { (a, b) } else { (b, a) };
+    if lo == f64::NEG_INFINITY {
+        return hi;
+    }
+    hi + (lo - hi).exp().ln_1p()
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ln_gamma_matches_factorials_and_half_integers() {
+        let mut f = 0.0f64;
+        for n in 1..=30u32 {
+            f += f64::from(n).ln();
+            let got = ln_gamma(f64::from(n) + 1.0);
+            assert!((got - f).abs() < 1e-12 * f.max(1.0), "{n}: {got} vs {f}");
+        }
+        let half = std::f64::consts::PI.sqrt().ln();
+        assert!((ln_gamma(0.5) - half).abs() < 1e-13);
+        assert!(ln_gamma(1.0).abs() < 1e-14 && ln_gamma(2.0).abs() < 1e-14);
+        // Stirling with two correction terms at a large argument.
+        let x: f64 = 1e6;
+        let stirling =
+            (x - 0.5) * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI).ln() + 1.0 / (12.0 * x);
+        assert!((ln_gamma(x) - stirling).abs() < 1e-6);
+        assert!((log_add_exp(1000.0, 1000.0) - (1000.0 + 2f64.ln())).abs() < 1e-12);
+    }
 
     #[test]
     fn log_sum_exp_survives_large_and_small_values() {

@@ -114,6 +114,16 @@ pub struct ModelOptions {
     /// spherical/diagonal in the units they are fitted in, so data already
     /// on one scale (pixels, the papers' simulations) may keep its own.
     pub standardize: bool,
+    /// cbt: mislabelling probabilities alpha_k = P(true class != k | given
+    /// label k), one per class "0.1,0.2" or one for all "0.1"; `None`
+    /// estimates them by the leave-one-out predictive likelihood.
+    pub alpha: Option<String>,
+    /// cbt: bins a continuous feature is quantised into (by quantiles);
+    /// discrete features keep their own levels.
+    pub levels: usize,
+    /// cbt: run the Bayesian Data Reduction Algorithm (greedy feature
+    /// removal and level merging); `None` = on when there are 2+ features.
+    pub bdra: Option<bool>,
 }
 
 impl Default for ModelOptions {
@@ -140,6 +150,9 @@ impl Default for ModelOptions {
             clusters_per_class: None,
             restarts: 4,
             standardize: true,
+            alpha: None,
+            levels: 4,
+            bdra: None,
         }
     }
 }
@@ -217,6 +230,12 @@ impl ModelOptions {
         }
         if self.restarts == 0 {
             return Err(InvalidOption("restarts must be at least 1".into()));
+        }
+        if self.levels < 2 {
+            return Err(InvalidOption(format!(
+                "levels must be at least 2 (bins per continuous feature), got {}",
+                self.levels
+            )));
         }
         if self.path_length < 2 {
             return Err(InvalidOption("path_length must be at least 2".into()));

@@ -1,8 +1,8 @@
 //! The list of models by CLI name, and construction from options.
 
 use super::{
-    FitError, ModelOptions, RobustModel, ensemble::AllModels, lda::Lda, mda::Mda, nda::Nda,
-    rlr::Rlr, rmda::Rmda, rnda::Rnda, shift::ShiftLr,
+    FitError, ModelOptions, RobustModel, cbt::Cbt, ensemble::AllModels, lda::Lda, mda::Mda,
+    nda::Nda, rlr::Rlr, rmda::Rmda, rnda::Rnda, shift::ShiftLr,
 };
 
 /// What the CLI help and the TUI model picker show about a model.
@@ -100,6 +100,12 @@ pub const MODELS: &[ModelInfo] = &[
         options: &["shrinkage"],
     },
     ModelInfo {
+        name: "cbt",
+        title: "combined Bayes test (discrete features)",
+        summary: "symbols with a uniform Dirichlet prior and mislabelling probabilities alpha, BDRA feature reduction (Lynch & Willett 1999)",
+        options: &["alpha", "levels", "bdra"],
+    },
+    ModelInfo {
         name: "all",
         title: "every applicable robust model",
         summary: "runs the robust models together: mean posterior and per-sample disagreement",
@@ -120,6 +126,7 @@ pub fn build_model(name: &str, options: &ModelOptions) -> Result<Box<dyn RobustM
         "rmda" => Ok(Box::new(Rmda::new(options.clone())?)),
         "mda" => Ok(Box::new(Mda::new(options.clone())?)),
         "lda" => Ok(Box::new(Lda::new(options.clone()))),
+        "cbt" => Ok(Box::new(Cbt::new(options.clone())?)),
         other => Err(FitError::UnknownModel(
             other.to_string(),
             MODELS.iter().map(|m| m.name).collect::<Vec<_>>().join(", "),

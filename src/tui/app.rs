@@ -233,14 +233,7 @@ impl App {
         };
         let (name, note) =
             crate::models::resolve_model_name(&self.model, &crate::cli::data_shape(ds));
-        match FitJob::start(
-            &name,
-            &self.options,
-            &ds.x,
-            samples,
-            labels,
-            ds.classes.len(),
-        ) {
+        match FitJob::start_on_dataset(&name, &self.options, ds, samples, labels) {
             Ok(job) => {
                 self.job = Some(job);
                 let verb = if refit { "refitting" } else { "fitting" };
@@ -277,8 +270,13 @@ impl App {
         };
         match msg {
             Ok(Ok(mut fit)) => {
-                fit.extra
-                    .name_features(&self.session.dataset().feature_names);
+                let ds = self.session.dataset();
+                // A model of levels numbers source columns, not features.
+                if crate::cli::model_reads_levels(&job.model) && !ds.categorical.is_empty() {
+                    fit.extra.name_features(&ds.source_matrix().1);
+                } else {
+                    fit.extra.name_features(&ds.feature_names);
+                }
                 let n = self.session.dataset().n_samples();
                 let status = format!(
                     "{} {} after {} iterations",

@@ -10,7 +10,8 @@ use std::thread::JoinHandle;
 
 use nalgebra::DMatrix;
 
-use crate::models::{Control, Fit, FitError, ModelOptions, Progress, build_model};
+use crate::dataset::Dataset;
+use crate::models::{Control, Fit, FitError, ModelOptions, Progress, RobustModel, build_model};
 
 /// What the worker reports.
 #[derive(Debug)]
@@ -33,6 +34,28 @@ pub struct FitJob {
 }
 
 impl FitJob {
+    /// Starts fitting `model` on rows `samples` of a table, giving the model
+    /// the matrix it asks for (level codes for cbt, features otherwise).
+    pub fn start_on_dataset(
+        model: &str,
+        options: &ModelOptions,
+        ds: &Dataset,
+        samples: Vec<usize>,
+        labels: Vec<usize>,
+    ) -> Result<FitJob, FitError> {
+        let built = build_model(model, options)?;
+        let levels = crate::cli::level_matrix(ds, built.input());
+        Self::start_inputs(
+            built,
+            model,
+            &ds.x,
+            levels.as_ref(),
+            samples,
+            labels,
+            ds.classes.len(),
+        )
+    }
+
     /// Starts fitting `model` on rows `samples` of `x` with `labels`.
     pub fn start(
         model: &str,
@@ -43,11 +66,27 @@ impl FitJob {
         n_classes: usize,
     ) -> Result<FitJob, FitError> {
         let built = build_model(model, options)?;
-        let sub = if samples.len() == x.nrows() {
-            x.clone()
-        } else {
-            x.select_rows(samples.iter())
+        Self::start_inputs(built, model, x, None, samples, labels, n_classes)
+    }
+
+    fn start_inputs(
+        built: Box<dyn RobustModel>,
+        model: &str,
+        x: &DMatrix<f64>,
+        levels: Option<&DMatrix<f64>>,
+        samples: Vec<usize>,
+        labels: Vec<usize>,
+        n_classes: usize,
+    ) -> Result<FitJob, FitError> {
+        let rows = |m: &DMatrix<f64>| {
+            if samples.len() == m.nrows() {
+                m.clone()
+            } else {
+                m.select_rows(samples.iter())
+            }
         };
+        let sub = rows(x);
+        let sub_levels = levels.map(rows);
         let cancel = Arc::new(AtomicBool::new(false));
         let (tx, rx) = mpsc::channel();
         let flag = Arc::clone(&cancel);
@@ -66,7 +105,7 @@ impl FitJob {
                             Control::Continue
                         }
                     };
-                    built.fit(&sub, &labels, n_classes, &mut cb)
+                    built.fit_inputs(&sub, sub_levels.as_ref(), &labels, n_classes, &mut cb)
                 }));
                 let msg = match result {
                     Ok(r) => WorkerMsg::Done(Box::new(r)),

@@ -1,0 +1,699 @@
+//! The Combined Bayes Test with mislabelled training data (Lynch & Willett
+//! 1999), for K classes, with the BDRA of `bdra.rs` choosing the symbols.
+//!
+//! Model. A sample's symbol is its joint cell over the kept features (M
+//! possible symbols). Each true class t has symbol probabilities p_t with a
+//! uniform Dirichlet prior (eq. 2). A sample given label g truly belongs to
+//! class t with probability A[g][t]: 1 - alpha_g for t = g, and alpha_g
+//! spread evenly over the other classes — the paper's alpha_k, "a training
+//! datum of class k belongs to the other class with probability alpha_k",
+//! for K classes. So the given-g counts of a symbol are the true-g samples
+//! kept plus other classes' samples flipped in (eq. 1).
+//!
+//! Test. Integrating p_t out, the predictive probability of symbol y under
+//! H_t is E[(c_{t,y} + 1) / (n_t + M)], with c_{t,y} the number of training
+//! samples of true class t at y — the ratio of eq. (4) under H_t to the
+//! training data alone. Eq. (4) sums over every way the mislabelled samples
+//! could be arranged, which is exponential in the counts; relabel replaces
+//! that sum by its expected counts: n_t = sum_g N_g A[g][t] (the totals,
+//! which concentrate), and at every symbol the self-consistent split
+//! c_{t,y} = sum_g x_{g,y} r_{g,y}(t) with
+//! r_{g,y}(t) ∝ A[g][t] (c_{t,y} + 1) / (n_t + M) — an EM fixed point per
+//! symbol. With alpha = 0 it is exact: c = x and the predictive is the
+//! paper's (x_{k,y} + 1) / (N_k + M).
+//!
+//! Because n_t depends on the data only through the label totals, the
+//! split of a symbol depends only on that symbol's counts: leaving sample i
+//! out changes one symbol, so the leave-one-out posterior
+//! P(true = t | x_i, given_i, all other samples) ∝ A[g_i][t] f(x_i | X_{-i}, H_t)
+//! is an exact refit without i, at the cost of one small fixed point per
+//! (symbol, label) pair.
+//!
+//! alpha is given (`--opt alpha=...`) or chosen per class to maximise the
+//! leave-one-out predictive likelihood sum_i ln sum_t A[g_i][t] f(x_i | X_{-i}, H_t)
+//! by coordinate search (a grid, then golden section).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use nalgebra::DMatrix;
+use rayon::prelude::*;
+
+use super::bdra::{self, Cells, Coding, Move, Reduction};
+use super::linalg::log_add_exp;
+use super::nda::class_name;
+use super::{
+    Classifier, Control, Fit, FitError, GammaTable, ModelInput, ModelOptions, NamedMatrix,
+    NamedSeries, Progress, RobustModel, check_inputs,
+};
+
+/// Step of the coarse alpha grid before the golden-section refinement.
+const GRID_STEP: f64 = 0.05;
+/// Golden-section iterations: the bracket of 2 GRID_STEP shrinks to ~1e-4.
+const GOLDEN_ITERATIONS: usize = 14;
+/// Coordinate sweeps over the classes at most.
+const MAX_SWEEPS: usize = 4;
+/// A sweep that moves no alpha by more than this ends the search.
+const ALPHA_TOL: f64 = 1e-3;
+/// Fixed-point iterations per symbol at most.
+const SPLIT_ITERATIONS: usize = 500;
+
+#[derive(Clone, Debug)]
+pub struct Cbt {
+    options: ModelOptions,
+}
+
+impl Cbt {
+    pub fn new(options: ModelOptions) -> Result<Self, FitError> {
+        if let Some(text) = &options.alpha {
+            parse_alpha_values(text)?;
+        }
+        Ok(Self { options })
+    }
+}
+
+fn parse_alpha_values(text: &str) -> Result<Vec<f64>, FitError> {
+    text.split(',')
+        .map(|s| {
+            let v: f64 = s.trim().parse().map_err(|_| {
+                FitError::InvalidOption(format!(
+                    "alpha: \"{}\" is not a number; give one mislabelling probability per class, \
+                     e.g. alpha=0.1,0.05, or one for all",
+                    s.trim()
+                ))
+            })?;
+            if (0.0..1.0).contains(&v) {
+                Ok(v)
+            } else {
+                Err(FitError::InvalidOption(format!(
+                    "alpha: {v} is not a probability in [0, 1)"
+                )))
+            }
+        })
+        .collect()
+}
+
+/// alpha per class from the option text: one value for every class or one
+/// per class, each below (K - 1) / K (at that rate a label says nothing).
+pub fn parse_alpha(text: &str, k: usize) -> Result<Vec<f64>, FitError> {
+    let values = parse_alpha_values(text)?;
+    let values = match values.len() {
+        1 => vec![values[0]; k],
+        n if n == k => values,
+        n => {
+            return Err(FitError::InvalidOption(format!(
+                "alpha: {n} values for {k} classes; give one per class or one for all"
+            )));
+        }
+    };
+    let limit = max_alpha(k);
+    if let Some(v) = values.iter().find(|v| **v >= limit) {
+        return Err(FitError::InvalidOption(format!(
+            "alpha: {v} is not below {limit:.3} = (K - 1) / K; at that rate a label carries no information"
+        )));
+    }
+    Ok(values)
+}
+
+fn max_alpha(k: usize) -> f64 {
+    (k - 1) as f64 / k as f64
+}
+
+/// `A[g][t] = P(true = t | given = g)`, row-major.
+pub fn flip_table(alpha: &[f64]) -> Vec<f64> {
+    let k = alpha.len();
+    let mut a = vec![0.0; k * k];
+    for g in 0..k {
+        for t in 0..k {
+            a[g * k + t] = if t == g {
+                1.0 - alpha[g]
+            } else {
+                alpha[g] / (k - 1) as f64
+            };
+        }
+    }
+    a
+}
+
+/// The symbols of the training data: counts per given label.
+#[derive(Clone, Debug)]
+pub struct Symbols {
+    pub counts: Vec<Vec<f64>>,
+    pub of_sample: Vec<usize>,
+    /// N_g: samples per given label.
+    pub given_totals: Vec<f64>,
+    pub ln_m: f64,
+}
+
+impl Symbols {
+    /// Symbols without BDRA or quantisation: `symbol[i]` is sample i's
+    /// symbol index (for tests and the paper check).
+    pub fn from_indices(symbol: &[usize], given: &[usize], k: usize, m: f64) -> Self {
+        let n_sym = symbol.iter().copied().max().map_or(0, |s| s + 1);
+        let mut counts = vec![vec![0.0; k]; n_sym];
+        let mut given_totals = vec![0.0; k];
+        for (&s, &g) in symbol.iter().zip(given) {
+            counts[s][g] += 1.0;
+            given_totals[g] += 1.0;
+        }
+        Self {
+            counts,
+            of_sample: symbol.to_vec(),
+            given_totals,
+            ln_m: m.ln(),
+        }
+    }
+}
+
+/// ln(n_t + M) with n_t = sum_g N_g A[g][t] - A[left_out][t].
+fn ln_denominators(totals: &[f64], a: &[f64], ln_m: f64, left_out: Option<usize>) -> Vec<f64> {
+    let k = totals.len();
+    (0..k)
+        .map(|t| {
+            let mut n: f64 = (0..k).map(|g| totals[g] * a[g * k + t]).sum();
+            if let Some(g) = left_out {
+                n = (n - a[g * k + t]).max(0.0);
+            }
+            log_add_exp(n.ln(), ln_m)
+        })
+        .collect()
+}
+
+/// The expected true-class counts of one symbol with given-label counts
+/// `x`: the fixed point c_t = sum_g x_g r_g(t),
+/// r_g(t) ∝ A[g][t] (c_t + 1) / (n_t + M). `weight[t]` is 1 / (n_t + M)
+/// up to a common factor.
+pub fn split_counts(x: &[f64], a: &[f64], weight: &[f64]) -> Vec<f64> {
+    let k = x.len();
+    let mut c: Vec<f64> = (0..k)
+        .map(|t| (0..k).map(|g| x[g] * a[g * k + t]).sum())
+        .collect();
+    let total: f64 = x.iter().sum();
+    let mut next = vec![0.0; k];
+    let mut phi = vec![0.0; k];
+    for _ in 0..SPLIT_ITERATIONS {
+        for t in 0..k {
+            phi[t] = (c[t] + 1.0) * weight[t];
+        }
+        next.iter_mut().for_each(|v| *v = 0.0);
+        for g in 0..k {
+            if x[g] == 0.0 {
+                continue;
+            }
+            let row = &a[g * k..(g + 1) * k];
+            let s: f64 = row.iter().zip(&phi).map(|(a, p)| a * p).sum();
+            if s > 0.0 {
+                for t in 0..k {
+                    next[t] += x[g] * row[t] * phi[t] / s;
+                }
+            }
+        }
+        let change = c
+            .iter()
+            .zip(&next)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        std::mem::swap(&mut c, &mut next);
+        if change <= 1e-10 * (1.0 + total) {
+            break;
+        }
+    }
+    c
+}
+
+fn relative_weights(ln_den: &[f64]) -> Vec<f64> {
+    let lo = ln_den.iter().copied().fold(f64::INFINITY, f64::min);
+    ln_den.iter().map(|l| (lo - l).exp()).collect()
+}
+
+/// The leave-one-out test of every (symbol, given label) pair that occurs.
+#[derive(Clone, Debug)]
+pub struct LeaveOneOut {
+    /// `posterior[s][g]`: P(true = t | symbol s, given g, the other
+    /// samples) for t = 0..K; empty where no sample has (s, g).
+    pub posterior: Vec<Vec<Vec<f64>>>,
+    /// `statistic[s][g]`: ln of the largest f(y | X_{-i}, H_t), t != g, over
+    /// f(y | X_{-i}, H_g) — the CBT ratio of eq. (5), without alpha.
+    pub statistic: Vec<Vec<f64>>,
+    /// sum_i ln f(x_i | given_i, X_{-i}).
+    pub log_likelihood: f64,
+}
+
+pub fn leave_one_out(symbols: &Symbols, alpha: &[f64]) -> LeaveOneOut {
+    let k = alpha.len();
+    let a = flip_table(alpha);
+    let per_label: Vec<(Vec<f64>, Vec<f64>)> = (0..k)
+        .map(|g| {
+            let ln_den = ln_denominators(&symbols.given_totals, &a, symbols.ln_m, Some(g));
+            let w = relative_weights(&ln_den);
+            (ln_den, w)
+        })
+        .collect();
+    let rows: Vec<(Vec<Vec<f64>>, Vec<f64>, f64)> = symbols
+        .counts
+        .par_iter()
+        .map(|x| {
+            let mut post = vec![Vec::new(); k];
+            let mut stat = vec![f64::NAN; k];
+            let mut ll = 0.0;
+            for g in 0..k {
+                if x[g] < 1.0 {
+                    continue;
+                }
+                let mut rest = x.clone();
+                rest[g] -= 1.0;
+                let (ln_den, w) = &per_label[g];
+                let c = split_counts(&rest, &a, w);
+                let ln_f: Vec<f64> = (0..k).map(|t| (c[t] + 1.0).ln() - ln_den[t]).collect();
+                let ln_joint: Vec<f64> = (0..k).map(|t| a[g * k + t].ln() + ln_f[t]).collect();
+                let lse = super::linalg::log_sum_exp(&ln_joint);
+                ll += x[g] * lse;
+                post[g] = ln_joint.iter().map(|v| (v - lse).exp()).collect();
+                let other = (0..k)
+                    .filter(|&t| t != g)
+                    .map(|t| ln_f[t])
+                    .fold(f64::NEG_INFINITY, f64::max);
+                stat[g] = other - ln_f[g];
+            }
+            (post, stat, ll)
+        })
+        .collect();
+    let mut out = LeaveOneOut {
+        posterior: Vec::with_capacity(rows.len()),
+        statistic: Vec::with_capacity(rows.len()),
+        log_likelihood: 0.0,
+    };
+    // Summed in symbol order so the result does not depend on threads.
+    for (p, s, ll) in rows {
+        out.posterior.push(p);
+        out.statistic.push(s);
+        out.log_likelihood += ll;
+    }
+    out
+}
+
+/// Maximises the leave-one-out predictive likelihood over alpha, one class
+/// at a time. `tick` is called once per evaluation and returns false to
+/// stop; returns the alphas, the objective after each class update and
+/// whether the last sweep moved no alpha by more than `ALPHA_TOL`.
+pub fn estimate_alpha(
+    symbols: &Symbols,
+    k: usize,
+    mut tick: impl FnMut(f64) -> bool,
+) -> Option<(Vec<f64>, Vec<f64>, bool)> {
+    let hi = max_alpha(k) - 0.01;
+    let mut alpha = vec![0.0; k];
+    let mut trace = Vec::new();
+    let evaluate = |alpha: &[f64], tick: &mut dyn FnMut(f64) -> bool| -> Option<f64> {
+        let ll = leave_one_out(symbols, alpha).log_likelihood;
+        tick(ll).then_some(ll)
+    };
+    let mut converged = false;
+    for _sweep in 0..MAX_SWEEPS {
+        let mut moved: f64 = 0.0;
+        for g in 0..k {
+            if symbols.given_totals[g] == 0.0 {
+                continue;
+            }
+            let at = |v: f64, tick: &mut dyn FnMut(f64) -> bool| {
+                let mut trial = alpha.clone();
+                trial[g] = v;
+                evaluate(&trial, tick)
+            };
+            let steps = (hi / GRID_STEP).floor() as usize;
+            let mut best = (f64::NEG_INFINITY, 0.0);
+            for s in 0..=steps {
+                let v = s as f64 * GRID_STEP;
+                let ll = at(v, &mut tick)?;
+                if ll > best.0 {
+                    best = (ll, v);
+                }
+            }
+            let (mut lo_b, mut hi_b) =
+                ((best.1 - GRID_STEP).max(0.0), (best.1 + GRID_STEP).min(hi));
+            let ratio = (5f64.sqrt() - 1.0) / 2.0;
+            let mut x1 = hi_b - ratio * (hi_b - lo_b);
+            let mut x2 = lo_b + ratio * (hi_b - lo_b);
+            let mut f1 = at(x1, &mut tick)?;
+            let mut f2 = at(x2, &mut tick)?;
+            for _ in 0..GOLDEN_ITERATIONS {
+                if f1 >= f2 {
+                    hi_b = x2;
+                    x2 = x1;
+                    f2 = f1;
+                    x1 = hi_b - ratio * (hi_b - lo_b);
+                    f1 = at(x1, &mut tick)?;
+                } else {
+                    lo_b = x1;
+                    x1 = x2;
+                    f1 = f2;
+                    x2 = lo_b + ratio * (hi_b - lo_b);
+                    f2 = at(x2, &mut tick)?;
+                }
+            }
+            for (ll, v) in [(f1, x1), (f2, x2)] {
+                if ll > best.0 {
+                    best = (ll, v);
+                }
+            }
+            moved = moved.max((best.1 - alpha[g]).abs());
+            alpha[g] = best.1;
+            trace.push(best.0);
+        }
+        if moved <= ALPHA_TOL {
+            converged = true;
+            break;
+        }
+    }
+    Some((alpha, trace, converged))
+}
+
+/// Classifies new rows by the same coding, reduction and symbol table.
+#[derive(Debug)]
+pub struct CbtClassifier {
+    codings: Vec<Coding>,
+    reduction: Reduction,
+    /// Expected true-class counts of every training symbol.
+    table: HashMap<Vec<u64>, Vec<f64>>,
+    ln_den: Vec<f64>,
+    ln_prior: Vec<f64>,
+}
+
+impl Classifier for CbtClassifier {
+    fn predict_proba(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
+        let k = self.ln_prior.len();
+        let mut out = DMatrix::zeros(x.nrows(), k);
+        let mut codes = vec![0u32; self.codings.len()];
+        let mut key = Vec::new();
+        let zeros = vec![0.0; k];
+        for i in 0..x.nrows() {
+            for (j, coding) in self.codings.iter().enumerate() {
+                codes[j] = x
+                    .get((i, j))
+                    .and_then(|v| coding.code(*v))
+                    .unwrap_or(u32::MAX);
+            }
+            let c = match self.reduction.key(&codes, &mut key) {
+                Some(()) => self.table.get(&key).unwrap_or(&zeros),
+                None => &zeros,
+            };
+            let lp: Vec<f64> = (0..k)
+                .map(|t| self.ln_prior[t] + (c[t] + 1.0).ln() - self.ln_den[t])
+                .collect();
+            let lse = super::linalg::log_sum_exp(&lp);
+            for t in 0..k {
+                out[(i, t)] = (lp[t] - lse).exp();
+            }
+        }
+        out
+    }
+}
+
+fn describe_move(m: Move) -> String {
+    match m {
+        Move::Remove(j) => format!("#{j} removed"),
+        Move::Merge(j, a, b) => format!("#{j} levels {a}+{b} merged"),
+    }
+}
+
+impl RobustModel for Cbt {
+    fn name(&self) -> &'static str {
+        "cbt"
+    }
+
+    fn input(&self) -> ModelInput {
+        ModelInput::Levels
+    }
+
+    fn fit(
+        &self,
+        x: &DMatrix<f64>,
+        given: &[usize],
+        n_classes: usize,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Fit, FitError> {
+        let counts = check_inputs(x, given, n_classes)?;
+        let k = n_classes;
+        let opts = &self.options;
+        let fixed_alpha = match &opts.alpha {
+            Some(text) => Some(parse_alpha(text, k)?),
+            None => None,
+        };
+        let n = given.len();
+        let p = x.ncols();
+        let codings: Vec<Coding> = (0..p)
+            .map(|j| {
+                let col: Vec<f64> = x.column(j).iter().copied().collect();
+                Coding::choose(&col, opts.levels)
+            })
+            .collect();
+        let codes: Vec<Vec<u32>> = (0..n)
+            .map(|i| {
+                codings
+                    .iter()
+                    .enumerate()
+                    .map(|(j, c)| c.code(x[(i, j)]).unwrap_or(0))
+                    .collect()
+            })
+            .collect();
+        let n_levels: Vec<usize> = codings.iter().map(Coding::n_levels).collect();
+        let priors: Vec<f64> = counts.iter().map(|&c| c as f64 / n as f64).collect();
+        let cells = Cells::build(&codes, given, k);
+        drop(codes);
+        let full = Reduction::full(&n_levels);
+        let use_bdra = opts.bdra.unwrap_or(p > 1);
+
+        let mut stopped = false;
+        let mut report = |stage: &'static str, iteration: usize, objective: f64, fraction: f64| {
+            let c = progress(Progress {
+                stage,
+                iteration,
+                max_iterations: opts.max_iter,
+                objective,
+                fraction,
+            });
+            c == Control::Continue
+        };
+        let result = if use_bdra {
+            let max_steps: usize = n_levels.iter().map(|l| l.max(&1) - 1).sum::<usize>() + p;
+            let r = bdra::reduce(&cells, full.clone(), &priors, |step, value| {
+                report(
+                    "BDRA",
+                    step,
+                    value,
+                    0.5 * step as f64 / max_steps.max(1) as f64,
+                )
+            });
+            match r {
+                Some(r) => r,
+                None => return Err(FitError::Cancelled),
+            }
+        } else {
+            let value = cells.criterion(&full, &priors);
+            bdra::BdraResult {
+                reduction: full.clone(),
+                criterion: vec![value],
+                steps: Vec::new(),
+                moves: Vec::new(),
+            }
+        };
+        let reduction = result.reduction.clone();
+        let (keys, sym_counts, of_cell) = cells.group(&reduction);
+        let symbols = Symbols {
+            of_sample: cells.of_sample.iter().map(|&c| of_cell[c]).collect(),
+            given_totals: counts.iter().map(|&c| c as f64).collect(),
+            counts: sym_counts,
+            ln_m: reduction.ln_m(),
+        };
+
+        let (alpha, trace, converged, estimated) = match fixed_alpha {
+            Some(a) => {
+                let ll = leave_one_out(&symbols, &a).log_likelihood;
+                (a, vec![ll], true, false)
+            }
+            None => {
+                let mut evals = 0usize;
+                let budget = (MAX_SWEEPS * k * (12 + GOLDEN_ITERATIONS)) as f64;
+                let est = estimate_alpha(&symbols, k, |ll| {
+                    evals += 1;
+                    report(
+                        "alpha",
+                        evals,
+                        ll,
+                        0.5 + 0.5 * (evals as f64 / budget).min(1.0),
+                    )
+                });
+                match est {
+                    Some((a, t, c)) => (a, t, c, true),
+                    None => return Err(FitError::Cancelled),
+                }
+            }
+        };
+        stopped |= !report(
+            "posterior",
+            1,
+            trace.last().copied().unwrap_or(f64::NAN),
+            1.0,
+        );
+        if stopped {
+            return Err(FitError::Cancelled);
+        }
+
+        let loo = leave_one_out(&symbols, &alpha);
+        let mut posterior = DMatrix::zeros(n, k);
+        let mut statistic = vec![0.0; n];
+        for i in 0..n {
+            let (s, g) = (symbols.of_sample[i], given[i]);
+            for t in 0..k {
+                posterior[(i, t)] = loo.posterior[s][g][t];
+            }
+            statistic[i] = loo.statistic[s][g];
+        }
+        let mut fit = Fit::from_posterior(posterior, given);
+        // Ties in p_mislabel (all of them when alpha = 0) are ordered by the
+        // CBT ratio of eq. (5): how much better another class explains x_i.
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| statistic[b].total_cmp(&statistic[a]).then(a.cmp(&b)));
+        let mut rank = vec![0; n];
+        for (r, &i) in order.iter().enumerate() {
+            rank[i] = r;
+        }
+        fit.suspicion_rank = Some(rank);
+
+        let a = flip_table(&alpha);
+        let a_matrix = DMatrix::from_fn(k, k, |g, t| a[g * k + t]);
+        fit.gamma = Some(GammaTable::from_p_true_given(&a_matrix, &priors));
+        fit.trace = trace;
+        fit.converged = converged;
+        fit.iterations = fit.trace.len();
+
+        // The classifier: full-data splits of every symbol.
+        let ln_den = ln_denominators(&symbols.given_totals, &a, symbols.ln_m, None);
+        let w = relative_weights(&ln_den);
+        let table: HashMap<Vec<u64>, Vec<f64>> = keys
+            .into_iter()
+            .zip(&symbols.counts)
+            .map(|(key, x)| (key, split_counts(x, &a, &w)))
+            .collect();
+        let ln_prior: Vec<f64> = (0..k)
+            .map(|t| (0..k).map(|g| priors[g] * a[g * k + t]).sum::<f64>().ln())
+            .collect();
+        fit.classifier = Some(Arc::new(CbtClassifier {
+            codings: codings.clone(),
+            reduction: reduction.clone(),
+            table,
+            ln_den,
+            ln_prior,
+        }));
+
+        let labels: Vec<String> = (0..k).map(class_name).collect();
+        let e = &mut fit.extra;
+        e.matrices.push(NamedMatrix {
+            name: "alpha".into(),
+            orientation:
+                "alpha_k = P(true class != k | given label k), the paper's mislabelling probability"
+                    .into(),
+            row_labels: vec!["alpha".into()],
+            col_labels: labels.clone(),
+            values: vec![alpha.clone()],
+        });
+        e.matrices.push(NamedMatrix {
+            name: "P(true | given)".into(),
+            orientation: "rows = given label, columns = true class, entry = P(true | given)".into(),
+            row_labels: labels.clone(),
+            col_labels: labels,
+            values: (0..k).map(|g| a[g * k..(g + 1) * k].to_vec()).collect(),
+        });
+        let log10_m = symbols.ln_m / std::f64::consts::LN_10;
+        e.scalars.push(("log10_M".into(), log10_m));
+        if log10_m < 15.0 {
+            e.scalars.push(("M".into(), symbols.ln_m.exp().round()));
+        }
+        e.scalars.push((
+            "log10_M_before_bdra".into(),
+            full.ln_m() / std::f64::consts::LN_10,
+        ));
+        e.scalars
+            .push(("observed_symbols".into(), symbols.counts.len() as f64));
+        e.scalars
+            .push(("kept_features".into(), reduction.kept().count() as f64));
+        e.scalars
+            .push(("bdra_error_before".into(), result.criterion[0]));
+        e.scalars.push((
+            "bdra_error_after".into(),
+            *result.criterion.last().unwrap_or(&f64::NAN),
+        ));
+        e.scalars
+            .push(("loo_log_likelihood".into(), loo.log_likelihood));
+        e.lists.push((
+            "kept_features".into(),
+            reduction
+                .kept()
+                .map(|j| {
+                    if reduction.levels[j] == n_levels[j] {
+                        format!("#{j} ({})", codings[j].describe())
+                    } else {
+                        format!(
+                            "#{j} ({} merged into {})",
+                            codings[j].describe(),
+                            reduction.levels[j]
+                        )
+                    }
+                })
+                .collect(),
+        ));
+        e.lists.push((
+            "removed_features".into(),
+            (0..p)
+                .filter(|&j| reduction.maps[j].is_none())
+                .map(|j| format!("#{j}"))
+                .collect(),
+        ));
+        e.lists.push((
+            "bdra_steps".into(),
+            result.moves.iter().map(|&m| describe_move(m)).collect(),
+        ));
+        e.series.push(NamedSeries {
+            name: "BDRA expected error".into(),
+            x_label: "step".into(),
+            y_label: "P(e|X), eq. 8".into(),
+            points: result
+                .criterion
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i as f64, *v))
+                .collect(),
+        });
+        let binned = codings
+            .iter()
+            .filter(|c| matches!(c, Coding::Bins(_)))
+            .count();
+        e.notes.push(format!(
+            "{} features: {} used as levels, {binned} quantised into {} bins",
+            p,
+            p - binned,
+            opts.levels
+        ));
+        e.notes.push(if use_bdra {
+            format!(
+                "BDRA: {} steps, kept {} of {p} features, M from 10^{:.2} to 10^{:.2}",
+                result.moves.len(),
+                reduction.kept().count(),
+                full.ln_m() / std::f64::consts::LN_10,
+                log10_m
+            )
+        } else {
+            "BDRA off: every feature kept".into()
+        });
+        e.notes.push(if estimated {
+            "alpha estimated per class by the leave-one-out predictive likelihood".into()
+        } else {
+            "alpha fixed by the alpha option".into()
+        });
+        Ok(fit)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests;
