@@ -142,9 +142,11 @@ pub fn level_matrix(
 }
 
 /// Whether the model named on the command line reads string levels as they
-/// are, so that string columns load without `--categorical onehot`.
+/// are, so that string columns load without `--categorical onehot`. `auto`
+/// and `all` do too: auto then sees discrete data and picks cbt, and all
+/// hands cbt the levels and the other members one-hot columns.
 pub fn model_reads_levels(model: &str) -> bool {
-    model == "cbt"
+    matches!(model, "cbt" | "auto" | "all")
 }
 
 /// The embedded demo: iris with 20% pair noise (sample_data/iris_noisy.csv).

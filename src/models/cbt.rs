@@ -58,6 +58,10 @@ const ALPHA_TOL: f64 = 1e-3;
 /// Fixed-point iterations per symbol at most.
 const SPLIT_ITERATIONS: usize = 500;
 
+/// BDRA's greedy search is quadratic in the features and every step
+/// rescans the joint cells; beyond this many it runs for minutes.
+pub const MAX_FEATURES: usize = 32;
+
 #[derive(Clone, Debug)]
 pub struct Cbt {
     options: ModelOptions,
@@ -441,6 +445,12 @@ impl RobustModel for Cbt {
         };
         let n = given.len();
         let p = x.ncols();
+        if p > MAX_FEATURES {
+            return Err(FitError::NotApplicable(format!(
+                "cbt: {p} features are too many for joint cells and BDRA's greedy search (at most \
+                 {MAX_FEATURES}); leave columns out with --ignore, or use rlr or shift for wide data"
+            )));
+        }
         let codings: Vec<Coding> = (0..p)
             .map(|j| {
                 let col: Vec<f64> = x.column(j).iter().copied().collect();

@@ -38,7 +38,9 @@ impl AllModels {
     }
 
     /// Which members suit data of this shape, and why the others do not.
-    pub fn plan(shape: &DataShape) -> (Vec<&'static str>, Vec<String>) {
+    /// `cbt_features`: the columns cbt would read (its level codes are one
+    /// column per source column, fewer than the one-hot features).
+    pub fn plan(shape: &DataShape, cbt_features: usize) -> (Vec<&'static str>, Vec<String>) {
         let mut chosen = Vec::new();
         let mut skipped = Vec::new();
         for &name in ENSEMBLE_MEMBERS {
@@ -48,10 +50,11 @@ impl AllModels {
                     "{name} skipped: Gaussian models need fewer features ({}) than samples ({})",
                     shape.n_features, shape.n_samples
                 ));
-            } else if name == "cbt" && !shape.discrete && shape.n_features > 32 {
+            } else if name == "cbt" && cbt_features > super::cbt::MAX_FEATURES {
                 skipped.push(format!(
-                    "cbt skipped: {} continuous features are too many to quantise into joint cells",
-                    shape.n_features
+                    "cbt skipped: {} features are too many for joint cells (at most {})",
+                    cbt_features,
+                    super::cbt::MAX_FEATURES
                 ));
             } else {
                 chosen.push(name);
@@ -114,7 +117,8 @@ impl RobustModel for AllModels {
             n_features: x.ncols(),
             discrete,
         };
-        let (planned, mut notes) = Self::plan(&shape);
+        let cbt_features = levels.map_or(x.ncols(), |l| l.ncols());
+        let (planned, mut notes) = Self::plan(&shape, cbt_features);
         let mut members: Vec<(&'static str, Box<dyn RobustModel>)> = Vec::new();
         for name in planned {
             match build_model(name, &self.options) {
@@ -313,13 +317,23 @@ mod tests {
 
     #[test]
     fn plan_skips_gaussian_models_on_wide_data_and_says_why() {
-        let (chosen, skipped) = AllModels::plan(&DataShape {
+        let wide = DataShape {
             n_samples: 62,
             n_features: 2000,
             discrete: false,
-        });
+        };
+        let (chosen, skipped) = AllModels::plan(&wide, 2000);
         assert!(!chosen.contains(&"rnda") && !chosen.contains(&"rmda"));
+        assert!(!chosen.contains(&"cbt"));
         assert!(skipped.iter().any(|s| s.contains("rnda skipped")));
+        // One-hot votes: 48 features for the others, 16 level columns for cbt.
+        let votes = DataShape {
+            n_samples: 435,
+            n_features: 48,
+            discrete: true,
+        };
+        assert!(AllModels::plan(&votes, 16).0.contains(&"cbt"));
+        assert!(!AllModels::plan(&votes, 48).0.contains(&"cbt"));
     }
 
     #[test]

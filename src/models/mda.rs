@@ -80,6 +80,7 @@ impl RobustModel for Mda {
     ) -> Result<Fit, FitError> {
         let counts = check_inputs(x, given, n_classes)?;
         require_every_class(&counts)?;
+        super::mixture::require_more_samples_than_features(self.name(), x)?;
         let opts = &self.options;
         let n = given.len();
         let standardizer = feature_scaling(x, opts.standardize);

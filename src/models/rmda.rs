@@ -231,6 +231,7 @@ impl RobustModel for Rmda {
         let opts = &self.options;
         let n = given.len();
         let range = cluster_range(opts, n_classes, n)?;
+        super::mixture::require_more_samples_than_features(self.name(), x)?;
         let standardizer = feature_scaling(x, opts.standardize);
         let z = standardizer.apply(x);
         let settings = MixtureSettings {

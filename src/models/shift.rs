@@ -94,17 +94,23 @@ fn update_shifts(
                 0.0
             };
         } else {
-            // Group lasso: proximal gradient on this sample's K shifts.
+            // Group lasso: accelerated proximal gradient (FISTA) on this
+            // sample's K shifts, step 1/L with L = 1/2 the largest
+            // curvature of the softmax loss; plain step-1 iterations took
+            // ~130 steps per sample per round.
+            const STEP: f64 = 2.0;
             let mut s: Vec<f64> = (0..k).map(|c| shifts[(i, c)]).collect();
+            let mut y = s.clone();
+            let mut t: f64 = 1.0;
             for _ in 0..200 {
-                let logits: Vec<f64> = (0..k).map(|c| eta[(i, c)] + s[c]).collect();
+                let logits: Vec<f64> = (0..k).map(|c| eta[(i, c)] + y[c]).collect();
                 let lse = super::linalg::log_sum_exp(&logits);
                 let u: Vec<f64> = (0..k)
-                    .map(|c| s[c] - ((logits[c] - lse).exp() - f64::from(u8::from(c == g))))
+                    .map(|c| y[c] - STEP * ((logits[c] - lse).exp() - f64::from(u8::from(c == g))))
                     .collect();
                 let norm = u.iter().map(|v| v * v).sum::<f64>().sqrt();
-                let scale = if norm > lambda {
-                    1.0 - lambda / norm
+                let scale = if norm > STEP * lambda {
+                    1.0 - STEP * lambda / norm
                 } else {
                     0.0
                 };
@@ -114,8 +120,16 @@ fn update_shifts(
                     .zip(&s)
                     .map(|(a, b)| (a - b).abs())
                     .fold(0.0, f64::max);
+                let t_next = (1.0 + (1.0 + 4.0 * t * t).sqrt()) / 2.0;
+                let momentum = (t - 1.0) / t_next;
+                y = next
+                    .iter()
+                    .zip(&s)
+                    .map(|(a, b)| a + momentum * (a - b))
+                    .collect();
+                t = t_next;
                 s = next;
-                if change < 1e-10 {
+                if change < 1e-9 {
                     break;
                 }
             }
@@ -126,6 +140,12 @@ fn update_shifts(
     }
 }
 
+/// K > 2: rounds of (theta fit, group-shift update) per path point, and
+/// the largest shift change that ends them. Shifts rank samples; a 1e-4
+/// change moves no ranking, and the alternation converges linearly, so a
+/// tighter tolerance cost most of a 23 s wine fit.
+const MAX_GROUP_ROUNDS: usize = 30;
+const GROUP_TOL: f64 = 1e-4;
 /// One point of the path.
 #[derive(Clone, Debug)]
 struct PathPoint {
@@ -194,7 +214,7 @@ impl ShiftLr {
                     1e-9,
                 );
             }
-            for _round in 0..if k == 2 { 0 } else { 100 } {
+            for _round in 0..if k == 2 { 0 } else { MAX_GROUP_ROUNDS } {
                 let before = shifts.clone();
                 let with_offset = Problem {
                     x: z,
@@ -205,7 +225,7 @@ impl ShiftLr {
                 theta = l1_logistic::fit(&with_offset, pen, Some(&theta), 3, 1e-8);
                 let eta = l1_logistic::linear(&no_offset, &theta);
                 update_shifts(&eta, given, k, lambda, &mut shifts);
-                if (&shifts - &before).amax() < 1e-5 {
+                if (&shifts - &before).amax() < GROUP_TOL {
                     break;
                 }
             }
