@@ -54,7 +54,7 @@ pub fn run(command: &Command, data: &DataArgs, model: &ModelArgs) -> Result<(), 
     match command {
         Command::Scan(a) => scan::run(a, data, model),
         Command::Eval(a) => eval::run(a, data, model),
-        Command::Export(a) => export(a, data, &model.model),
+        Command::Export(a) => export(a, data, model.name()),
     }
 }
 
@@ -171,13 +171,14 @@ pub fn load_or_demo(
 
 /// `relabel [FILE]`: the review UI.
 pub fn open_tui(args: &Cli) -> Result<(), CliError> {
-    let dataset = load_or_demo(args.file.as_deref(), &args.data, &args.model.model)?;
+    let dataset = load_or_demo(args.file.as_deref(), &args.data, args.model.name())?;
     let options = args.model.model_options()?;
     crate::tui::run(crate::tui::TuiArgs {
         dataset,
         store: crate::review::default_store(),
-        model: args.model.model.clone(),
+        model: args.model.name().to_string(),
         options,
+        model_given: args.model.model.is_some(),
     })
     .map_err(CliError::Failed)
 }

@@ -35,11 +35,30 @@ pub struct TuiArgs {
     pub store: Option<PathBuf>,
     pub model: String,
     pub options: ModelOptions,
+    /// The model was named on the command line: it replaces the one a
+    /// resumed session last used (which is recorded in the journal).
+    pub model_given: bool,
+}
+
+/// A resumed session refits with the model it last used, unless the
+/// curator named one on the command line: then that one is recorded and
+/// used (asking for `--model shift` and getting rnda back is a surprise).
+pub fn prefer_named_model(
+    session: &mut Session,
+    model: &str,
+    options: &ModelOptions,
+    given: bool,
+) -> Result<(), crate::review::ReviewError> {
+    if given && session.model_choice().is_some() {
+        session.set_model_choice(model, options)?;
+    }
+    Ok(())
 }
 
 /// Runs the UI until the curator quits.
 pub fn run(args: TuiArgs) -> anyhow::Result<()> {
-    let (session, resume) = Session::open(args.dataset, args.store.as_deref())?;
+    let (mut session, resume) = Session::open(args.dataset, args.store.as_deref())?;
+    prefer_named_model(&mut session, &args.model, &args.options, args.model_given)?;
     let mut app = App::new(session, &resume, &args.model, args.options);
     app.start_fit(false);
     app.refresh_detail();

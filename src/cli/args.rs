@@ -144,9 +144,10 @@ impl DataArgs {
 
 #[derive(Debug, Args)]
 pub struct ModelArgs {
-    /// Model: rnda, nda, ... or auto (chosen from the data's shape).
-    #[arg(long, global = true, default_value = "auto")]
-    pub model: String,
+    /// Model: rnda, nda, ... or auto (chosen from the data's shape)
+    /// [default: auto; a resumed review keeps its last model unless given].
+    #[arg(long, global = true)]
+    pub model: Option<String>,
     /// Covariance family of the Gaussian models: full, tied, diag, spherical.
     #[arg(long = "cov", global = true)]
     pub covariance: Option<String>,
@@ -181,6 +182,10 @@ pub struct ModelArgs {
 }
 
 impl ModelArgs {
+    /// The model asked for, `auto` when none was named.
+    pub fn name(&self) -> &str {
+        self.model.as_deref().unwrap_or("auto")
+    }
     pub fn model_options(&self) -> Result<ModelOptions, CliError> {
         let mut o = ModelOptions::default();
         if let Some(c) = &self.covariance {

@@ -12,9 +12,9 @@ use super::{CliError, load};
 use crate::models::{self, no_progress};
 
 pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliError> {
-    let ds = load(&a.data, data, &[model.model.as_str()])?;
+    let ds = load(&a.data, data, &[model.name()])?;
     let options = model.model_options()?;
-    let (name, note) = models::resolve_model_name(&model.model, &super::data_shape(&ds));
+    let (name, note) = models::resolve_model_name(model.name(), &super::data_shape(&ds));
     let built = models::build_model(&name, &options)?;
     let started = Instant::now();
     let levels = super::level_matrix(&ds, built.input());

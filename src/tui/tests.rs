@@ -544,3 +544,30 @@ fn the_model_picker_fits_24_lines_with_rmda() {
         "{tall}"
     );
 }
+
+/// Resuming keeps the session's model unless `--model` names another.
+#[test]
+fn a_named_model_replaces_the_resumed_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let input = dir.path().join("iris_noisy.csv");
+    std::fs::write(&input, DEMO).unwrap();
+    let open = || {
+        let ds = load(&input, &LoadOptions::default()).unwrap();
+        Session::open(ds, Some(store.path())).unwrap().0
+    };
+    let mut first = open();
+    first
+        .set_model_choice("rmda", &ModelOptions::default())
+        .unwrap();
+    drop(first);
+    // Not named: the saved model stays.
+    let mut s = open();
+    super::prefer_named_model(&mut s, "auto", &ModelOptions::default(), false).unwrap();
+    assert_eq!(s.model_choice().unwrap().0, "rmda");
+    // Named: it replaces the saved one, and the journal remembers it.
+    super::prefer_named_model(&mut s, "shift", &ModelOptions::default(), true).unwrap();
+    assert_eq!(s.model_choice().unwrap().0, "shift");
+    drop(s);
+    assert_eq!(open().model_choice().unwrap().0, "shift");
+}
