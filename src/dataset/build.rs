@@ -117,6 +117,28 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
         ));
     }
 
+    // A column of numbers with a stray word is a typo, not a set of levels:
+    // turning it into levels would hide the mistake from the curator.
+    if let Some((at, name)) = features
+        .iter()
+        .filter(|c| c.first_number.is_some())
+        .filter_map(|c| c.first_text.clone().map(|a| (a, c.name.clone())))
+        .min()
+    {
+        return Err(err(
+            path,
+            at.line,
+            at.column,
+            format!(
+                "cannot read \"{}\" as a number in column \"{name}\", whose other cells are numbers",
+                at.text
+            ),
+            &format!(
+                "fix the cell, mark it missing (NA), or use --ignore {name} to leave the column out"
+            ),
+        ));
+    }
+
     // Missing values in numeric columns (string columns keep them as a level).
     let mut drop = vec![false; n];
     let mut reasons: Vec<Option<String>> = vec![None; n];

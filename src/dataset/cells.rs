@@ -45,6 +45,7 @@ pub struct RawColumn {
     /// Every cell's text, kept only when string levels may be needed.
     pub texts: Option<Vec<String>>,
     pub first_text: Option<CellAt>,
+    pub first_number: Option<CellAt>,
     pub first_missing: Option<CellAt>,
     pub first_infinite: Option<CellAt>,
 }
@@ -66,7 +67,12 @@ impl RawColumn {
             text: text.trim().to_string(),
         };
         let v = match read_cell(text) {
-            Cell::Number(v) => v,
+            Cell::Number(v) => {
+                if self.first_number.is_none() {
+                    self.first_number = Some(at());
+                }
+                v
+            }
             Cell::Missing => {
                 if self.first_missing.is_none() {
                     self.first_missing = Some(at());

@@ -173,6 +173,19 @@ fn missing_values_error_drop_or_mean() {
 }
 
 #[test]
+fn a_word_in_a_numeric_column_is_an_error_even_with_onehot() {
+    let opts = LoadOptions {
+        categorical: CategoricalPolicy::Onehot,
+        ..LoadOptions::default()
+    };
+    let e = load_str("a,b,label\n1,2,x\n3,oops,y\n5,6,x\n", &opts)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains(":3:2") && e.contains("oops"), "{e}");
+    assert!(e.contains("--ignore b"), "{e}");
+}
+
+#[test]
 fn onehot_turns_levels_into_columns_and_keeps_the_levels() {
     let opts = LoadOptions {
         categorical: CategoricalPolicy::Onehot,

@@ -68,7 +68,14 @@ pub enum Entry {
 /// The session key: the input's content and the load options that decide
 /// what a sample is.
 pub fn session_key(ds: &Dataset) -> String {
-    let options = serde_json::to_string(&ds.options).unwrap_or_default();
+    // How string columns are read changes nothing when there are none; the
+    // default then differs by model (cbt, auto and all read levels), and a
+    // numeric table must keep one session whichever model opens it.
+    let mut options = ds.options.clone();
+    if ds.categorical.is_empty() {
+        options.categorical = crate::dataset::CategoricalPolicy::default();
+    }
+    let options = serde_json::to_string(&options).unwrap_or_default();
     let mut bytes = content_hash(&ds.raw.bytes).to_le_bytes().to_vec();
     bytes.extend_from_slice(options.as_bytes());
     format!("{:016x}", content_hash(&bytes))
@@ -180,6 +187,28 @@ mod tests {
                 after: Some(Recorded::Relabel("a".into())),
             }],
         }
+    }
+
+    #[test]
+    fn the_string_column_policy_keys_a_session_only_when_there_are_strings() {
+        use crate::dataset::{CategoricalPolicy, LoadOptions, load_bytes};
+        let key = |text: &str, categorical| {
+            let opts = LoadOptions {
+                categorical,
+                ..LoadOptions::default()
+            };
+            let ds = load_bytes(Path::new("t.csv"), text.as_bytes().to_vec(), &opts).unwrap();
+            session_key(&ds)
+        };
+        let numeric = "a,label\n1,x\n2,y\n";
+        assert_eq!(
+            key(numeric, CategoricalPolicy::Error),
+            key(numeric, CategoricalPolicy::Onehot)
+        );
+        let strings = "a,b,label\n1,u,x\n2,v,y\n";
+        let onehot = key(strings, CategoricalPolicy::Onehot);
+        let plain = "a,label\n1,x\n2,y\n";
+        assert_ne!(onehot, key(plain, CategoricalPolicy::Onehot));
     }
 
     #[test]
