@@ -63,6 +63,11 @@ pub struct LoadOptions {
     pub categorical: CategoricalPolicy,
     /// Genes x samples sheet: first column = feature names, header = sample ids.
     pub transpose: bool,
+    /// Numeric features become log2(value) (microarray intensities); a
+    /// value <= 0 is an error. Left out of the serialised options when off,
+    /// so session keys made before it existed still match.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub log2: bool,
 }
 
 /// One bad-input message: file, 1-based line and column, what is wrong and

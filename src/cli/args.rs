@@ -84,6 +84,10 @@ pub struct DataArgs {
     /// The file is genes x samples: first column = feature names, header = sample ids.
     #[arg(long, global = true)]
     pub transpose: bool,
+    /// Take log2 of every numeric feature (raw microarray intensities);
+    /// exports still write the original values.
+    #[arg(long, global = true)]
+    pub log2: bool,
 }
 
 impl DataArgs {
@@ -138,6 +142,7 @@ impl DataArgs {
             missing,
             categorical,
             transpose: self.transpose,
+            log2: self.log2,
         })
     }
 }

@@ -14,7 +14,7 @@ use crate::models::resolve_model_name;
 
 pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliError> {
     if let Some(paper) = &a.paper {
-        return run_paper(paper, a, model);
+        return run_paper(paper, a, data, model);
     }
     let Some(path) = &a.data else {
         return Err(CliError::BadInput(
@@ -138,7 +138,12 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
 }
 
 /// `relabel eval --paper NAME`.
-fn run_paper(paper: &str, a: &EvalArgs, model: &ModelArgs) -> Result<(), CliError> {
+fn run_paper(
+    paper: &str,
+    a: &EvalArgs,
+    data: &DataArgs,
+    model: &ModelArgs,
+) -> Result<(), CliError> {
     let seed = model.model_options()?.seed;
     match paper {
         "shift-table1" => {
@@ -226,7 +231,7 @@ fn run_paper(paper: &str, a: &EvalArgs, model: &ModelArgs) -> Result<(), CliErro
             );
             Ok(())
         }
-        "colon" => colon_checks(a),
+        "colon" => colon_checks(a, data),
         "cbt-fig1" => {
             let ms: Vec<usize> = (2..=16).chain([20, 24, 32]).collect();
             let fig = crate::eval::cbt_papers::fig1(
@@ -247,14 +252,14 @@ fn run_paper(paper: &str, a: &EvalArgs, model: &ModelArgs) -> Result<(), CliErro
 
 /// `relabel eval --paper colon DATA`: which samples each logistic model
 /// flags on Alon's colon data, and the leave-one-out errors of Table 2.
-fn colon_checks(a: &EvalArgs) -> Result<(), CliError> {
+fn colon_checks(a: &EvalArgs, data: &DataArgs) -> Result<(), CliError> {
     use crate::eval::logistic_papers::{COLON_SUSPECTS, Colon, ColonFlags, colon_flags, colon_loo};
     let Some(path) = &a.data else {
         return Err(CliError::BadInput(
             "colon needs the colon table as DATA (sample_data/colon.csv, ids T*/N*)".into(),
         ));
     };
-    let ds = crate::dataset::load(path, &crate::dataset::LoadOptions::default())?;
+    let ds = crate::dataset::load(path, &data.load_options_for(&["rlr"])?)?;
     let missing: Vec<&str> = COLON_SUSPECTS
         .iter()
         .copied()
@@ -274,9 +279,10 @@ fn colon_checks(a: &EvalArgs) -> Result<(), CliError> {
         ids: &ds.ids,
     };
     println!(
-        "colon: {} samples x {} genes; literature suspects {}; rlr-F gamma (P(given | true), rows {}) = {}",
+        "colon: {} samples x {} genes{}; literature suspects {}; rlr-F gamma (P(given | true), rows {}) = {}",
         ds.n_samples(),
         ds.n_features(),
+        if ds.options.log2 { " (log2)" } else { "" },
         COLON_SUSPECTS.join(" "),
         ds.classes.join(", "),
         colon.suspect_gamma()

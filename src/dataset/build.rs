@@ -139,6 +139,32 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
         ));
     }
 
+    if opts.log2 {
+        if let Some((at, name)) = features
+            .iter()
+            .filter(|c| c.first_text.is_none())
+            .filter_map(|c| c.first_nonpositive.clone().map(|a| (a, c.name.clone())))
+            .min()
+        {
+            return Err(err(
+                path,
+                at.line,
+                at.column,
+                format!(
+                    "--log2 needs positive values, but column \"{name}\" has {}",
+                    at.text
+                ),
+                &format!(
+                    "drop --log2, or use --ignore {name} to leave the column out (or shift the data to be positive before loading)"
+                ),
+            ));
+        }
+        for col in features.iter_mut().filter(|c| c.first_text.is_none()) {
+            // NaN (missing) stays NaN.
+            col.values.iter_mut().for_each(|v| *v = v.log2());
+        }
+    }
+
     // Missing values in numeric columns (string columns keep them as a level).
     let mut drop = vec![false; n];
     let mut reasons: Vec<Option<String>> = vec![None; n];

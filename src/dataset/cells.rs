@@ -46,6 +46,8 @@ pub struct RawColumn {
     pub texts: Option<Vec<String>>,
     pub first_text: Option<CellAt>,
     pub first_number: Option<CellAt>,
+    /// First number <= 0 (no logarithm).
+    pub first_nonpositive: Option<CellAt>,
     pub first_missing: Option<CellAt>,
     pub first_infinite: Option<CellAt>,
 }
@@ -70,6 +72,9 @@ impl RawColumn {
             Cell::Number(v) => {
                 if self.first_number.is_none() {
                     self.first_number = Some(at());
+                }
+                if v <= 0.0 && self.first_nonpositive.is_none() {
+                    self.first_nonpositive = Some(at());
                 }
                 v
             }

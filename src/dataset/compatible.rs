@@ -136,6 +136,18 @@ impl Dataset {
                 FeatureSource::Numeric { fill, .. } => {
                     for (i, (text, line, column)) in col.iter().enumerate() {
                         x[(i, j)] = match (read_cell(text), fill) {
+                            (Cell::Number(v), _) if self.options.log2 && v <= 0.0 => {
+                                return Err(err(
+                                    path,
+                                    *line,
+                                    *column,
+                                    format!(
+                                        "--log2 needs positive values, but column \"{name}\" has {v}"
+                                    ),
+                                    "the training table was read with --log2",
+                                ));
+                            }
+                            (Cell::Number(v), _) if self.options.log2 => v.log2(),
                             (Cell::Number(v), _) => v,
                             (Cell::Missing, Some(m)) => *m,
                             (Cell::Missing, None) => {

@@ -372,3 +372,26 @@ fn a_test_table_is_read_with_the_training_schema() {
     let e = d.load_compatible(&test).unwrap_err().to_string();
     assert!(e.contains("no column \"a\""), "{e}");
 }
+
+#[test]
+fn log2_transforms_training_and_test_tables_and_refuses_non_positive_values() {
+    let opts = LoadOptions {
+        log2: true,
+        ..LoadOptions::default()
+    };
+    let d = load_str("a,b,label\n8,1,x\n2,4,y\n", &opts).unwrap();
+    assert_eq!(d.x[(0, 0)], 3.0);
+    assert_eq!(d.x[(1, 1)], 2.0);
+    // The export rewrites the raw file: the original text is kept.
+    assert!(String::from_utf8_lossy(&d.raw.bytes).contains("8,1,x"));
+    let dir = tempfile::tempdir().unwrap();
+    let test = dir.path().join("test.csv");
+    std::fs::write(&test, "a,b\n16,2\n").unwrap();
+    let t = d.load_compatible(&test).unwrap();
+    assert_eq!(t.x.row(0).iter().copied().collect::<Vec<_>>(), [4.0, 1.0]);
+    std::fs::write(&test, "a,b\n0,2\n").unwrap();
+    let e = d.load_compatible(&test).unwrap_err().to_string();
+    assert!(e.contains("test.csv:2:1") && e.contains("positive"), "{e}");
+    let e = error("a,b,label\n8,1,x\n2,-4,y\n", &opts);
+    assert!(e.contains("t.csv:3:2") && e.contains("--log2"), "{e}");
+}
