@@ -459,6 +459,10 @@ fn newton_rounds(
             active.clear();
             active.extend(coords.iter().copied().filter(|&j| c.beta[(j, k)] != 0.0));
             let eta_k = &mut eta.as_mut_slice()[k * n..(k + 1) * n];
+            // The trust region of a shift is around its value at the start
+            // of this Newton round, not its last sweep: otherwise a flat
+            // quadratic model walks it MAX_SHIFT_STEP further every sweep.
+            let round_start: Vec<f64> = shifts.as_ref().map_or(Vec::new(), |(s, _)| s.to_vec());
             let mut full_sweep = true;
             for _sweep in 0..1000 {
                 let mut sweep_change: f64 = 0.0;
@@ -496,8 +500,11 @@ fn newton_rounds(
                 if let Some((s, lambda)) = shifts.as_mut() {
                     for i in 0..n {
                         let old = s[i];
-                        let new = soft_threshold(r[i] + w[i] * old, *lambda) / w[i];
-                        let delta = (new - old).clamp(-MAX_SHIFT_STEP, MAX_SHIFT_STEP);
+                        let new = (soft_threshold(r[i] + w[i] * old, *lambda) / w[i]).clamp(
+                            round_start[i] - MAX_SHIFT_STEP,
+                            round_start[i] + MAX_SHIFT_STEP,
+                        );
+                        let delta = new - old;
                         if delta != 0.0 {
                             s[i] = old + delta;
                             r[i] -= w[i] * delta;
