@@ -114,6 +114,34 @@ struct Models {
     rmda: Rmda,
 }
 
+impl Models {
+    /// The papers' trio: LDA (tied, standardised), MDA with
+    /// `per_class` spherical clusters per class and RMDA with spherical
+    /// clusters (`clusters`, else by BIC), both on unstandardised features.
+    fn spherical(seed: u64, per_class: usize, clusters: Option<usize>) -> Result<Self, FitError> {
+        let spherical = ModelOptions {
+            covariance: CovarianceFamily::Spherical,
+            standardize: false,
+            seed,
+            ..ModelOptions::default()
+        };
+        Ok(Self {
+            lda: Lda::new(ModelOptions {
+                seed,
+                ..ModelOptions::default()
+            }),
+            mda: Mda::new(ModelOptions {
+                clusters_per_class: Some(per_class),
+                ..spherical.clone()
+            })?,
+            rmda: Rmda::new(ModelOptions {
+                clusters,
+                ..spherical
+            })?,
+        })
+    }
+}
+
 fn test_accuracy(c: &dyn Classifier, x: &DMatrix<f64>, y: &[usize]) -> f64 {
     let p = c.predict_proba(x);
     let predicted: Vec<usize> = (0..p.nrows())
@@ -229,23 +257,7 @@ pub fn simulation(
             }
         })
         .collect();
-    let spherical = ModelOptions {
-        covariance: CovarianceFamily::Spherical,
-        standardize: false,
-        seed,
-        ..ModelOptions::default()
-    };
-    let models = Models {
-        lda: Lda::new(ModelOptions {
-            seed,
-            ..ModelOptions::default()
-        }),
-        mda: Mda::new(ModelOptions {
-            clusters_per_class: Some(COMPONENTS_PER_CLASS),
-            ..spherical.clone()
-        })?,
-        rmda: Rmda::new(spherical)?,
-    };
+    let models = Models::spherical(seed, COMPONENTS_PER_CLASS, None)?;
     let rows = contamination_curve(&models, n_classes, etas, &splits, 1, seed)?;
     Ok(ContaminationCheck {
         name: format!(
@@ -296,26 +308,7 @@ pub fn usps_2v4(
         y_test: test.iter().map(|&i| ds.labels[i]).collect(),
     };
     let (n_train, n_test, p) = (split.x_train.nrows(), split.x_test.nrows(), ds.n_features());
-    let spherical = ModelOptions {
-        covariance: CovarianceFamily::Spherical,
-        standardize: false,
-        seed,
-        ..ModelOptions::default()
-    };
-    let models = Models {
-        lda: Lda::new(ModelOptions {
-            seed,
-            ..ModelOptions::default()
-        }),
-        mda: Mda::new(ModelOptions {
-            clusters_per_class: Some(5),
-            ..spherical.clone()
-        })?,
-        rmda: Rmda::new(ModelOptions {
-            clusters: Some(5 * k),
-            ..spherical
-        })?,
-    };
+    let models = Models::spherical(seed, 5, Some(5 * k))?;
     // The same split every repeat; only the noise changes.
     let rows = contamination_curve(&models, k, etas, &[split], repeats, seed)?;
     Ok(ContaminationCheck {
