@@ -59,8 +59,9 @@ const ALPHA_TOL: f64 = 1e-3;
 const SPLIT_ITERATIONS: usize = 500;
 
 /// BDRA's greedy search is quadratic in the features and every step
-/// rescans the joint cells; beyond this many it runs for minutes.
-pub const MAX_FEATURES: usize = 32;
+/// rescans the joint cells; beyond this many it runs for minutes (colon's
+/// 2000 genes never finished). Without BDRA the sparse cells cope.
+pub const MAX_FEATURES: usize = 128;
 
 #[derive(Clone, Debug)]
 pub struct Cbt {
@@ -445,12 +446,6 @@ impl RobustModel for Cbt {
         };
         let n = given.len();
         let p = x.ncols();
-        if p > MAX_FEATURES {
-            return Err(FitError::NotApplicable(format!(
-                "cbt: {p} features are too many for joint cells and BDRA's greedy search (at most \
-                 {MAX_FEATURES}); leave columns out with --ignore, or use rlr or shift for wide data"
-            )));
-        }
         let codings: Vec<Coding> = (0..p)
             .map(|j| {
                 let col: Vec<f64> = x.column(j).iter().copied().collect();
@@ -472,6 +467,13 @@ impl RobustModel for Cbt {
         drop(codes);
         let full = Reduction::full(&n_levels);
         let use_bdra = opts.bdra.unwrap_or(p > 1);
+        if use_bdra && p > MAX_FEATURES {
+            return Err(FitError::NotApplicable(format!(
+                "cbt: {p} features are too many for BDRA's greedy search (at most {MAX_FEATURES}); \
+                 leave columns out with --ignore, turn BDRA off with --opt bdra=false, or use rlr \
+                 or shift for wide data"
+            )));
+        }
 
         let mut stopped = false;
         let mut report = |stage: &'static str, iteration: usize, objective: f64, fraction: f64| {

@@ -333,7 +333,11 @@ mod tests {
             discrete: true,
         };
         assert!(AllModels::plan(&votes, 16).0.contains(&"cbt"));
-        assert!(!AllModels::plan(&votes, 48).0.contains(&"cbt"));
+        assert!(
+            !AllModels::plan(&votes, super::super::cbt::MAX_FEATURES + 1)
+                .0
+                .contains(&"cbt")
+        );
     }
 
     #[test]
