@@ -5,7 +5,7 @@ use std::path::Path;
 
 use nalgebra::DMatrix;
 
-use super::cells::RawColumn;
+use super::cells::{CellAt, RawColumn};
 use super::grid::Grid;
 use super::read::err;
 use super::{
@@ -31,6 +31,18 @@ fn hint_for(name: &str) -> String {
     format!(
         "use --ignore {name} to leave the column out, or --categorical onehot to turn its levels into 0/1 columns (--model cbt reads the levels as they are)"
     )
+}
+
+/// The first cell in file order that `pick` finds in any column, with the
+/// column's name: bad input is reported at its earliest occurrence.
+fn earliest<'a>(
+    features: &'a [RawColumn],
+    pick: impl Fn(&'a RawColumn) -> Option<&'a CellAt>,
+) -> Option<(CellAt, String)> {
+    features
+        .iter()
+        .filter_map(|c| pick(c).map(|a| (a.clone(), c.name.clone())))
+        .min()
 }
 
 pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataError> {
@@ -85,11 +97,7 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
 
     // Infinite values are never data; text is data only under onehot.
     let mut features = grid.features;
-    if let Some(at) = features
-        .iter()
-        .filter_map(|c| c.first_infinite.clone())
-        .min()
-    {
+    if let Some((at, _)) = earliest(&features, |c| c.first_infinite.as_ref()) {
         return Err(err(
             path,
             at.line,
@@ -100,10 +108,7 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
     }
     let is_text = |c: &RawColumn| c.first_text.is_some();
     if opts.categorical == CategoricalPolicy::Error
-        && let Some((at, name)) = features
-            .iter()
-            .filter_map(|c| c.first_text.clone().map(|a| (a, c.name.clone())))
-            .min()
+        && let Some((at, name)) = earliest(&features, |c| c.first_text.as_ref())
     {
         return Err(err(
             path,
@@ -119,12 +124,9 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
 
     // A column of numbers with a stray word is a typo, not a set of levels:
     // turning it into levels would hide the mistake from the curator.
-    if let Some((at, name)) = features
-        .iter()
-        .filter(|c| c.first_number.is_some())
-        .filter_map(|c| c.first_text.clone().map(|a| (a, c.name.clone())))
-        .min()
-    {
+    if let Some((at, name)) = earliest(&features, |c| {
+        c.first_number.as_ref().and(c.first_text.as_ref())
+    }) {
         return Err(err(
             path,
             at.line,
@@ -140,12 +142,12 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
     }
 
     if opts.log2 {
-        if let Some((at, name)) = features
-            .iter()
-            .filter(|c| c.first_text.is_none())
-            .filter_map(|c| c.first_nonpositive.clone().map(|a| (a, c.name.clone())))
-            .min()
-        {
+        if let Some((at, name)) = earliest(&features, |c| {
+            c.first_text
+                .is_none()
+                .then_some(c.first_nonpositive.as_ref())
+                .flatten()
+        }) {
             return Err(err(
                 path,
                 at.line,
