@@ -9,6 +9,17 @@ fn relabel() -> Command {
     Command::cargo_bin("relabel").unwrap()
 }
 
+/// Runs the command and fails the test with its stderr unless it succeeds.
+fn succeed(cmd: &mut Command) -> std::process::Output {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("sample_data")
@@ -38,20 +49,12 @@ fn flipped_rows(truth: &Path) -> Vec<usize> {
 
 #[test]
 fn scan_puts_the_flipped_iris_rows_on_top_with_sensible_suggestions() {
-    let out = relabel()
-        .args([
-            "scan",
-            sample("iris_noisy.csv").to_str().unwrap(),
-            "--model",
-            "rnda",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeed(relabel().args([
+        "scan",
+        sample("iris_noisy.csv").to_str().unwrap(),
+        "--model",
+        "rnda",
+    ]));
     let (header, rows) = parse_csv(&String::from_utf8(out.stdout).unwrap());
     assert_eq!(
         header[..6],
@@ -226,22 +229,17 @@ fn bad_options_and_missing_files_exit_2() {
 
 #[test]
 fn eval_reports_detection_figures_for_each_model() {
-    let out = relabel()
-        .args([
-            "eval",
-            sample("iris.csv").to_str().unwrap(),
-            "--repeats",
-            "2",
-        ])
-        .args(["--models", "rnda,nda", "--rate", "0.2", "--noise", "pair"])
-        .arg("--test")
-        .arg(sample("iris.csv"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeed(
+        relabel()
+            .args([
+                "eval",
+                sample("iris.csv").to_str().unwrap(),
+                "--repeats",
+                "2",
+            ])
+            .args(["--models", "rnda,nda", "--rate", "0.2", "--noise", "pair"])
+            .arg("--test")
+            .arg(sample("iris.csv")),
     );
     let text = String::from_utf8(out.stdout).unwrap();
     let line = |m: &str| text.lines().find(|l| l.starts_with(m)).unwrap().to_string();
@@ -299,16 +297,11 @@ fn export_writes_the_cleaned_file_from_a_saved_session() {
     session.drop_sample(1).unwrap();
     drop(session);
 
-    let out = relabel()
-        .arg("export")
-        .arg(&input)
-        .env("XDG_DATA_HOME", data_home.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeed(
+        relabel()
+            .arg("export")
+            .arg(&input)
+            .env("XDG_DATA_HOME", data_home.path()),
     );
     let cleaned = std::fs::read_to_string(dir.path().join("wine_noisy.cleaned.csv")).unwrap();
     let original = std::fs::read_to_string(&input).unwrap();
@@ -339,21 +332,16 @@ fn scan_with_cbt_reads_string_levels_of_house_votes() {
     let votes = sample("house_votes_84.csv");
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().join("r.json");
-    let out = relabel()
-        .args([
-            "scan",
-            votes.to_str().unwrap(),
-            "--model",
-            "cbt",
-            "--report",
-        ])
-        .arg(&report)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeed(
+        relabel()
+            .args([
+                "scan",
+                votes.to_str().unwrap(),
+                "--model",
+                "cbt",
+                "--report",
+            ])
+            .arg(&report),
     );
     let (header, rows) = parse_csv(&String::from_utf8(out.stdout).unwrap());
     assert_eq!(
