@@ -67,11 +67,6 @@ impl ShiftLr {
     }
 }
 
-fn logit(q: f64) -> f64 {
-    (q / (1.0 - q)).ln()
-}
-
-/// The best shifts for fixed linear predictors `eta` (n x C).
 /// Per-sample scratch of the group-shift update.
 struct GroupBuffers {
     s: Vec<f64>,
@@ -91,80 +86,67 @@ impl GroupBuffers {
     }
 }
 
-fn update_shifts(
+/// The best group shifts (K > 2) for fixed linear predictors `eta` (n x K):
+/// penalty lambda ||gamma_i||_2 per sample.
+fn update_group_shifts(
     eta: &DMatrix<f64>,
     given: &[usize],
-    k: usize,
     lambda: f64,
     shifts: &mut DMatrix<f64>,
 ) {
+    let k = eta.ncols();
     let mut buf = GroupBuffers::new(k);
     for (i, &g) in given.iter().enumerate() {
-        if k == 2 {
-            // Closed form of min -log P(g | a + s) + lambda |s|.
-            let a = eta[(i, 0)];
-            let p1 = l1_logistic::probabilities(&DMatrix::from_element(1, 1, a), 2)[(0, 1)];
-            shifts[(i, 0)] = if lambda >= 1.0 {
-                0.0
-            } else if g == 1 && 1.0 - p1 > lambda {
-                logit(1.0 - lambda) - a
-            } else if g == 0 && p1 > lambda {
-                logit(lambda) - a
+        // Group lasso: accelerated proximal gradient (FISTA) on this
+        // sample's K shifts, step 1/L with L = 1/2 the largest
+        // curvature of the softmax loss; plain step-1 iterations took
+        // ~130 steps per sample per round. Buffers are reused and the
+        // softmax taken directly (no log): this loop is most of a
+        // K > 2 fit.
+        const STEP: f64 = 2.0;
+        for c in 0..k {
+            buf.s[c] = shifts[(i, c)];
+            buf.y[c] = buf.s[c];
+        }
+        let mut t: f64 = 1.0;
+        for _ in 0..200 {
+            let top = (0..k)
+                .map(|c| eta[(i, c)] + buf.y[c])
+                .fold(f64::NEG_INFINITY, f64::max);
+            let mut total = 0.0;
+            for c in 0..k {
+                buf.p[c] = (eta[(i, c)] + buf.y[c] - top).exp();
+                total += buf.p[c];
+            }
+            let mut norm = 0.0;
+            for c in 0..k {
+                let grad = buf.p[c] / total - f64::from(u8::from(c == g));
+                buf.u[c] = buf.y[c] - STEP * grad;
+                norm += buf.u[c] * buf.u[c];
+            }
+            let norm = norm.sqrt();
+            let scale = if norm > STEP * lambda {
+                1.0 - STEP * lambda / norm
             } else {
                 0.0
             };
-        } else {
-            // Group lasso: accelerated proximal gradient (FISTA) on this
-            // sample's K shifts, step 1/L with L = 1/2 the largest
-            // curvature of the softmax loss; plain step-1 iterations took
-            // ~130 steps per sample per round. Buffers are reused and the
-            // softmax taken directly (no log): this loop is most of a
-            // K > 2 fit.
-            const STEP: f64 = 2.0;
+            let t_next = (1.0 + (1.0 + 4.0 * t * t).sqrt()) / 2.0;
+            let momentum = (t - 1.0) / t_next;
+            let mut change: f64 = 0.0;
             for c in 0..k {
-                buf.s[c] = shifts[(i, c)];
-                buf.y[c] = buf.s[c];
+                let next = buf.u[c] * scale;
+                change = change.max((next - buf.s[c]).abs());
+                buf.y[c] = next + momentum * (next - buf.s[c]);
+                buf.s[c] = next;
             }
-            let mut t: f64 = 1.0;
-            for _ in 0..200 {
-                let top = (0..k)
-                    .map(|c| eta[(i, c)] + buf.y[c])
-                    .fold(f64::NEG_INFINITY, f64::max);
-                let mut total = 0.0;
-                for c in 0..k {
-                    buf.p[c] = (eta[(i, c)] + buf.y[c] - top).exp();
-                    total += buf.p[c];
-                }
-                let mut norm = 0.0;
-                for c in 0..k {
-                    let grad = buf.p[c] / total - f64::from(u8::from(c == g));
-                    buf.u[c] = buf.y[c] - STEP * grad;
-                    norm += buf.u[c] * buf.u[c];
-                }
-                let norm = norm.sqrt();
-                let scale = if norm > STEP * lambda {
-                    1.0 - STEP * lambda / norm
-                } else {
-                    0.0
-                };
-                let t_next = (1.0 + (1.0 + 4.0 * t * t).sqrt()) / 2.0;
-                let momentum = (t - 1.0) / t_next;
-                let mut change: f64 = 0.0;
-                for c in 0..k {
-                    let next = buf.u[c] * scale;
-                    change = change.max((next - buf.s[c]).abs());
-                    buf.y[c] = next + momentum * (next - buf.s[c]);
-                    buf.s[c] = next;
-                }
-                t = t_next;
-                // Well inside GROUP_TOL, the tolerance of the rounds.
-                if change < 1e-7 {
-                    break;
-                }
+            t = t_next;
+            // Well inside GROUP_TOL, the tolerance of the rounds.
+            if change < 1e-7 {
+                break;
             }
-            for c in 0..k {
-                shifts[(i, c)] = buf.s[c];
-            }
+        }
+        for c in 0..k {
+            shifts[(i, c)] = buf.s[c];
         }
     }
 }
@@ -242,20 +224,23 @@ impl ShiftLr {
                     200,
                     1e-9,
                 );
-            }
-            for _round in 0..if k == 2 { 0 } else { MAX_GROUP_ROUNDS } {
-                let before = shifts.clone();
-                let with_offset = Problem {
-                    x: z,
-                    targets: &targets,
-                    offset: Some(&shifts),
-                    penalty_factor: None,
-                };
-                theta = l1_logistic::fit(&with_offset, pen, Some(&theta), 3, 1e-8);
-                let eta = l1_logistic::linear(&no_offset, &theta);
-                update_shifts(&eta, given, k, lambda, &mut shifts);
-                if (&shifts - &before).amax() < GROUP_TOL {
-                    break;
+            } else {
+                // Group shifts couple the K logits of a sample, which the
+                // per-class coordinate descent cannot: alternate instead.
+                for _round in 0..MAX_GROUP_ROUNDS {
+                    let before = shifts.clone();
+                    let with_offset = Problem {
+                        x: z,
+                        targets: &targets,
+                        offset: Some(&shifts),
+                        penalty_factor: None,
+                    };
+                    theta = l1_logistic::fit(&with_offset, pen, Some(&theta), 3, 1e-8);
+                    let eta = l1_logistic::linear(&no_offset, &theta);
+                    update_group_shifts(&eta, given, lambda, &mut shifts);
+                    if (&shifts - &before).amax() < GROUP_TOL {
+                        break;
+                    }
                 }
             }
             if progress(step + 1, lambda) == Control::Stop {
