@@ -297,7 +297,7 @@ fn export_writes_the_cleaned_file_from_a_saved_session() {
     session.drop_sample(1).unwrap();
     drop(session);
 
-    let out = succeed(
+    succeed(
         relabel()
             .arg("export")
             .arg(&input)
