@@ -12,6 +12,7 @@ use std::sync::Arc;
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
+pub mod bayes_lambda;
 pub mod bdra;
 pub mod cbt;
 pub mod ensemble;

@@ -50,7 +50,7 @@ impl ShiftLr {
                 };
                 let lambda_max = l1_logistic::lambda_max(&p);
                 let start = Coefs::zeros(z.ncols(), p.n_logits());
-                super::rlr::bayes_lambda(&p, lambda_max, None, &start).lambda
+                super::bayes_lambda::bayes_lambda(&p, lambda_max, None, &start).lambda
             })
         };
         match self.options.theta_penalty.as_str() {
