@@ -163,6 +163,49 @@ pub struct NamedMatrix {
     pub col_labels: Vec<String>,
     /// Row-major values, `row_labels.len()` rows.
     pub values: Vec<Vec<f64>>,
+    /// How a screen shows it; not part of the JSON report.
+    #[serde(skip)]
+    pub display: MatrixDisplay,
+}
+
+/// How a front end shows a report matrix.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MatrixDisplay {
+    /// Kept in the JSON report but left off screens (e.g. the same table in
+    /// a paper's own orientation, which would only repeat the flip table).
+    pub hidden: bool,
+}
+
+/// How a front end shows a per-sample column: the model says it, so that
+/// review/ and tui/ show any model's extras without knowing its name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColumnDisplay {
+    /// Header in narrow tables; `None` means the column's name.
+    pub label: Option<String>,
+    /// Decimals of a value (0 for counts and indices).
+    pub decimals: usize,
+    /// Cells a typical value needs, for sizing the column.
+    pub width: usize,
+    /// Offered as a sort order.
+    pub sortable: bool,
+    /// Offered as the first sort order after `p_mislabel` (what the
+    /// curator most likely wants next, e.g. `all`'s disagreement).
+    pub sort_first: bool,
+    /// Written to scan's output but left off screens.
+    pub hidden: bool,
+}
+
+impl Default for ColumnDisplay {
+    fn default() -> Self {
+        Self {
+            label: None,
+            decimals: 3,
+            width: 6,
+            sortable: true,
+            sort_first: false,
+            hidden: false,
+        }
+    }
 }
 
 /// An x/y series in a model's report (lambda path, BIC per number of clusters).
@@ -180,6 +223,30 @@ pub struct SampleColumn {
     pub name: String,
     /// One value per sample; NaN where it does not apply (written empty).
     pub values: Vec<f64>,
+    /// How a screen shows it; not part of the JSON report.
+    #[serde(skip)]
+    pub display: ColumnDisplay,
+}
+
+impl SampleColumn {
+    /// A column shown with the default hints (3 decimals, sortable).
+    pub fn new(name: impl Into<String>, values: Vec<f64>) -> Self {
+        Self {
+            name: name.into(),
+            values,
+            display: ColumnDisplay::default(),
+        }
+    }
+
+    pub fn with_display(mut self, display: ColumnDisplay) -> Self {
+        self.display = display;
+        self
+    }
+
+    /// The header a narrow table shows.
+    pub fn label(&self) -> &str {
+        self.display.label.as_deref().unwrap_or(&self.name)
+    }
 }
 
 /// Model-specific results, generic enough that the report writer and the TUI
@@ -477,6 +544,7 @@ mod report_tests {
             row_labels: vec!["cluster 1".into()],
             col_labels: vec!["class #0".into(), "class #1".into(), "class #9".into()],
             values: vec![vec![0.5, 0.5, 0.0]],
+            display: Default::default(),
         });
         r.lists.push((
             "selected_features".into(),

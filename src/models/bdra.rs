@@ -19,9 +19,7 @@ use rayon::prelude::*;
 
 use super::linalg::log_add_exp;
 
-/// Integer-valued columns with at most this many distinct values are taken
-/// as levels (string codes, counts, answers); anything else is binned.
-pub const MAX_DISCRETE_LEVELS: usize = 32;
+use super::registry::MAX_DISCRETE_LEVELS;
 
 /// Every pair of levels is a merge candidate up to this many levels; above
 /// it only adjacent pairs are, since their number grows quadratically.

@@ -608,6 +608,7 @@ impl RobustModel for Cbt {
             row_labels: vec!["alpha".into()],
             col_labels: labels.clone(),
             values: vec![alpha.clone()],
+            display: Default::default(),
         });
         e.matrices.push(NamedMatrix {
             name: "P(true | given)".into(),
@@ -615,6 +616,7 @@ impl RobustModel for Cbt {
             row_labels: labels.clone(),
             col_labels: labels,
             values: (0..k).map(|g| a[g * k..(g + 1) * k].to_vec()).collect(),
+            display: Default::default(),
         });
         let log10_m = symbols.ln_m / std::f64::consts::LN_10;
         e.scalars.push(("log10_M".into(), log10_m));

@@ -13,8 +13,8 @@ use std::sync::mpsc;
 use nalgebra::DMatrix;
 
 use super::{
-    Classifier, Control, DataShape, Fit, FitError, ModelInput, ModelOptions, Progress, RobustModel,
-    SampleColumn, build_model,
+    Classifier, ColumnDisplay, Control, DataShape, Fit, FitError, ModelInput, ModelOptions,
+    Progress, RobustModel, SampleColumn, build_model,
 };
 
 /// The per-sample column of how much the members disagree; the TUI sorts
@@ -23,6 +23,26 @@ pub const DISAGREEMENT: &str = "disagreement";
 
 /// Per-model columns are this prefix plus the member's name.
 pub const MEMBER_PREFIX: &str = "p_mislabel_";
+
+/// A member's p_mislabel as a column, headed by the member's name.
+pub fn member_column(member: &str, p_mislabel: Vec<f64>) -> SampleColumn {
+    SampleColumn::new(format!("{MEMBER_PREFIX}{member}"), p_mislabel).with_display(ColumnDisplay {
+        label: Some(member.to_string()),
+        width: 5,
+        ..ColumnDisplay::default()
+    })
+}
+
+/// The disagreement column: the sort a curator of `all` wants right after
+/// p_mislabel, so it is offered first.
+pub fn disagreement_column(values: Vec<f64>) -> SampleColumn {
+    SampleColumn::new(DISAGREEMENT, values).with_display(ColumnDisplay {
+        label: Some("dis.".into()),
+        width: 5,
+        sort_first: true,
+        ..ColumnDisplay::default()
+    })
+}
 
 /// The robust models `all` tries, in report order.
 pub const ENSEMBLE_MEMBERS: &[&str] = &["rnda", "rlr", "shift", "rmda", "cbt"];
@@ -111,12 +131,7 @@ impl RobustModel for AllModels {
         if let Some(l) = levels {
             super::check_inputs(l, given, n_classes)?;
         }
-        let discrete = x.iter().all(|v| v.fract() == 0.0) && x.ncols() > 0;
-        let shape = DataShape {
-            n_samples: x.nrows(),
-            n_features: x.ncols(),
-            discrete,
-        };
+        let shape = DataShape::of(x);
         let cbt_features = levels.map_or(x.ncols(), |l| l.ncols());
         let (planned, mut notes) = Self::plan(&shape, cbt_features);
         let mut members: Vec<(&'static str, Box<dyn RobustModel>)> = Vec::new();
@@ -237,10 +252,9 @@ fn combine(
         })
         .collect();
     for (name, f) in &fits {
-        fit.extra.sample_columns.push(SampleColumn {
-            name: format!("{MEMBER_PREFIX}{name}"),
-            values: f.p_mislabel.clone(),
-        });
+        fit.extra
+            .sample_columns
+            .push(member_column(name, f.p_mislabel.clone()));
         fit.extra
             .scalars
             .push((format!("{name}.iterations"), f.iterations as f64));
@@ -249,10 +263,9 @@ fn combine(
             if f.converged { 1.0 } else { 0.0 },
         ));
     }
-    fit.extra.sample_columns.push(SampleColumn {
-        name: DISAGREEMENT.into(),
-        values: disagreement,
-    });
+    fit.extra
+        .sample_columns
+        .push(disagreement_column(disagreement));
     fit.extra.lists.push((
         "models".into(),
         fits.iter().map(|(n, _)| n.to_string()).collect(),

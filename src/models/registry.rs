@@ -143,6 +143,45 @@ pub struct DataShape {
     pub discrete: bool,
 }
 
+/// A column is a set of symbols (codes, answers, counts) when its values are
+/// integers with at most this many distinct ones. It is the one definition of
+/// "discrete" in relabel: CBT reads such a column as levels rather than
+/// quantile bins, and `auto` calls a table discrete when every column is.
+/// 32 keeps scales, Likert items and small counts as symbols while a
+/// measured quantity that happens to be rounded (hundreds of values) is not.
+pub const MAX_DISCRETE_LEVELS: usize = 32;
+
+/// Whether a column's values are a few integer symbols (see
+/// [`MAX_DISCRETE_LEVELS`]).
+pub fn is_discrete_column(values: impl IntoIterator<Item = f64>) -> bool {
+    let mut levels: Vec<f64> = Vec::new();
+    for v in values {
+        if v.fract() != 0.0 {
+            return false;
+        }
+        if !levels.contains(&v) {
+            if levels.len() == MAX_DISCRETE_LEVELS {
+                return false;
+            }
+            levels.push(v);
+        }
+    }
+    true
+}
+
+impl DataShape {
+    /// The shape of a feature matrix (rows = samples).
+    pub fn of(x: &nalgebra::DMatrix<f64>) -> Self {
+        Self {
+            n_samples: x.nrows(),
+            n_features: x.ncols(),
+            discrete: x.ncols() > 0
+                && x.column_iter()
+                    .all(|col| is_discrete_column(col.iter().copied())),
+        }
+    }
+}
+
 /// Resolves `auto` to a model name from the data's shape (DESIGN §2:
 /// discrete -> cbt, p >= n -> rlr, else rnda) and says why; other names
 /// pass through unchanged.

@@ -27,8 +27,8 @@ use super::mixture::{
 };
 use super::nda::class_name;
 use super::{
-    Classifier, Control, Fit, FitError, ModelOptions, NamedMatrix, NamedSeries, Progress,
-    RobustModel, SampleColumn, argmax, check_inputs,
+    Classifier, ColumnDisplay, Control, Fit, FitError, ModelOptions, NamedMatrix, NamedSeries,
+    Progress, RobustModel, SampleColumn, argmax, check_inputs,
 };
 
 /// Share of the progress gauge given to the mixture step (the R step is
@@ -310,6 +310,7 @@ fn report(
         values: (0..k)
             .map(|j| estimate.r.row(j).iter().copied().collect())
             .collect(),
+        display: Default::default(),
     });
     extra.series.push(NamedSeries {
         name: "BIC".into(),
@@ -365,10 +366,16 @@ fn report(
             .map(|(l, c)| format!("{l}: {c}"))
             .collect(),
     ));
-    extra.sample_columns.push(SampleColumn {
-        name: "cluster".into(),
-        values: hard.iter().map(|&h| (h + 1) as f64).collect(),
-    });
+    extra.sample_columns.push(
+        SampleColumn::new("cluster", hard.iter().map(|&h| (h + 1) as f64).collect()).with_display(
+            ColumnDisplay {
+                label: Some("clu.".into()),
+                decimals: 0,
+                width: 3,
+                ..ColumnDisplay::default()
+            },
+        ),
+    );
     if !skipped.is_empty() {
         extra.notes.push(format!(
             "BIC skipped {skipped:?} clusters: every start lost or collapsed a cluster"

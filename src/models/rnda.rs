@@ -14,8 +14,8 @@ use super::gaussian::{GaussianClassifier, GaussianComponents, one_hot};
 use super::linalg::{Standardizer, normalise_log_rows, relative_change};
 use super::nda::{class_name, require_every_class};
 use super::{
-    Control, Fit, FitError, GammaTable, ModelOptions, NamedMatrix, Progress, RobustModel,
-    check_inputs,
+    Control, Fit, FitError, GammaTable, MatrixDisplay, ModelOptions, NamedMatrix, Progress,
+    RobustModel, check_inputs,
 };
 
 /// Off-diagonal mass of the starting flip table: the EM update keeps an
@@ -166,6 +166,8 @@ impl RobustModel for Rnda {
             values: (0..k)
                 .map(|j| gamma.row(j).iter().copied().collect())
                 .collect(),
+            // The flip table above, turned round: a screen would repeat it.
+            display: MatrixDisplay { hidden: true },
         });
         fit.extra.scalars.push((
             "log_likelihood".into(),

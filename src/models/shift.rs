@@ -20,8 +20,8 @@ use super::l1_logistic::{self, Coefs, Design, Penalty, Problem};
 use super::linalg::Standardizer;
 use super::rlr::LogisticClassifier;
 use super::{
-    Control, Fit, FitError, ModelOptions, NamedSeries, Progress, RobustModel, SampleColumn,
-    check_inputs,
+    ColumnDisplay, Control, Fit, FitError, ModelOptions, NamedSeries, Progress, RobustModel,
+    SampleColumn, check_inputs,
 };
 use crate::rng::Rng;
 
@@ -436,10 +436,14 @@ impl RobustModel for ShiftLr {
         }
         fit.suspicion_rank = Some(rank);
         fit.shifts = Some(point.shifts.clone());
-        fit.extra.sample_columns.push(SampleColumn {
-            name: "entry_lambda".into(),
-            values: entry,
-        });
+        fit.extra
+            .sample_columns
+            .push(
+                SampleColumn::new("entry_lambda", entry).with_display(ColumnDisplay {
+                    label: Some("entry".into()),
+                    ..ColumnDisplay::default()
+                }),
+            );
         fit.extra.series.push(NamedSeries {
             name: "shift path".into(),
             x_label: "lambda".into(),

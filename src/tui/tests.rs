@@ -430,7 +430,7 @@ fn undo_shows_the_sample_it_changed() {
 /// posterior, no flip table, one p_mislabel column per member and their
 /// disagreement, made up but fixed.
 fn ensemble_style(app: &mut App) {
-    use crate::models::SampleColumn;
+    use crate::models::ensemble::{disagreement_column, member_column};
     let mut fit = app.session.fit().unwrap().clone();
     fit.gamma = None;
     fit.shifts = None;
@@ -460,15 +460,11 @@ fn ensemble_style(app: &mut App) {
         })
         .collect();
     for (name, values) in members {
-        fit.extra.sample_columns.push(SampleColumn {
-            name: format!("p_mislabel_{name}"),
-            values,
-        });
+        fit.extra.sample_columns.push(member_column(name, values));
     }
-    fit.extra.sample_columns.push(SampleColumn {
-        name: "disagreement".into(),
-        values: disagreement,
-    });
+    fit.extra
+        .sample_columns
+        .push(disagreement_column(disagreement));
     app.session.set_fit("all", fit);
 }
 

@@ -5,6 +5,7 @@ use nalgebra::DMatrix;
 use super::*;
 use crate::dataset::{LoadOptions, load, load_bytes};
 use crate::models::SampleColumn;
+use crate::models::ensemble::{disagreement_column, member_column};
 use crate::review::{DecisionFilter, ExportOptions, ReviewError};
 
 /// Six samples a..f in two classes; the fit says b and e are mislabelled.
@@ -24,10 +25,10 @@ fn fit(ds: &Dataset) -> Fit {
     let q = [0.1, 0.9, 0.8, 0.95, 0.7, 0.99];
     let posterior = DMatrix::from_fn(6, 2, |i, c| if c == 1 { q[i] } else { 1.0 - q[i] });
     let mut f = Fit::from_posterior(posterior, &ds.labels);
-    f.extra.sample_columns.push(SampleColumn {
-        name: "entry_lambda".into(),
-        values: vec![0.0, 5.0, 1.0, 2.0, 4.0, 3.0],
-    });
+    f.extra.sample_columns.push(SampleColumn::new(
+        "entry_lambda",
+        vec![0.0, 5.0, 1.0, 2.0, 4.0, 3.0],
+    ));
     f
 }
 
@@ -77,15 +78,18 @@ fn ensemble_fit(ds: &Dataset) -> Fit {
         ("rnda", [0.2, 0.9, 0.1, 0.0, 0.9, 0.0]),
         ("rlr", [0.0, 0.9, 0.3, 0.1, 0.5, 0.0]),
     ] {
-        f.extra.sample_columns.push(SampleColumn {
-            name: format!("p_mislabel_{name}"),
-            values: values.to_vec(),
-        });
+        f.extra
+            .sample_columns
+            .push(member_column(name, values.to_vec()));
     }
-    f.extra.sample_columns.push(SampleColumn {
-        name: "disagreement".into(),
-        values: vec![0.1, 0.0, 0.1, 0.05, 0.2, f64::NAN],
-    });
+    f.extra.sample_columns.push(disagreement_column(vec![
+        0.1,
+        0.0,
+        0.1,
+        0.05,
+        0.2,
+        f64::NAN,
+    ]));
     f
 }
 
