@@ -1,6 +1,8 @@
-//! Headless commands (DESIGN §3): `scan`, `eval`, `export`. Each returns a
+//! Headless commands (DESIGN §3): `scan`, `eval`, `export`, and the
+//! command-line arguments the review screen shares. Each command returns a
 //! [`CliError`] that the binary turns into one line on stderr and an exit
-//! code: 2 for bad input, 1 for anything else.
+//! code: 2 for bad input, 1 for anything else. Fitting goes through
+//! [`crate::app`]; this module never opens the review screen.
 
 use std::process::ExitCode;
 
@@ -101,84 +103,4 @@ pub fn load(
     models: &[&str],
 ) -> Result<crate::dataset::Dataset, CliError> {
     Ok(crate::dataset::load(path, &data.load_options_for(models)?)?)
-}
-
-/// What `auto` looks at: size and whether every feature is discrete (small
-/// integer codes, e.g. one-hot columns or y/n answers).
-pub fn data_shape(ds: &crate::dataset::Dataset) -> crate::models::DataShape {
-    const MAX_DISCRETE_LEVELS: usize = 8;
-    let discrete = ds.x.ncols() > 0
-        && ds.x.column_iter().all(|col| {
-            let mut levels: Vec<f64> = Vec::new();
-            for &v in col.iter() {
-                if v.fract() != 0.0 {
-                    return false;
-                }
-                if !levels.contains(&v) {
-                    if levels.len() == MAX_DISCRETE_LEVELS {
-                        return false;
-                    }
-                    levels.push(v);
-                }
-            }
-            true
-        });
-    crate::models::DataShape {
-        n_samples: ds.x.nrows(),
-        n_features: ds.x.ncols(),
-        discrete,
-    }
-}
-
-/// The level-code matrix (`Dataset::source_matrix`) when a model asks for
-/// levels and the table has string columns; `None` when the feature matrix
-/// serves (no string columns, or a model of features).
-pub fn level_matrix(
-    ds: &crate::dataset::Dataset,
-    input: crate::models::ModelInput,
-) -> Option<nalgebra::DMatrix<f64>> {
-    (input != crate::models::ModelInput::Features && !ds.categorical.is_empty())
-        .then(|| ds.source_matrix().0)
-}
-
-/// Whether the model named on the command line reads string levels as they
-/// are, so that string columns load without `--categorical onehot`. `auto`
-/// and `all` do too: auto then sees discrete data and picks cbt, and all
-/// hands cbt the levels and the other members one-hot columns.
-pub fn model_reads_levels(model: &str) -> bool {
-    matches!(model, "cbt" | "auto" | "all")
-}
-
-/// The embedded demo: iris with 20% pair noise (sample_data/iris_noisy.csv).
-pub const DEMO_CSV: &str = include_str!("../assets/demo.csv");
-pub const DEMO_NAME: &str = "demo (iris with 20% pair noise)";
-
-/// Loads FILE, or the embedded demo when no file is given.
-pub fn load_or_demo(
-    file: Option<&std::path::Path>,
-    data: &DataArgs,
-    model: &str,
-) -> Result<crate::dataset::Dataset, CliError> {
-    match file {
-        Some(path) => load(path, data, &[model]),
-        None => Ok(crate::dataset::load_bytes(
-            std::path::Path::new(DEMO_NAME),
-            DEMO_CSV.as_bytes().to_vec(),
-            &data.load_options_for(&[model])?,
-        )?),
-    }
-}
-
-/// `relabel [FILE]`: the review UI.
-pub fn open_tui(args: &Cli) -> Result<(), CliError> {
-    let dataset = load_or_demo(args.file.as_deref(), &args.data, args.model.name())?;
-    let options = args.model.model_options()?;
-    crate::tui::run(crate::tui::TuiArgs {
-        dataset,
-        store: crate::review::default_store(),
-        model: args.model.name().to_string(),
-        options,
-        model_given: args.model.model.is_some(),
-    })
-    .map_err(CliError::Failed)
 }

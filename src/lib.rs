@@ -1,10 +1,15 @@
 //! relabel: find and fix wrong labels in a dataset.
 //!
-//! The library is organised by concern (DESIGN §1): `dataset` reads tables,
-//! `models` fits label-noise-aware models, `eval` measures them, `cli` runs
-//! them headless.
+//! The library is organised by concern (DESIGN §1, docs/ARCHITECTURE.md):
+//! `dataset` reads tables, `models` fits label-noise-aware models, `app` is
+//! the one pipeline between them and the front ends, `review` keeps the
+//! curator's decisions, `analysis` computes what the panes show besides the
+//! model, `eval` measures; `cli` (headless) and `tui` (the review screen) are
+//! the front ends, which never import each other.
 #![forbid(unsafe_code)]
 
+pub mod analysis;
+pub mod app;
 pub mod cli;
 pub mod dataset;
 pub mod eval;

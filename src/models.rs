@@ -31,7 +31,10 @@ pub mod rnda;
 pub mod shift;
 
 pub use options::{CovarianceFamily, ModelOptions};
-pub use registry::{DataShape, MODELS, ModelInfo, build_model, resolve_model_name};
+pub use registry::{
+    AUTO, DataShape, MAX_DISCRETE_LEVELS, MODELS, ModelInfo, build_model, is_discrete_column,
+    resolve_model_name,
+};
 
 /// What a model reports once per iteration (at least) while it fits.
 #[derive(Clone, Debug, PartialEq)]

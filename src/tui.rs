@@ -11,13 +11,10 @@ use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event, Key
 use crossterm::execute;
 
 pub mod app;
-pub mod detail;
 pub mod keys;
 pub mod picker;
-pub mod projection;
 pub mod table;
 pub mod ui;
-pub mod worker;
 
 #[cfg(test)]
 mod tests;

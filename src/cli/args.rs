@@ -120,7 +120,7 @@ impl DataArgs {
                 )));
             }
         };
-        let default = if models.iter().any(|m| super::model_reads_levels(m)) {
+        let default = if models.iter().any(|m| crate::app::reads_levels(m)) {
             "onehot"
         } else {
             "error"

@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use super::args::{DataArgs, EvalArgs, ModelArgs};
-use super::{CliError, data_shape, load};
+use super::{CliError, load};
+use crate::app::{FitInputs, FitPlan};
 use crate::dataset::{CellEdit, Dataset, rewrite};
-use crate::eval::detection::{Inputs, NoiseConfig, mean_sd, run_detection};
+use crate::eval::detection::{NoiseConfig, mean_sd, run_detection};
 use crate::eval::noise::{NoiseKind, inject};
-use crate::models::resolve_model_name;
 
 pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliError> {
     if let Some(paper) = &a.paper {
@@ -28,8 +28,6 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
         .filter(|s| !s.is_empty())
         .collect();
     let ds = load(path, data, &requested)?;
-    let (levels, _) = ds.source_matrix();
-    let levels = (!ds.categorical.is_empty()).then_some(levels);
     let options = model.model_options()?;
     let kind = NoiseKind::parse(&a.noise).ok_or_else(|| {
         CliError::BadInput(format!(
@@ -52,10 +50,6 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
     let test = match &a.test {
         Some(path) => Some(load_test(&ds, path)?),
         None => None,
-    };
-    let test_levels = match (&test, &levels) {
-        (Some((xt, _)), Some(_)) => Some(ds.source_matrix_of(xt)),
-        _ => None,
     };
     let noise = NoiseConfig {
         kind,
@@ -86,30 +80,20 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
         "test acc",
         "converged"
     );
-    let shape = data_shape(&ds);
     for requested in requested {
-        let (name, _) = resolve_model_name(requested, &shape);
-        let inputs = Inputs {
-            features: &ds.x,
-            levels: levels.as_ref(),
-        };
+        let plan = FitPlan::for_table(&ds, requested, &options)?;
+        let inputs = FitInputs::of_table(&ds, &plan, None);
+        let test_x = test.as_ref().map(|(x, _)| plan.test_matrix(&ds, x));
         let scores = run_detection(
-            &name,
-            &options,
-            inputs,
+            &plan,
+            &inputs,
             &ds.labels,
-            ds.classes.len(),
             &noise,
-            test.as_ref().map(|(x, y)| {
-                (
-                    Inputs {
-                        features: x,
-                        levels: test_levels.as_ref(),
-                    },
-                    y.as_slice(),
-                )
-            }),
+            test_x
+                .as_deref()
+                .zip(test.as_ref().map(|(_, y)| y.as_slice())),
         )?;
+        let name = &plan.name;
         let cell = |f: &dyn Fn(&crate::eval::detection::DetectionScores) -> f64| {
             let (m, s) = mean_sd(scores.iter().map(f));
             if m.is_nan() {

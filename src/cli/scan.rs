@@ -9,32 +9,18 @@ use anyhow::Context;
 use super::args::{DataArgs, ModelArgs, ScanArgs};
 use super::output::{RunInfo, write_predictions, write_ranking, write_report};
 use super::{CliError, load};
-use crate::models::{self, no_progress};
+use crate::app::{FitInputs, FitPlan};
+use crate::models::no_progress;
 
 pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliError> {
     let ds = load(&a.data, data, &[model.name()])?;
     let options = model.model_options()?;
-    let (name, note) = models::resolve_model_name(model.name(), &super::data_shape(&ds));
-    let built = models::build_model(&name, &options)?;
+    let plan = FitPlan::for_table(&ds, model.name(), &options)?;
     let started = Instant::now();
-    let levels = super::level_matrix(&ds, built.input());
-    let mut fit = built.fit_inputs(
-        &ds.x,
-        levels.as_ref(),
-        &ds.labels,
-        ds.classes.len(),
-        &mut no_progress(),
-    )?;
+    let inputs = FitInputs::of_table(&ds, &plan, None);
+    let fit = plan.fit(&inputs, &ds.labels, &mut no_progress())?;
     let wall = started.elapsed();
-    if let Some(n) = note {
-        fit.extra.notes.push(n);
-    }
-    // Models of levels name source columns, the others feature columns.
-    match &levels {
-        Some(_) => fit.extra.name_features(&ds.source_matrix().1),
-        None => fit.extra.name_features(&ds.feature_names),
-    }
-    fit.extra.name_classes(&ds.classes);
+    let name = plan.name.clone();
     let info = RunInfo {
         model: name.clone(),
         options,
@@ -72,11 +58,7 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
             .as_ref()
             .ok_or_else(|| CliError::BadInput(format!("model {name} cannot classify new rows")))?;
         let table = ds.load_compatible(test)?;
-        let proba = if levels.is_some() {
-            classifier.predict_proba(&ds.source_matrix_of(&table.x))
-        } else {
-            classifier.predict_proba(&table.x)
-        };
+        let proba = classifier.predict_proba(&plan.test_matrix(&ds, &table.x));
         let ids = table.ids;
         let accuracy = write_predictions(out, &ds, &proba, &ids, table.labels.as_deref())?;
         if let Some(acc) = accuracy {

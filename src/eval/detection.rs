@@ -5,7 +5,8 @@ use nalgebra::DMatrix;
 
 use super::metrics::{accuracy, auroc, average_precision, precision_recall_at};
 use super::noise::{NoiseKind, inject};
-use crate::models::{FitError, ModelOptions, argmax, build_model, no_progress};
+use crate::app::{FitInputs, FitPlan};
+use crate::models::{FitError, argmax, no_progress};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NoiseConfig {
@@ -33,35 +34,17 @@ pub struct DetectionScores {
     pub wall_seconds: f64,
 }
 
-/// A table's matrices: features, and the level codes when they differ
-/// (string columns); models take the one they ask for.
-#[derive(Clone, Copy, Debug)]
-pub struct Inputs<'a> {
-    pub features: &'a DMatrix<f64>,
-    pub levels: Option<&'a DMatrix<f64>>,
-}
-
-impl<'a> From<&'a DMatrix<f64>> for Inputs<'a> {
-    fn from(x: &'a DMatrix<f64>) -> Self {
-        Inputs {
-            features: x,
-            levels: None,
-        }
-    }
-}
-
-/// Runs `model` on `repeats` noisy copies of clean labels.
-pub fn run_detection<'a>(
-    model: &str,
-    options: &ModelOptions,
-    x: impl Into<Inputs<'a>>,
+/// Runs `plan` on `repeats` noisy copies of clean labels. `test`: a clean
+/// test set as the matrix the model's classifier reads
+/// ([`FitPlan::test_matrix`]) and its labels.
+pub fn run_detection(
+    plan: &FitPlan,
+    inputs: &FitInputs<'_>,
     clean: &[usize],
-    n_classes: usize,
     noise: &NoiseConfig,
-    test: Option<(Inputs<'_>, &[usize])>,
+    test: Option<(&DMatrix<f64>, &[usize])>,
 ) -> Result<Vec<DetectionScores>, FitError> {
-    let x: Inputs<'a> = x.into();
-    let built = build_model(model, options)?;
+    let n_classes = inputs.n_classes();
     let mut out = Vec::with_capacity(noise.repeats);
     for r in 0..noise.repeats {
         let injected = inject(
@@ -72,20 +55,14 @@ pub fn run_detection<'a>(
             noise.base_seed.wrapping_add(r as u64),
         );
         let started = std::time::Instant::now();
-        let fit = built.fit_inputs(
-            x.features,
-            x.levels,
-            &injected.labels,
-            n_classes,
-            &mut no_progress(),
-        )?;
+        let fit = plan.fit(inputs, &injected.labels, &mut no_progress())?;
         let wall_seconds = started.elapsed().as_secs_f64();
         let k = injected.n_flipped();
         let (precision_at_k, recall_at_k) =
             precision_recall_at(&fit.p_mislabel, &injected.flipped, k);
         let test_accuracy = match (test, &fit.classifier) {
             (Some((xt, yt)), Some(c)) => {
-                let p = c.predict_proba(built.input().pick(xt.features, xt.levels));
+                let p = c.predict_proba(xt);
                 let predicted: Vec<usize> = (0..p.nrows())
                     .map(|i| argmax(p.row(i).iter().copied()))
                     .collect();
@@ -129,6 +106,7 @@ pub fn mean_sd(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::models::{DataShape, ModelOptions};
     use crate::rng::Rng;
 
     #[test]
@@ -143,17 +121,10 @@ mod tests {
             repeats: 2,
             base_seed: 3,
         };
-        let a = run_detection(
-            "rnda",
-            &ModelOptions::default(),
-            &x,
-            &clean,
-            2,
-            &cfg,
-            Some(((&x).into(), &clean)),
-        )
-        .unwrap();
-        let b = run_detection("rnda", &ModelOptions::default(), &x, &clean, 2, &cfg, None).unwrap();
+        let plan = FitPlan::new("rnda", &ModelOptions::default(), &DataShape::of(&x)).unwrap();
+        let inputs = FitInputs::of_matrix(&x, 2);
+        let a = run_detection(&plan, &inputs, &clean, &cfg, Some((&x, &clean))).unwrap();
+        let b = run_detection(&plan, &inputs, &clean, &cfg, None).unwrap();
         assert_eq!(a.len(), 2);
         assert_eq!(a[0].n_flipped, 30);
         assert!(a[0].auroc > 0.98, "{:?}", a[0]);

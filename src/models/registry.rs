@@ -134,6 +134,9 @@ pub fn build_model(name: &str, options: &ModelOptions) -> Result<Box<dyn RobustM
     }
 }
 
+/// The model choice that is resolved from the data (the default).
+pub const AUTO: &str = "auto";
+
 /// What `auto` needs to know about the data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DataShape {
@@ -186,7 +189,7 @@ impl DataShape {
 /// discrete -> cbt, p >= n -> rlr, else rnda) and says why; other names
 /// pass through unchanged.
 pub fn resolve_model_name(requested: &str, shape: &DataShape) -> (String, Option<String>) {
-    if requested != "auto" {
+    if requested != AUTO {
         return (requested.to_string(), None);
     }
     let available = |name: &str| MODELS.iter().any(|m| m.name == name);

@@ -8,10 +8,9 @@ use std::path::PathBuf;
 
 use ratatui::layout::Rect;
 
-use super::detail::DetailCache;
 use super::keys::{Action, KeyMap};
-use super::projection::Projection;
-use super::worker::{FitJob, WorkerMsg};
+use crate::analysis::{DetailCache, Projection};
+use crate::app::{FitJob, WorkerMsg};
 use crate::models::{FitError, MODELS, ModelOptions};
 use crate::review::{DecisionFilter, ExportOptions, Filter, ResumeInfo, ReviewError, Session};
 
@@ -231,18 +230,14 @@ impl App {
         } else {
             ((0..ds.n_samples()).collect(), ds.labels.clone())
         };
-        let (name, note) =
-            crate::models::resolve_model_name(&self.model, &crate::cli::data_shape(ds));
-        match FitJob::start_on_dataset(&name, &self.options, ds, samples, labels) {
+        match FitJob::on_table(ds, &self.model, &self.options, samples, labels) {
             Ok(job) => {
-                self.job = Some(job);
                 let verb = if refit { "refitting" } else { "fitting" };
-                self.info(format!(
-                    "{verb} {name}{}",
-                    note.map(|n| format!(" ({n})")).unwrap_or_default()
-                ));
+                let why = job.note.as_ref().map(|n| format!(" ({n})"));
+                self.info(format!("{verb} {}{}", job.model, why.unwrap_or_default()));
+                self.job = Some(job);
             }
-            Err(e) => self.error(format!("cannot fit {name}: {e}")),
+            Err(e) => self.error(format!("cannot fit {}: {e}", self.model)),
         }
     }
 
@@ -269,14 +264,7 @@ impl App {
             other => Err(other),
         };
         match msg {
-            Ok(Ok(mut fit)) => {
-                let ds = self.session.dataset();
-                // A model of levels numbers source columns, not features.
-                if crate::cli::model_reads_levels(&job.model) && !ds.categorical.is_empty() {
-                    fit.extra.name_features(&ds.source_matrix().1);
-                } else {
-                    fit.extra.name_features(&ds.feature_names);
-                }
+            Ok(Ok(fit)) => {
                 let n = self.session.dataset().n_samples();
                 let status = format!(
                     "{} {} after {} iterations",

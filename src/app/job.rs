@@ -8,10 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 use std::thread::JoinHandle;
 
-use nalgebra::DMatrix;
-
+use super::pipeline::{FitInputs, FitPlan};
 use crate::dataset::Dataset;
-use crate::models::{Control, Fit, FitError, ModelOptions, Progress, RobustModel, build_model};
+use crate::models::{Control, Fit, FitError, ModelOptions, Progress};
 
 /// What the worker reports.
 #[derive(Debug)]
@@ -24,7 +23,10 @@ pub enum WorkerMsg {
 /// A fit in flight.
 #[derive(Debug)]
 pub struct FitJob {
+    /// The model that fits (`auto` resolved).
     pub model: String,
+    /// Why `auto` chose it.
+    pub note: Option<String>,
     /// The samples fitted (all of them, or those kept for a refit).
     pub samples: Vec<usize>,
     pub last: Option<Progress>,
@@ -34,62 +36,32 @@ pub struct FitJob {
 }
 
 impl FitJob {
-    /// Starts fitting `model` on rows `samples` of a table, giving the model
-    /// the matrix it asks for (level codes for cbt, features otherwise).
-    pub fn start_on_dataset(
-        model: &str,
-        options: &ModelOptions,
+    /// Starts the pipeline for `requested` (a model or `auto`) on rows
+    /// `samples` of a table, with `labels` (one per sample).
+    pub fn on_table(
         ds: &Dataset,
-        samples: Vec<usize>,
-        labels: Vec<usize>,
-    ) -> Result<FitJob, FitError> {
-        let built = build_model(model, options)?;
-        let levels = crate::cli::level_matrix(ds, built.input());
-        Self::start_inputs(
-            built,
-            model,
-            &ds.x,
-            levels.as_ref(),
-            samples,
-            labels,
-            ds.classes.len(),
-        )
-    }
-
-    /// Starts fitting `model` on rows `samples` of `x` with `labels`.
-    pub fn start(
-        model: &str,
+        requested: &str,
         options: &ModelOptions,
-        x: &DMatrix<f64>,
         samples: Vec<usize>,
         labels: Vec<usize>,
-        n_classes: usize,
     ) -> Result<FitJob, FitError> {
-        let built = build_model(model, options)?;
-        Self::start_inputs(built, model, x, None, samples, labels, n_classes)
+        let plan = FitPlan::for_table(ds, requested, options)?;
+        let inputs = FitInputs::of_table(ds, &plan, Some(&samples)).into_owned();
+        Self::start(plan, inputs, samples, labels)
     }
 
-    fn start_inputs(
-        built: Box<dyn RobustModel>,
-        model: &str,
-        x: &DMatrix<f64>,
-        levels: Option<&DMatrix<f64>>,
+    /// Starts fitting `plan` on `inputs` (the rows `samples` of the table)
+    /// on a worker thread.
+    pub fn start(
+        plan: FitPlan,
+        inputs: FitInputs<'static>,
         samples: Vec<usize>,
         labels: Vec<usize>,
-        n_classes: usize,
     ) -> Result<FitJob, FitError> {
-        let rows = |m: &DMatrix<f64>| {
-            if samples.len() == m.nrows() {
-                m.clone()
-            } else {
-                m.select_rows(samples.iter())
-            }
-        };
-        let sub = rows(x);
-        let sub_levels = levels.map(rows);
         let cancel = Arc::new(AtomicBool::new(false));
         let (tx, rx) = mpsc::channel();
         let flag = Arc::clone(&cancel);
+        let (model, note) = (plan.name.clone(), plan.note.clone());
         let handle = std::thread::Builder::new()
             .name(format!("fit-{model}"))
             .spawn(move || {
@@ -105,7 +77,7 @@ impl FitJob {
                             Control::Continue
                         }
                     };
-                    built.fit_inputs(&sub, sub_levels.as_ref(), &labels, n_classes, &mut cb)
+                    plan.fit(&inputs, &labels, &mut cb)
                 }));
                 let msg = match result {
                     Ok(r) => WorkerMsg::Done(Box::new(r)),
@@ -120,7 +92,8 @@ impl FitJob {
             })
             .map_err(|e| FitError::Numerical(format!("cannot start the fit thread: {e}")))?;
         Ok(FitJob {
-            model: model.to_string(),
+            model,
+            note,
             samples,
             last: None,
             cancel,
@@ -195,6 +168,10 @@ impl Drop for FitJob {
 mod tests {
     use super::*;
 
+    use nalgebra::DMatrix;
+
+    use crate::models::DataShape;
+
     fn data() -> (DMatrix<f64>, Vec<usize>) {
         let labels: Vec<usize> = (0..200).map(|i| i % 2).collect();
         let mut rng = crate::rng::Rng::new(1);
@@ -202,18 +179,16 @@ mod tests {
         (x, labels)
     }
 
+    fn start(model: &str, options: &ModelOptions, x: &DMatrix<f64>, labels: Vec<usize>) -> FitJob {
+        let plan = FitPlan::new(model, options, &DataShape::of(x)).unwrap();
+        let inputs = FitInputs::of_matrix(x, 2).into_owned();
+        FitJob::start(plan, inputs, (0..x.nrows()).collect(), labels).unwrap()
+    }
+
     #[test]
     fn a_fit_streams_progress_and_finishes() {
         let (x, labels) = data();
-        let mut job = FitJob::start(
-            "rnda",
-            &ModelOptions::default(),
-            &x,
-            (0..200).collect(),
-            labels,
-            2,
-        )
-        .unwrap();
+        let mut job = start("rnda", &ModelOptions::default(), &x, labels);
         match job.wait() {
             WorkerMsg::Done(r) => assert_eq!(r.unwrap().p_mislabel.len(), 200),
             other => panic!("{other:?}"),
@@ -229,7 +204,7 @@ mod tests {
             max_iter: 1_000_000,
             ..ModelOptions::default()
         };
-        let mut job = FitJob::start("rnda", &opts, &x, (0..200).collect(), labels, 2).unwrap();
+        let mut job = start("rnda", &opts, &x, labels);
         job.cancel();
         match job.wait() {
             WorkerMsg::Done(r) => assert_eq!(r.unwrap_err(), FitError::Cancelled),
@@ -240,16 +215,8 @@ mod tests {
     #[test]
     fn a_subset_refit_uses_only_its_rows() {
         let (x, labels) = data();
-        let samples: Vec<usize> = (0..100).collect();
-        let mut job = FitJob::start(
-            "nda",
-            &ModelOptions::default(),
-            &x,
-            samples,
-            labels[..100].to_vec(),
-            2,
-        )
-        .unwrap();
+        let x = x.rows(0, 100).into_owned();
+        let mut job = start("nda", &ModelOptions::default(), &x, labels[..100].to_vec());
         match job.wait() {
             WorkerMsg::Done(r) => assert_eq!(r.unwrap().p_mislabel.len(), 100),
             other => panic!("{other:?}"),

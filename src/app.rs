@@ -1,0 +1,16 @@
+//! The application layer (DESIGN §1): what both front ends call, so that
+//! `cli` and `tui` never import each other and "fit this table" is written
+//! once.
+//!
+//! - [`pipeline`]: the one fit pipeline (resolve `auto` -> build the model ->
+//!   give it the matrix it reads -> fit -> name classes and features).
+//! - [`job`]: the same pipeline on a worker thread, with progress and cancel.
+//! - [`demo`]: the embedded demo table, and loading a file or the demo.
+
+pub mod demo;
+pub mod job;
+pub mod pipeline;
+
+pub use demo::{DEMO_NAME, load_or_demo};
+pub use job::{FitJob, WorkerMsg};
+pub use pipeline::{FitInputs, FitPlan, reads_levels};
