@@ -8,7 +8,14 @@ use clap::Parser;
 use relabel::cli::{self, Cli, CliError};
 
 fn main() -> ExitCode {
-    let args = Cli::parse();
+    let args = match Cli::try_parse() {
+        Ok(args) => args,
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) => {
+            eprintln!("relabel: {}", one_line(&e));
+            return ExitCode::from(2);
+        }
+    };
     let result = match &args.command {
         Some(command) => cli::run(command, &args.data, &args.model),
         None => open_review(&args),
@@ -20,6 +27,18 @@ fn main() -> ExitCode {
             e.exit_code()
         }
     }
+}
+
+/// A command-line error in one line, like every other bad-input message:
+/// clap's own rendering spreads it over several lines with a usage block.
+fn one_line(e: &clap::Error) -> String {
+    let text = e.to_string();
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("For more information"))
+        .map(|l| l.strip_prefix("error: ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// `relabel [FILE]`: the review screen on FILE, or on the embedded demo.

@@ -3,10 +3,12 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::builder::PossibleValuesParser;
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::dataset::{CategoricalPolicy, LoadOptions, MissingPolicy};
-use crate::models::{CovarianceFamily, ModelOptions};
+use crate::eval::noise::NoiseKind;
+use crate::models::{AUTO, CovarianceFamily, MODELS, ModelOptions};
 
 use super::CliError;
 
@@ -149,9 +151,9 @@ impl DataArgs {
 
 #[derive(Debug, Args)]
 pub struct ModelArgs {
-    /// Model: rnda, nda, ... or auto (chosen from the data's shape)
+    /// Model, or auto (chosen from the data's shape)
     /// [default: auto; a resumed review keeps its last model unless given].
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_parser = model_names())]
     pub model: Option<String>,
     /// Covariance family of the Gaussian models: full, tied, diag, spherical.
     #[arg(long = "cov", global = true)]
@@ -178,9 +180,9 @@ pub struct ModelArgs {
     /// shift: expected fraction of wrong labels; picks lambda on the path.
     #[arg(long, global = true)]
     pub noise_fraction: Option<f64>,
-    /// shift: how to pick lambda: cv, noise or accuracy.
-    #[arg(long, global = true)]
-    pub lambda_rule: Option<String>,
+    /// shift: how to pick lambda on the path.
+    #[arg(long, global = true, value_enum)]
+    pub lambda_rule: Option<LambdaRule>,
     /// Any model option by name, e.g. --opt shrinkage=0.1 (repeatable).
     #[arg(long = "opt", global = true, value_name = "KEY=VALUE")]
     pub opts: Vec<String>,
@@ -219,8 +221,8 @@ impl ModelArgs {
         if self.noise_fraction.is_some() {
             o.noise_fraction = self.noise_fraction;
         }
-        if let Some(r) = &self.lambda_rule {
-            o.lambda_rule = r.clone();
+        if let Some(r) = self.lambda_rule {
+            o.lambda_rule = r.as_str().to_string();
         }
         for kv in &self.opts {
             let (k, v) = kv.split_once('=').ok_or_else(|| {
@@ -261,14 +263,14 @@ pub struct EvalArgs {
     /// sample_data/colon.csv); rmda-sim2, rmda-sim3 (Bouveyron & Girard
     /// sections 4.2, 4.4); rmda-usps DATA (section 4.3); cbt-fig1 (Lynch &
     /// Willett Fig. 1: P(e) against M, 100 x --repeats trials per point).
-    #[arg(long)]
-    pub paper: Option<String>,
+    #[arg(long, value_enum)]
+    pub paper: Option<Paper>,
     /// Models to compare, comma-separated.
     #[arg(long, default_value = "rnda,nda")]
     pub models: String,
     /// Noise kind: pair (class k -> k+1) or symmetric.
-    #[arg(long, default_value = "pair")]
-    pub noise: String,
+    #[arg(long, value_enum, default_value_t = NoiseKind::Pair)]
+    pub noise: NoiseKind,
     /// Fraction of labels to flip.
     #[arg(long, default_value_t = 0.2)]
     pub rate: f64,
@@ -282,4 +284,53 @@ pub struct EvalArgs {
     /// OUT's stem + .truth.csv with row, true_label, flipped).
     #[arg(long, value_name = "OUT")]
     pub write_noisy: Option<PathBuf>,
+}
+
+/// The names `--model` takes: every model of the registry, and `auto`.
+fn model_names() -> PossibleValuesParser {
+    PossibleValuesParser::new(std::iter::once(AUTO).chain(MODELS.iter().map(|m| m.name)))
+}
+
+/// shift's rules for picking lambda on the path (`ModelOptions::lambda_rule`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LambdaRule {
+    /// Cross-validated log-likelihood.
+    Cv,
+    /// The point where the expected fraction of labels is shifted (--noise-fraction).
+    Noise,
+    /// Training accuracy (Tibshirani & Manning's rule).
+    Accuracy,
+}
+
+impl LambdaRule {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Cv => "cv",
+            Self::Noise => "noise",
+            Self::Accuracy => "accuracy",
+        }
+    }
+}
+
+/// The papers' experiments `relabel eval --paper` runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Paper {
+    /// Tibshirani & Manning, Table 1 (unregularised rows).
+    #[value(name = "shift-table1")]
+    ShiftTable1,
+    /// Bootkrajang & Kaban, Fig. 1.
+    RlrSynth,
+    /// Both logistic papers' colon checks, on DATA = sample_data/colon.csv.
+    Colon,
+    /// Bouveyron & Girard, section 4.2.
+    #[value(name = "rmda-sim2")]
+    RmdaSim2,
+    /// Bouveyron & Girard, section 4.4.
+    #[value(name = "rmda-sim3")]
+    RmdaSim3,
+    /// Bouveyron & Girard, section 4.3, on DATA = the USPS 2 vs 4 table.
+    RmdaUsps,
+    /// Lynch & Willett, Fig. 1: P(e) against M, 100 x --repeats trials per point.
+    #[value(name = "cbt-fig1")]
+    CbtFig1,
 }

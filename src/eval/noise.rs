@@ -5,22 +5,23 @@ use serde::{Deserialize, Serialize};
 use crate::rng::Rng;
 
 /// How flipped labels are chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum NoiseKind {
     /// A flipped label becomes any other class with equal probability.
+    #[value(alias = "sym", alias = "uniform")]
     Symmetric,
     /// A flipped label of class k becomes class (k + 1) mod K: the
     /// asymmetric "pair" noise of the label-noise literature.
+    #[value(alias = "pairflip", alias = "asymmetric")]
     Pair,
 }
 
 impl NoiseKind {
-    pub fn parse(s: &str) -> Option<Self> {
-        match s.to_ascii_lowercase().as_str() {
-            "symmetric" | "sym" | "uniform" => Some(Self::Symmetric),
-            "pair" | "pairflip" | "asymmetric" => Some(Self::Pair),
-            _ => None,
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Symmetric => "symmetric",
+            Self::Pair => "pair",
         }
     }
 }
