@@ -5,6 +5,7 @@
 //! them headless.
 #![forbid(unsafe_code)]
 
+pub mod atomic_write;
 pub mod cli;
 pub mod dataset;
 pub mod eval;

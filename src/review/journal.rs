@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::ReviewError;
+use crate::atomic_write::write_atomic;
 use crate::dataset::{Dataset, content_hash};
 use crate::models::ModelOptions;
 
@@ -165,9 +166,8 @@ pub fn record_key(store: &Path, input: &Path, key: &str) -> Result<Option<String
     let previous = index.insert(name, key.to_string());
     let text = serde_json::to_vec_pretty(&index)
         .map_err(|e| ReviewError::Io(format!("cannot encode the session index: {e}")))?;
-    let tmp = store.join("index.json.tmp");
-    std::fs::write(&tmp, text).map_err(|e| io(&tmp, "write", e))?;
-    std::fs::rename(&tmp, &index_path).map_err(|e| io(&index_path, "replace", e))?;
+    write_atomic(&index_path, true, |w| w.write_all(&text))
+        .map_err(|e| io(&index_path, "write", e))?;
     Ok(previous)
 }
 
