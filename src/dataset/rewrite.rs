@@ -147,3 +147,7 @@ fn rewrite_columns(ds: &Dataset, edits: &[(usize, CellEdit)], flag: Option<&str>
     }
     out
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests;
