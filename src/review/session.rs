@@ -8,7 +8,9 @@ use nalgebra::DMatrix;
 
 use super::ReviewError;
 use super::decision::Decision;
-use super::journal::{Change, Entry, Journal, Recorded, record_key, session_key};
+use super::journal::{
+    Change, Entry, Journal, Recorded, SESSION_FORMAT_VERSION, record_key, session_key,
+};
 use super::time::now;
 use super::view::{self, Filter, SortKey, ViewInputs};
 use crate::dataset::Dataset;
@@ -106,6 +108,7 @@ impl Session {
             let (mut journal, entries) = Journal::open(store, &key)?;
             if entries.is_empty() {
                 journal.append(&Entry::Header {
+                    version: SESSION_FORMAT_VERSION,
                     file: input.display().to_string(),
                     key: key.clone(),
                     samples: n,
