@@ -84,8 +84,8 @@ pub enum Entry {
 /// what a sample is.
 pub fn session_key(ds: &Dataset) -> String {
     // How string columns are read changes nothing when there are none; the
-    // default then differs by model (cbt, auto and all read levels), and a
-    // numeric table must keep one session whichever model opens it.
+    // default then differs by model (one that reads string levels lets them
+    // in), and a numeric table must keep one session whichever model opens it.
     let mut options = ds.options.clone();
     if ds.categorical.is_empty() {
         options.categorical = crate::dataset::CategoricalPolicy::default();
