@@ -98,6 +98,8 @@ fn gzip(bytes: &[u8]) -> Result<Vec<u8>, ReviewError> {
         .map_err(|e| ReviewError::Io(format!("cannot compress the cleaned file: {e}")))
 }
 
+/// Writes the cleaned file and the audit file of the session's decisions
+/// (audit rows in input order), then journals the export.
 pub fn export(session: &mut Session, opts: &ExportOptions) -> Result<ExportSummary, ReviewError> {
     let ds = session.dataset();
     let input = ds.raw.path.clone();

@@ -113,8 +113,10 @@ impl Journal {
     }
 
     /// Opens (creating) the journal for `key` in `store` and returns the
-    /// entries already in it. A last line cut off by a crash is dropped from
-    /// the file, so the next entry starts on a line of its own.
+    /// entries already in it. The file is cut at the first line that does
+    /// not parse (a last line torn by a crash), so the next entry starts on
+    /// a line of its own; a line damaged mid-file loses the entries after it
+    /// too. A journal from a newer relabel is refused untouched.
     pub fn open(store: &Path, key: &str) -> Result<(Self, Vec<Entry>), ReviewError> {
         std::fs::create_dir_all(store).map_err(|e| io(store, "create", e))?;
         let path = store.join(format!("{key}.jsonl"));
@@ -135,7 +137,8 @@ impl Journal {
                         offset += len;
                         good_len = offset;
                     }
-                    // Only a torn last line can be unreadable; stop there.
+                    // A crash tears only the last line; stop at the first
+                    // that does not parse.
                     Err(_) => break,
                 }
             }
