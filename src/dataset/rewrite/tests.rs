@@ -1,7 +1,8 @@
 //! The byte-exact rewrite against an independent CSV reader: random small
-//! tables written the way people and tools write them, random edits; the
-//! `csv` crate must read the output as the input with exactly those edits,
-//! and every line not edited must come out byte for byte.
+//! tables (samples as rows, or transposed) written the way people and tools
+//! write them, random edits; the `csv` crate must read the output as the
+//! input with exactly those edits, and everything else must come out byte
+//! for byte.
 
 use std::path::Path;
 
@@ -14,10 +15,10 @@ use super::rewrite;
 /// A cell's text and whether the file quotes it even though it need not.
 type Cell = (String, bool);
 
-/// One data row: its cells (label at `label_at`), its line terminator, and
-/// the blank lines that follow it.
+/// One line of the file: its cells, its terminator, and the blank lines
+/// that follow it.
 #[derive(Clone, Debug)]
-struct Row {
+struct Record {
     cells: Vec<Cell>,
     terminator: &'static str,
     blank_after: Vec<&'static str>,
@@ -26,13 +27,16 @@ struct Row {
 #[derive(Clone, Debug)]
 struct Table {
     delimiter: u8,
-    /// Field index of the label column.
+    /// Genes x samples: sample i is field i + 1 and the labels are a row.
+    transpose: bool,
+    /// The label's field index, or (transposed) the label row's record index.
     label_at: usize,
-    /// Number of free-text columns (ignored when loading) besides `x` and the label.
+    /// Number of free-text columns (rows, transposed), ignored when loading.
     n_text: usize,
-    header_terminator: &'static str,
-    rows: Vec<Row>,
-    /// The last row has no line terminator.
+    /// Header first.
+    records: Vec<Record>,
+    n_samples: usize,
+    /// The last record has no line terminator.
     unterminated: bool,
 }
 
@@ -64,52 +68,83 @@ fn terminator() -> impl Strategy<Value = &'static str> {
     prop_oneof![Just("\n"), Just("\r\n")]
 }
 
+fn line_end() -> impl Strategy<Value = (&'static str, Vec<&'static str>)> {
+    (terminator(), proptest::collection::vec(terminator(), 0..2))
+}
+
+fn named(name: &str) -> Cell {
+    (name.to_string(), false)
+}
+
+/// A samples-as-rows table (header `x`, free text `c0..`, `label` at
+/// `label_at`), or the same cells transposed.
 fn table() -> impl Strategy<Value = Table> {
     (
         prop_oneof![Just(b','), Just(b'\t')],
         0..3usize,
         2..7usize,
-        terminator(),
+        any::<bool>(),
         any::<bool>(),
     )
-        .prop_flat_map(
-            |(delimiter, n_text, n_rows, header_terminator, unterminated)| {
-                let n_fields = n_text + 2;
-                let row = (
-                    proptest::collection::vec((text(), any::<bool>()), n_text),
-                    (label(), any::<bool>()),
-                    (1..100u32, any::<bool>()),
-                    terminator(),
-                    proptest::collection::vec(terminator(), 0..2),
-                );
-                (
-                    0..n_fields,
-                    proptest::collection::vec(row, n_rows),
-                    Just((delimiter, n_text, header_terminator, unterminated)),
-                )
-            },
-        )
+        .prop_flat_map(|(delimiter, n_text, n_samples, transpose, unterminated)| {
+            let n_fields = n_text + 2;
+            let sample = (
+                proptest::collection::vec((text(), any::<bool>()), n_text),
+                (label(), any::<bool>()),
+                (1..100u32, any::<bool>()),
+            );
+            let n_records = if transpose { n_fields } else { n_samples } + 1;
+            (
+                0..n_fields,
+                proptest::collection::vec(sample, n_samples),
+                proptest::collection::vec(line_end(), n_records),
+                Just((delimiter, n_text, transpose, unterminated)),
+            )
+        })
         .prop_map(
-            |(label_at, rows, (delimiter, n_text, header_terminator, unterminated))| {
-                let rows = rows
+            |(label_at, samples, ends, (delimiter, n_text, transpose, unterminated))| {
+                let mut header: Vec<Cell> = std::iter::once(named("x"))
+                    .chain((0..n_text).map(|t| named(&format!("c{t}"))))
+                    .collect();
+                header.insert(label_at, named("label"));
+                let rows: Vec<Vec<Cell>> = samples
                     .into_iter()
-                    .map(|(mut free, label, (x, quote_x), terminator, blank_after)| {
-                        // Feature `x` first among the non-label fields, then the free text.
-                        free.insert(0, (x.to_string(), quote_x));
-                        free.insert(label_at, label);
-                        Row {
-                            cells: free,
-                            terminator,
-                            blank_after,
-                        }
+                    .map(|(mut cells, label, (x, quote_x))| {
+                        cells.insert(0, (x.to_string(), quote_x));
+                        cells.insert(label_at, label);
+                        cells
+                    })
+                    .collect();
+                let n_samples = rows.len();
+                let lines: Vec<Vec<Cell>> = if transpose {
+                    let ids = std::iter::once(named("name"))
+                        .chain((0..n_samples).map(|i| named(&format!("s{i}"))));
+                    std::iter::once(ids.collect())
+                        .chain(header.iter().enumerate().map(|(f, name)| {
+                            std::iter::once(name.clone())
+                                .chain(rows.iter().map(|r| r[f].clone()))
+                                .collect()
+                        }))
+                        .collect()
+                } else {
+                    std::iter::once(header).chain(rows).collect()
+                };
+                let records = lines
+                    .into_iter()
+                    .zip(ends)
+                    .map(|(cells, (terminator, blank_after))| Record {
+                        cells,
+                        terminator,
+                        blank_after,
                     })
                     .collect();
                 Table {
                     delimiter,
-                    label_at,
+                    transpose,
+                    label_at: if transpose { label_at + 1 } else { label_at },
                     n_text,
-                    header_terminator,
-                    rows,
+                    records,
+                    n_samples,
                     unterminated,
                 }
             },
@@ -129,52 +164,32 @@ fn encode((text, quote): &Cell, delimiter: u8) -> String {
     }
 }
 
-fn join(cells: &[String], delimiter: u8) -> String {
-    cells.join(std::str::from_utf8(&[delimiter]).unwrap_or(","))
-}
-
 impl Table {
-    fn header(&self) -> Vec<String> {
-        let mut h: Vec<String> = std::iter::once("x".to_string())
-            .chain((0..self.n_text).map(|t| format!("c{t}")))
-            .collect();
-        h.insert(self.label_at, "label".into());
-        h
-    }
-
-    fn last_terminator(&self, r: usize, t: &'static str) -> &'static str {
-        if self.unterminated && r + 1 == self.rows.len() {
-            ""
-        } else {
-            t
-        }
-    }
-
-    /// The file, with each data row's line written by `line` (None: left out).
-    fn bytes(&self, line: impl Fn(usize, &Row) -> Option<String>) -> Vec<u8> {
-        let mut out = join(&self.header(), self.delimiter) + self.header_terminator;
-        for (r, row) in self.rows.iter().enumerate() {
-            if let Some(content) = line(r, row) {
-                out.push_str(&content);
-                out.push_str(self.last_terminator(r, row.terminator));
+    /// The file, each record's cells written by `cells` (None: left out).
+    fn bytes(&self, cells: impl Fn(usize, &Record) -> Option<Vec<String>>) -> Vec<u8> {
+        let mut out = String::new();
+        let sep = if self.delimiter == b'\t' { "\t" } else { "," };
+        for (r, rec) in self.records.iter().enumerate() {
+            let last = r + 1 == self.records.len();
+            if let Some(cells) = cells(r, rec) {
+                out.push_str(&cells.join(sep));
+                if !(last && self.unterminated) {
+                    out.push_str(rec.terminator);
+                }
             }
-            if self.last_terminator(r, "\n").is_empty() {
-                continue;
-            }
-            for blank in &row.blank_after {
-                out.push_str(blank);
+            if !(last && self.unterminated) {
+                rec.blank_after.iter().for_each(|b| out.push_str(b));
             }
         }
         out.into_bytes()
     }
 
-    fn line(&self, row: &Row) -> String {
-        let cells: Vec<String> = row
-            .cells
+    /// A record's cells as the input has them.
+    fn cells(&self, rec: &Record) -> Vec<String> {
+        rec.cells
             .iter()
             .map(|c| encode(c, self.delimiter))
-            .collect();
-        join(&cells, self.delimiter)
+            .collect()
     }
 
     fn options(&self) -> LoadOptions {
@@ -182,7 +197,38 @@ impl Table {
             label: Some("label".into()),
             delimiter: Some(self.delimiter),
             ignore: (0..self.n_text).map(|t| format!("c{t}")).collect(),
+            transpose: self.transpose,
             ..LoadOptions::default()
+        }
+    }
+
+    fn labels(&self) -> Vec<&str> {
+        if self.transpose {
+            let row = &self.records[self.label_at].cells[1..];
+            row.iter().map(|c| c.0.as_str()).collect()
+        } else {
+            let rows = &self.records[1..];
+            rows.iter()
+                .map(|r| r.cells[self.label_at].0.as_str())
+                .collect()
+        }
+    }
+
+    /// (record, field) of sample i's label.
+    fn label_cell(&self, i: usize) -> (usize, usize) {
+        if self.transpose {
+            (self.label_at, i + 1)
+        } else {
+            (i + 1, self.label_at)
+        }
+    }
+
+    /// Whether dropping sample i leaves out (record, field).
+    fn dropped_with(&self, i: usize, record: usize, field: usize) -> bool {
+        if self.transpose {
+            field == i + 1
+        } else {
+            record == i + 1
         }
     }
 }
@@ -213,53 +259,74 @@ fn edit() -> impl Strategy<Value = Option<CellEdit>> {
 
 proptest! {
     #[test]
-    fn only_the_edited_cells_and_dropped_lines_change(
+    fn only_the_edited_cells_and_dropped_samples_change(
         table in table(),
         edits in proptest::collection::vec(edit(), 6),
     ) {
-        let input = table.bytes(|_, row| Some(table.line(row)));
-        let classes: std::collections::HashSet<&str> =
-            table.rows.iter().map(|r| r.cells[table.label_at].0.as_str()).collect();
+        let input = table.bytes(|_, rec| Some(table.cells(rec)));
+        let classes: std::collections::HashSet<&str> = table.labels().into_iter().collect();
         prop_assume!(classes.len() >= 2, "a table needs two classes to load");
         let ds = match load_bytes(Path::new("p.csv"), input.clone(), &table.options()) {
             Ok(ds) => ds,
             Err(e) => panic!("{e}\n{}", String::from_utf8_lossy(&input)),
         };
-        prop_assert_eq!(ds.n_samples(), table.rows.len());
-        // Every sample is kept, so sample i is data row i.
+        prop_assert_eq!(ds.n_samples(), table.n_samples);
+        // Every sample is kept, so sample i is data row (or column) i.
         let edits: Vec<(usize, CellEdit)> = edits
             .into_iter()
-            .take(table.rows.len())
+            .take(table.n_samples)
             .enumerate()
             .filter_map(|(i, e)| e.map(|e| (i, e)))
             .collect();
-        let edit_of = |r: usize| edits.iter().find(|(i, _)| *i == r).map(|(_, e)| e);
         let out = rewrite(&ds, &edits, None);
+        let drops: Vec<usize> = edits
+            .iter()
+            .filter(|(_, e)| *e == CellEdit::Drop)
+            .map(|(i, _)| *i)
+            .collect();
+        let kept = |r: usize, f: usize| !drops.iter().any(|&i| table.dropped_with(i, r, f));
+        let relabels: Vec<((usize, usize), &String)> = edits
+            .iter()
+            .filter_map(|(i, e)| match e {
+                CellEdit::Relabel(l) => Some((table.label_cell(*i), l)),
+                CellEdit::Drop => None,
+            })
+            .collect();
+        let new_label = |r: usize, f: usize| {
+            relabels.iter().find(|(at, _)| *at == (r, f)).map(|(_, l)| *l)
+        };
 
         // The csv crate reads the input with exactly these edits applied.
-        let mut expected = records(&input, table.delimiter);
-        for r in (0..table.rows.len()).rev() {
-            match edit_of(r) {
-                Some(CellEdit::Drop) => {
-                    expected.remove(r + 1);
-                }
-                Some(CellEdit::Relabel(l)) => expected[r + 1][table.label_at].clone_from(l),
-                None => {}
-            }
-        }
+        let expected: Vec<Vec<String>> = records(&input, table.delimiter)
+            .into_iter()
+            .enumerate()
+            .filter(|(r, _)| kept(*r, usize::MAX))
+            .map(|(r, fields)| {
+                fields
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(f, _)| kept(r, *f))
+                    .map(|(f, text)| new_label(r, f).cloned().unwrap_or(text))
+                    .collect()
+            })
+            .collect();
         prop_assert_eq!(records(&out, table.delimiter), expected);
 
-        // Byte for byte: untouched lines, blank lines and terminators as they
-        // were; an edited line differs only in its label cell.
-        let want = table.bytes(|r, row| match edit_of(r) {
-            None => Some(table.line(row)),
-            Some(CellEdit::Drop) => None,
-            Some(CellEdit::Relabel(l)) => {
-                let mut cells: Vec<String> =
-                    row.cells.iter().map(|c| encode(c, table.delimiter)).collect();
-                cells[table.label_at] = quote_if_needed(l, table.delimiter);
-                Some(join(&cells, table.delimiter))
-            }
+        // Byte for byte: every cell, terminator and blank line as it was,
+        // except the edited label cells and what a drop leaves out.
+        let want = table.bytes(|r, rec| {
+            kept(r, usize::MAX).then(|| {
+                table
+                    .cells(rec)
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(f, _)| kept(r, *f))
+                    .map(|(f, cell)| match new_label(r, f) {
+                        Some(l) => quote_if_needed(l, table.delimiter),
+                        None => cell,
+                    })
+                    .collect()
+            })
         });
         prop_assert_eq!(String::from_utf8_lossy(&out), String::from_utf8_lossy(&want));
     }
