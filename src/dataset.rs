@@ -47,7 +47,9 @@ pub enum CategoricalPolicy {
 }
 
 /// Everything that decides how a file becomes a dataset. Part of the session
-/// key: the same file read differently is a different session.
+/// key (`review::journal::session_key`): the same file read differently is a
+/// different session, so a new field must serialise to nothing at its
+/// default, as `log2` does.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct LoadOptions {
@@ -112,7 +114,7 @@ pub struct RawTable {
     pub bytes: Vec<u8>,
     pub gzip: bool,
     pub delimiter: u8,
-    /// Byte range of every record (header first), without its terminator.
+    /// Where every record lies (header first): its content and its terminator.
     pub records: Vec<RecordSpan>,
 }
 
@@ -138,7 +140,8 @@ pub struct Dataset {
     pub classes: Vec<String>,
     /// Given label of every sample (index into `classes`).
     pub labels: Vec<usize>,
-    /// Sample ids: the id column, else the 0-based data row as text.
+    /// Sample ids: the id column (with `transpose`, the header), else the
+    /// 0-based data row as text.
     pub ids: Vec<String>,
     /// For every sample, its 0-based data row in the input (header excluded;
     /// with `transpose`, the 0-based sample column among the data columns).

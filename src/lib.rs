@@ -10,6 +10,7 @@
 
 pub mod analysis;
 pub mod app;
+pub mod atomic_write;
 pub mod cli;
 pub mod dataset;
 pub mod eval;

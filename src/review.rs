@@ -33,6 +33,12 @@ pub enum ReviewError {
     #[error("{0}")]
     Data(String),
     #[error(
+        "{} was written by a newer relabel (session format {version}; this one reads up to {}): update relabel to resume this session",
+        .journal.display(),
+        journal::SESSION_FORMAT_VERSION
+    )]
+    NewerSession { journal: PathBuf, version: u32 },
+    #[error(
         "no review session was found for {0}: open it with `relabel FILE` and make some decisions first"
     )]
     NoSession(String),

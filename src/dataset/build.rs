@@ -46,8 +46,39 @@ fn earliest<'a>(
 }
 
 pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataError> {
+    check_labels(path, &grid)?;
     let n = grid.labels.len();
-    if n == 0 {
+    let (ids, id_name) = choose_ids(path, grid.ids, grid.id_name, opts)?;
+    let mut features = grid.features;
+    check_cells(path, &features, opts)?;
+    if opts.log2 {
+        take_log2(path, &mut features)?;
+    }
+    let missing = handle_missing(path, &mut features, n, opts)?;
+    let kept = missing.kept;
+    let columns = feature_columns(features, &kept, &missing.means);
+    let (classes, labels) = classes_of(&grid.labels, &kept);
+    let ids = match ids {
+        Some(ids) => kept.iter().map(|&i| ids[i].clone()).collect(),
+        None => kept.iter().map(|i| i.to_string()).collect(),
+    };
+    Ok(Built {
+        x: columns.x,
+        feature_names: columns.feature_names,
+        classes,
+        labels,
+        ids,
+        kept,
+        dropped: missing.dropped,
+        categorical: columns.categorical,
+        sources: columns.sources,
+        id_name,
+    })
+}
+
+/// There are samples, and every one has a label.
+fn check_labels(path: &Path, grid: &Grid) -> Result<(), DataError> {
+    if grid.labels.is_empty() {
         return Err(err(
             path,
             1,
@@ -68,36 +99,43 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
             ));
         }
     }
-    // Ids: an explicit id column must be unique; a guessed one is dropped
-    // (neither id nor feature) when it is not.
-    let mut id_name = grid.id_name.clone();
-    let ids = match grid.ids {
-        Some(ids) => {
-            let unique = ids.iter().collect::<HashSet<_>>().len() == ids.len();
-            if unique {
-                Some(ids)
-            } else if opts.id.is_some() {
-                return Err(err(
-                    path,
-                    1,
-                    0,
-                    format!(
-                        "the id column \"{}\" has repeated values",
-                        opts.id.as_deref().unwrap_or("")
-                    ),
-                    "choose a column with unique values, or leave out --id",
-                ));
-            } else {
-                id_name = None;
-                None
-            }
-        }
-        None => None,
-    };
+    Ok(())
+}
 
-    // Infinite values are never data; text is data only under onehot.
-    let mut features = grid.features;
-    if let Some((at, _)) = earliest(&features, |c| c.first_infinite.as_ref()) {
+/// Ids and the id column's name: an explicit id column must be unique; a
+/// guessed one is dropped (neither id nor feature) when it is not.
+fn choose_ids(
+    path: &Path,
+    ids: Option<Vec<String>>,
+    id_name: Option<String>,
+    opts: &LoadOptions,
+) -> Result<(Option<Vec<String>>, Option<String>), DataError> {
+    let Some(ids) = ids else {
+        return Ok((None, id_name));
+    };
+    let unique = ids.iter().collect::<HashSet<_>>().len() == ids.len();
+    if unique {
+        Ok((Some(ids), id_name))
+    } else if opts.id.is_some() {
+        Err(err(
+            path,
+            1,
+            0,
+            format!(
+                "the id column \"{}\" has repeated values",
+                opts.id.as_deref().unwrap_or("")
+            ),
+            "choose a column with unique values, or leave out --id",
+        ))
+    } else {
+        Ok((None, None))
+    }
+}
+
+/// Cells no policy can use: infinite values are never data; text is data
+/// only under onehot, and only in a column that has no numbers.
+fn check_cells(path: &Path, features: &[RawColumn], opts: &LoadOptions) -> Result<(), DataError> {
+    if let Some((at, _)) = earliest(features, |c| c.first_infinite.as_ref()) {
         return Err(err(
             path,
             at.line,
@@ -106,9 +144,8 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
             "replace it with a number, or mark it missing (NA)",
         ));
     }
-    let is_text = |c: &RawColumn| c.first_text.is_some();
     if opts.categorical == CategoricalPolicy::Error
-        && let Some((at, name)) = earliest(&features, |c| c.first_text.as_ref())
+        && let Some((at, name)) = earliest(features, |c| c.first_text.as_ref())
     {
         return Err(err(
             path,
@@ -124,7 +161,7 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
 
     // A column of numbers with a stray word is a typo, not a set of levels:
     // turning it into levels would hide the mistake from the curator.
-    if let Some((at, name)) = earliest(&features, |c| {
+    if let Some((at, name)) = earliest(features, |c| {
         c.first_number.as_ref().and(c.first_text.as_ref())
     }) {
         return Err(err(
@@ -140,34 +177,54 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
             ),
         ));
     }
+    Ok(())
+}
 
-    if opts.log2 {
-        if let Some((at, name)) = earliest(&features, |c| {
-            c.first_text
-                .is_none()
-                .then_some(c.first_nonpositive.as_ref())
-                .flatten()
-        }) {
-            return Err(err(
-                path,
-                at.line,
-                at.column,
-                format!(
-                    "--log2 needs positive values, but column \"{name}\" has {}",
-                    at.text
-                ),
-                &format!(
-                    "drop --log2, or use --ignore {name} to leave the column out (or shift the data to be positive before loading)"
-                ),
-            ));
-        }
-        for col in features.iter_mut().filter(|c| c.first_text.is_none()) {
-            // NaN (missing) stays NaN.
-            col.values.iter_mut().for_each(|v| *v = v.log2());
-        }
+/// `--log2`: numeric columns become log2(value); a value <= 0 is an error.
+fn take_log2(path: &Path, features: &mut [RawColumn]) -> Result<(), DataError> {
+    if let Some((at, name)) = earliest(features, |c| {
+        c.first_text
+            .is_none()
+            .then_some(c.first_nonpositive.as_ref())
+            .flatten()
+    }) {
+        return Err(err(
+            path,
+            at.line,
+            at.column,
+            format!(
+                "--log2 needs positive values, but column \"{name}\" has {}",
+                at.text
+            ),
+            &format!(
+                "drop --log2, or use --ignore {name} to leave the column out (or shift the data to be positive before loading)"
+            ),
+        ));
     }
+    for col in features.iter_mut().filter(|c| c.first_text.is_none()) {
+        // NaN (missing) stays NaN.
+        col.values.iter_mut().for_each(|v| *v = v.log2());
+    }
+    Ok(())
+}
 
-    // Missing values in numeric columns (string columns keep them as a level).
+/// What `--missing` made of the missing cells.
+struct Missing {
+    /// Samples left in, in grid order.
+    kept: Vec<usize>,
+    /// Samples left out, with the reason.
+    dropped: Vec<(usize, String)>,
+    /// Per feature column, the mean that filled its missing cells.
+    means: Vec<Option<f64>>,
+}
+
+/// Missing values in numeric columns (string columns keep them as a level).
+fn handle_missing(
+    path: &Path,
+    features: &mut [RawColumn],
+    n: usize,
+    opts: &LoadOptions,
+) -> Result<Missing, DataError> {
     let mut drop = vec![false; n];
     let mut reasons: Vec<Option<String>> = vec![None; n];
     let mut means = vec![None; features.len()];
@@ -194,26 +251,7 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
                     }
                 }
             }
-            MissingPolicy::Mean => {
-                let present: Vec<f64> =
-                    col.values.iter().copied().filter(|v| !v.is_nan()).collect();
-                if present.is_empty() {
-                    let at = col.first_missing.clone().unwrap_or_else(unreachable_at);
-                    return Err(err(
-                        path,
-                        at.line,
-                        at.column,
-                        format!("column \"{}\" has no values at all", col.name),
-                        &format!("use --ignore {}", col.name),
-                    ));
-                }
-                let mean = present.iter().sum::<f64>() / present.len() as f64;
-                col.values
-                    .iter_mut()
-                    .filter(|v| v.is_nan())
-                    .for_each(|v| *v = mean);
-                means[f] = Some(mean);
-            }
+            MissingPolicy::Mean => means[f] = Some(fill_with_mean(path, col)?),
         }
     }
     let kept: Vec<usize> = (0..n).filter(|i| !drop[*i]).collect();
@@ -229,8 +267,46 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
             "use --missing mean, or --ignore the emptiest columns",
         ));
     }
+    Ok(Missing {
+        kept,
+        dropped,
+        means,
+    })
+}
 
-    // Columns: numbers as they are, string columns as one 0/1 column per level.
+/// `--missing mean` for one column: fills its missing cells with the mean
+/// of the present ones and returns that mean.
+fn fill_with_mean(path: &Path, col: &mut RawColumn) -> Result<f64, DataError> {
+    let present: Vec<f64> = col.values.iter().copied().filter(|v| !v.is_nan()).collect();
+    if present.is_empty() {
+        let at = col.first_missing.clone().unwrap_or_else(unreachable_at);
+        return Err(err(
+            path,
+            at.line,
+            at.column,
+            format!("column \"{}\" has no values at all", col.name),
+            &format!("use --ignore {}", col.name),
+        ));
+    }
+    let mean = present.iter().sum::<f64>() / present.len() as f64;
+    col.values
+        .iter_mut()
+        .filter(|v| v.is_nan())
+        .for_each(|v| *v = mean);
+    Ok(mean)
+}
+
+/// The feature matrix and how each source column entered it.
+struct Columns {
+    x: DMatrix<f64>,
+    feature_names: Vec<String>,
+    categorical: Vec<CategoricalColumn>,
+    sources: Vec<FeatureSource>,
+}
+
+/// Numbers as they are, string columns as one 0/1 column per level; only
+/// the kept samples.
+fn feature_columns(features: Vec<RawColumn>, kept: &[usize], means: &[Option<f64>]) -> Columns {
     let mut columns: Vec<Vec<f64>> = Vec::new();
     let mut feature_names = Vec::new();
     let mut categorical = Vec::new();
@@ -238,20 +314,7 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
     for (f, col) in features.into_iter().enumerate() {
         if is_text(&col) {
             let texts = col.texts.unwrap_or_default();
-            let mut levels: Vec<String> = Vec::new();
-            let codes: Vec<usize> = kept
-                .iter()
-                .map(|&i| {
-                    let t = &texts[i];
-                    match levels.iter().position(|l| l == t) {
-                        Some(c) => c,
-                        None => {
-                            levels.push(t.clone());
-                            levels.len() - 1
-                        }
-                    }
-                })
-                .collect();
+            let (levels, codes) = levels_of(kept.iter().map(|&i| &texts[i]));
             for (l, level) in levels.iter().enumerate() {
                 feature_names.push(format!("{}={level}", col.name));
                 columns.push(
@@ -279,43 +342,43 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
             });
         }
     }
-    let x = DMatrix::from_fn(kept.len(), columns.len(), |i, j| columns[j][i]);
+    Columns {
+        x: DMatrix::from_fn(kept.len(), columns.len(), |i, j| columns[j][i]),
+        feature_names,
+        categorical,
+        sources,
+    }
+}
 
-    let mut classes: Vec<String> = Vec::new();
-    let labels: Vec<usize> = kept
-        .iter()
-        .map(|&i| {
-            let l = &grid.labels[i];
-            match classes.iter().position(|c| c == l) {
-                Some(c) => c,
-                None => {
-                    classes.push(l.clone());
-                    classes.len() - 1
-                }
+/// Distinct texts in order of first appearance, and each text's index
+/// among them.
+fn levels_of<'a>(texts: impl Iterator<Item = &'a String>) -> (Vec<String>, Vec<usize>) {
+    let mut levels: Vec<String> = Vec::new();
+    let codes = texts
+        .map(|t| match levels.iter().position(|l| l == t) {
+            Some(c) => c,
+            None => {
+                levels.push(t.clone());
+                levels.len() - 1
             }
         })
         .collect();
-    let ids = match ids {
-        Some(ids) => kept.iter().map(|&i| ids[i].clone()).collect(),
-        None => kept.iter().map(|i| i.to_string()).collect(),
-    };
-    Ok(Built {
-        x,
-        feature_names,
-        classes,
-        labels,
-        ids,
-        kept,
-        dropped,
-        categorical,
-        sources,
-        id_name,
-    })
+    (levels, codes)
+}
+
+/// Classes in order of first appearance among the kept samples, and each
+/// kept sample's class index.
+fn classes_of(labels: &[String], kept: &[usize]) -> (Vec<String>, Vec<usize>) {
+    levels_of(kept.iter().map(|&i| &labels[i]))
+}
+
+fn is_text(c: &RawColumn) -> bool {
+    c.first_text.is_some()
 }
 
 /// Only reached if a column claims a problem cell it did not record.
-fn unreachable_at() -> super::cells::CellAt {
-    super::cells::CellAt {
+fn unreachable_at() -> CellAt {
+    CellAt {
         line: 0,
         column: 0,
         text: String::new(),

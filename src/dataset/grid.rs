@@ -163,7 +163,7 @@ pub fn samples_as_rows(
 }
 
 /// Genes x samples: the header holds sample ids; each record is a feature
-/// named by its first cell, except the label row.
+/// named by its first cell, except the label row and ignored rows.
 pub fn samples_as_columns(
     path: &Path,
     bytes: &[u8],

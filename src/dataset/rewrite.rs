@@ -50,6 +50,9 @@ fn rebuild(
     out
 }
 
+/// The input's bytes with `edits` applied (per sample: a new label, or the
+/// sample left out); with `flag_column`, dropped samples stay, marked
+/// `drop` in a column (or, transposed, a row) of that name.
 pub fn rewrite(ds: &Dataset, edits: &[(usize, CellEdit)], flag_column: Option<&str>) -> Vec<u8> {
     if ds.layout.transpose {
         rewrite_columns(ds, edits, flag_column)
@@ -147,3 +150,7 @@ fn rewrite_columns(ds: &Dataset, edits: &[(usize, CellEdit)], flag: Option<&str>
     }
     out
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests;

@@ -1,6 +1,6 @@
-//! The cleaned file and its audit trail (DESIGN §5): written through a
-//! temporary file and a rename, never over the input, never over an
-//! existing file unless the curator said so.
+//! The cleaned file and its audit trail (DESIGN §5): each written whole
+//! through a temporary file and a rename (`crate::atomic_write`), never over
+//! the input, never over an existing file unless the curator said so.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -9,6 +9,7 @@ use super::ReviewError;
 use super::decision::Decision;
 use super::session::Session;
 use super::time::now;
+use crate::atomic_write::write_atomic;
 use crate::dataset::{CellEdit, rewrite};
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -77,21 +78,16 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ReviewError> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("out");
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let io = |e: std::io::Error| ReviewError::Io(format!("cannot write {}: {e}", path.display()));
-    let mut f = std::fs::File::create(&tmp).map_err(io)?;
-    f.write_all(bytes).and_then(|()| f.sync_all()).map_err(io)?;
-    drop(f);
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        io(e)
+/// Writes one export file whole (see [`write_atomic`]). A file that
+/// appeared since the check in [`export`] is still not replaced without
+/// `overwrite`.
+fn write_file(path: &Path, bytes: &[u8], overwrite: bool) -> Result<(), ReviewError> {
+    write_atomic(path, overwrite, |w| w.write_all(bytes)).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists && !overwrite {
+            ReviewError::Exists(path.to_path_buf())
+        } else {
+            ReviewError::Io(format!("cannot write {}: {e}", path.display()))
+        }
     })
 }
 
@@ -102,6 +98,8 @@ fn gzip(bytes: &[u8]) -> Result<Vec<u8>, ReviewError> {
         .map_err(|e| ReviewError::Io(format!("cannot compress the cleaned file: {e}")))
 }
 
+/// Writes the cleaned file and the audit file of the session's decisions
+/// (audit rows in input order), then journals the export.
 pub fn export(session: &mut Session, opts: &ExportOptions) -> Result<ExportSummary, ReviewError> {
     let ds = session.dataset();
     let input = ds.raw.path.clone();
@@ -183,8 +181,8 @@ pub fn export(session: &mut Session, opts: &ExportOptions) -> Result<ExportSumma
     let audit_bytes = audit_rows
         .into_inner()
         .map_err(|e| ReviewError::Io(format!("cannot write the audit file: {e}")))?;
-    write_atomically(&cleaned, &bytes)?;
-    write_atomically(&audit, &audit_bytes)?;
+    write_file(&cleaned, &bytes, opts.overwrite)?;
+    write_file(&audit, &audit_bytes, opts.overwrite)?;
     session.mark_exported(&cleaned)?;
     Ok(ExportSummary {
         cleaned,

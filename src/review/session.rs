@@ -8,11 +8,12 @@ use nalgebra::DMatrix;
 
 use super::ReviewError;
 use super::decision::Decision;
-use super::journal::{Change, Entry, Journal, Recorded, record_key, session_key};
+use super::journal::{
+    Change, Entry, Journal, Recorded, SESSION_FORMAT_VERSION, record_key, session_key,
+};
 use super::time::now;
 use super::view::{self, Filter, SortKey, ViewInputs};
 use crate::dataset::Dataset;
-use crate::models::ensemble::DISAGREEMENT;
 use crate::models::{Fit, ModelOptions, SampleColumn};
 
 /// Whether opening found an earlier session.
@@ -106,6 +107,7 @@ impl Session {
             let (mut journal, entries) = Journal::open(store, &key)?;
             if entries.is_empty() {
                 journal.append(&Entry::Header {
+                    version: SESSION_FORMAT_VERSION,
                     file: input.display().to_string(),
                     key: key.clone(),
                     samples: n,
@@ -569,29 +571,20 @@ impl Session {
     }
 
     /// The orders the list offers, in the order the sort key steps through
-    /// them: p_mislabel, then disagreement (what `all` adds to find the
-    /// samples its models argue about, so one key press away), gamma when
-    /// the fit has one, the other model columns in report order, id, row.
+    /// them: p_mislabel, then the model columns that ask to come first
+    /// (`ColumnDisplay::sort_first`, so what the curator most likely wants
+    /// next is one key press away), gamma when the fit has one, the other
+    /// sortable model columns in report order, id, row.
     pub fn sort_keys(&self) -> Vec<SortKey> {
         let mut keys = vec![SortKey::PMislabel];
         if let Some(f) = &self.fit {
-            let columns = &f.extra.sample_columns;
-            let first = |c: &&SampleColumn| c.name == DISAGREEMENT;
-            keys.extend(
-                columns
-                    .iter()
-                    .filter(first)
-                    .map(|c| SortKey::Column(c.name.clone())),
-            );
+            let sortable = || f.extra.sample_columns.iter().filter(|c| c.display.sortable);
+            let key = |c: &SampleColumn| SortKey::Column(c.name.clone());
+            keys.extend(sortable().filter(|c| c.display.sort_first).map(key));
             if f.has_sample_gamma() {
                 keys.push(SortKey::Gamma);
             }
-            keys.extend(
-                columns
-                    .iter()
-                    .filter(|c| !first(c))
-                    .map(|c| SortKey::Column(c.name.clone())),
-            );
+            keys.extend(sortable().filter(|c| !c.display.sort_first).map(key));
         } else {
             keys.push(SortKey::Gamma);
         }

@@ -52,8 +52,7 @@ pub enum SortKey {
     Gamma,
     Id,
     Row,
-    /// A per-sample model column (`Fit::extra.sample_columns`), e.g.
-    /// `entry_lambda` or `disagreement`.
+    /// A per-sample model column (`Fit::extra.sample_columns`), by name.
     Column(String),
 }
 

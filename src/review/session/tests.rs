@@ -129,6 +129,45 @@ fn disagreement_is_one_sort_key_press_from_the_default() {
     assert_eq!(s.sort_key(), &SortKey::PMislabel);
 }
 
+/// The order comes from how a model asks its columns to be shown, never
+/// from their names.
+#[test]
+fn columns_are_offered_as_their_display_asks_whatever_their_names() {
+    use crate::models::ColumnDisplay;
+    let ds = dataset();
+    let mut f = fit(&ds);
+    let column = |name: &str, display| SampleColumn::new(name, vec![0.0; 6]).with_display(display);
+    f.extra.sample_columns = vec![
+        column("plain", ColumnDisplay::default()),
+        column(
+            "unsortable",
+            ColumnDisplay {
+                sortable: false,
+                ..ColumnDisplay::default()
+            },
+        ),
+        column(
+            "wanted_next",
+            ColumnDisplay {
+                sort_first: true,
+                ..ColumnDisplay::default()
+            },
+        ),
+        column(
+            "first_but_unsortable",
+            ColumnDisplay {
+                sort_first: true,
+                sortable: false,
+                ..ColumnDisplay::default()
+            },
+        ),
+    ];
+    let (mut s, _) = Session::open(ds, None).unwrap();
+    s.set_fit("any", f);
+    let names: Vec<String> = s.sort_keys().iter().map(SortKey::name).collect();
+    assert_eq!(names, ["p_mislabel", "wanted_next", "plain", "id", "row"]);
+}
+
 #[test]
 fn a_new_fit_without_the_sorted_column_falls_back_to_p_mislabel() {
     let ds = dataset();
