@@ -23,7 +23,7 @@ use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
 /// How missing cells (empty, NA, NaN, ?) in feature columns are handled.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum MissingPolicy {
     /// Stop with an error naming the row and column.
@@ -36,7 +36,7 @@ pub enum MissingPolicy {
 }
 
 /// How non-numeric feature columns are handled.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum CategoricalPolicy {
     /// A non-numeric feature column is an error that names it.

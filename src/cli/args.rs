@@ -70,19 +70,14 @@ pub struct DataArgs {
     /// Leave a column out (repeatable).
     #[arg(long, global = true, value_name = "COL")]
     pub ignore: Vec<String>,
-    /// Missing values (empty, NA, NaN, ?): error, drop the sample, or fill in the column mean.
-    #[arg(
-        long,
-        global = true,
-        value_name = "error|drop|mean",
-        default_value = "error"
-    )]
-    pub missing: String,
-    /// Non-numeric feature columns: error, or onehot (one 0/1 column per
-    /// level; cbt then reads the levels as they are). Default: onehot for
-    /// --model cbt (and eval --models with cbt), else error.
-    #[arg(long, global = true, value_name = "error|onehot")]
-    pub categorical: Option<String>,
+    /// Missing values (empty, NA, NaN, ?).
+    #[arg(long, global = true, value_enum, default_value_t = MissingPolicy::Error)]
+    pub missing: MissingPolicy,
+    /// Non-numeric feature columns (onehot: one 0/1 column per level; cbt
+    /// then reads the levels as they are). Default: onehot when the model
+    /// reads levels (cbt, all, auto), else error.
+    #[arg(long, global = true, value_enum)]
+    pub categorical: Option<CategoricalPolicy>,
     /// The file is genes x samples: first column = feature names, header = sample ids.
     #[arg(long, global = true)]
     pub transpose: bool,
@@ -112,36 +107,19 @@ impl DataArgs {
                 )));
             }
         };
-        let missing = match self.missing.as_str() {
-            "error" => MissingPolicy::Error,
-            "drop" => MissingPolicy::Drop,
-            "mean" => MissingPolicy::Mean,
-            other => {
-                return Err(CliError::BadInput(format!(
-                    "--missing must be error, drop or mean, got \"{other}\""
-                )));
+        let categorical = self.categorical.unwrap_or_else(|| {
+            if models.iter().any(|m| crate::app::reads_levels(m)) {
+                CategoricalPolicy::Onehot
+            } else {
+                CategoricalPolicy::Error
             }
-        };
-        let default = if models.iter().any(|m| crate::app::reads_levels(m)) {
-            "onehot"
-        } else {
-            "error"
-        };
-        let categorical = match self.categorical.as_deref().unwrap_or(default) {
-            "error" => CategoricalPolicy::Error,
-            "onehot" => CategoricalPolicy::Onehot,
-            other => {
-                return Err(CliError::BadInput(format!(
-                    "--categorical must be error or onehot, got \"{other}\""
-                )));
-            }
-        };
+        });
         Ok(LoadOptions {
             label: self.label.clone(),
             id: self.id.clone(),
             delimiter,
             ignore: self.ignore.clone(),
-            missing,
+            missing: self.missing,
             categorical,
             transpose: self.transpose,
             log2: self.log2,
