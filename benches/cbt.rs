@@ -7,7 +7,7 @@
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use nalgebra::DMatrix;
-use relabel::models::{ModelOptions, RobustModel, cbt::Cbt, no_progress};
+use relabel::models::{ModelOptions, RobustModel, discrete::cbt::Cbt, no_progress};
 use relabel::rng::Rng;
 
 const BITS: usize = 16;

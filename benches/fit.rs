@@ -8,7 +8,7 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use nalgebra::{DMatrix, DVector};
 use relabel::eval::simulate::{gaussian_with_flips, random_cov_factor};
-use relabel::models::{ModelOptions, RobustModel, no_progress, rnda::Rnda};
+use relabel::models::{ModelOptions, RobustModel, gaussian::rnda::Rnda, no_progress};
 use relabel::rng::Rng;
 
 const D: usize = 20;

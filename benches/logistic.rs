@@ -12,7 +12,9 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use nalgebra::DMatrix;
 use relabel::dataset::{LoadOptions, load};
 use relabel::eval::logistic_papers::synth_data;
-use relabel::models::{ModelOptions, RobustModel, no_progress, rlr::Rlr, shift::ShiftLr};
+use relabel::models::{
+    ModelOptions, RobustModel, logistic::rlr::Rlr, logistic::shift::ShiftLr, no_progress,
+};
 use relabel::rng::Rng;
 
 fn models() -> Vec<(&'static str, Box<dyn RobustModel>)> {

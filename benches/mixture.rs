@@ -10,7 +10,7 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use nalgebra::{DMatrix, DVector};
 use relabel::eval::simulate::random_cov_factor;
-use relabel::models::{ModelOptions, RobustModel, no_progress, rmda::Rmda};
+use relabel::models::{ModelOptions, RobustModel, gaussian::rmda::Rmda, no_progress};
 use relabel::rng::Rng;
 
 const D: usize = 20;

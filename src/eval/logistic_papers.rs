@@ -5,9 +5,9 @@
 use nalgebra::DMatrix;
 
 use super::detection::mean_sd;
-use crate::models::linalg::sigmoid;
-use crate::models::rlr::Rlr;
-use crate::models::shift::ShiftLr;
+use crate::models::logistic::rlr::Rlr;
+use crate::models::logistic::shift::ShiftLr;
+use crate::models::numerics::sigmoid;
 use crate::models::{Fit, FitError, ModelOptions, RobustModel, argmax, no_progress};
 use crate::rng::Rng;
 

@@ -25,9 +25,9 @@ use super::metrics::accuracy;
 use super::noise::{NoiseKind, inject};
 use super::simulate::spherical_mixture;
 use crate::dataset::{LoadOptions, load};
-use crate::models::lda::Lda;
-use crate::models::mda::Mda;
-use crate::models::rmda::Rmda;
+use crate::models::gaussian::lda::Lda;
+use crate::models::gaussian::mda::Mda;
+use crate::models::gaussian::rmda::Rmda;
 use crate::models::{
     Classifier, CovarianceFamily, FitError, ModelOptions, RobustModel, argmax, no_progress,
 };

@@ -70,11 +70,11 @@ impl AllModels {
                     "{name} skipped: Gaussian models need fewer features ({}) than samples ({})",
                     shape.n_features, shape.n_samples
                 ));
-            } else if name == "cbt" && cbt_features > super::cbt::MAX_FEATURES {
+            } else if name == "cbt" && cbt_features > super::discrete::cbt::MAX_FEATURES {
                 skipped.push(format!(
                     "cbt skipped: {} features are too many for joint cells (at most {})",
                     cbt_features,
-                    super::cbt::MAX_FEATURES
+                    super::discrete::cbt::MAX_FEATURES
                 ));
             } else {
                 chosen.push(name);
@@ -347,7 +347,7 @@ mod tests {
         };
         assert!(AllModels::plan(&votes, 16).0.contains(&"cbt"));
         assert!(
-            !AllModels::plan(&votes, super::super::cbt::MAX_FEATURES + 1)
+            !AllModels::plan(&votes, super::super::discrete::cbt::MAX_FEATURES + 1)
                 .0
                 .contains(&"cbt")
         );

@@ -1,9 +1,10 @@
 //! The list of models by CLI name, and construction from options.
 
-use super::{
-    FitError, ModelOptions, RobustModel, cbt::Cbt, ensemble::AllModels, lda::Lda, mda::Mda,
-    nda::Nda, rlr::Rlr, rmda::Rmda, rnda::Rnda, shift::ShiftLr,
-};
+use super::discrete::cbt::Cbt;
+use super::ensemble::AllModels;
+use super::gaussian::{lda::Lda, mda::Mda, nda::Nda, rmda::Rmda, rnda::Rnda};
+use super::logistic::{rlr::Rlr, shift::ShiftLr};
+use super::{FitError, ModelOptions, RobustModel};
 
 /// What the CLI help and the TUI model picker show about a model.
 #[derive(Clone, Copy, Debug)]

@@ -298,7 +298,7 @@ fn without_standardising_the_clusters_live_in_the_given_units() {
         standardize: false,
         ..spherical(Some(4))
     };
-    let identity = crate::models::mixture::feature_scaling(&x, false);
+    let identity = crate::models::standardize::Standardizer::identity(x.ncols());
     assert_eq!(identity.apply(&x), x);
     let f = fit_with(opts, &x, &given);
     let c = f.classifier.as_ref().unwrap();

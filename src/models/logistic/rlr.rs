@@ -15,15 +15,14 @@ use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
-use super::bayes_lambda::{LAMBDA_FLOOR, LAMBDA_RTOL, bayes_lambda};
-use super::gaussian::one_hot;
-use super::l1_logistic::{self, Coefs, Design, Penalty, Problem};
-use super::linalg::{Standardizer, relative_change};
-use super::options::parse_gamma;
-use super::{
-    Classifier, Control, Fit, FitError, GammaTable, ModelOptions, Progress, RobustModel,
-    check_inputs,
-};
+use crate::models::logistic::bayes_lambda::{LAMBDA_FLOOR, LAMBDA_RTOL, bayes_lambda};
+use crate::models::logistic::classifier::{LogisticClassifier, selected_features};
+use crate::models::logistic::l1_logistic::{self, Coefs, Design, Penalty, Problem};
+use crate::models::numerics::one_hot;
+use crate::models::numerics::relative_change;
+use crate::models::options::parse_gamma;
+use crate::models::prologue::{Prologue, Scaling, step};
+use crate::models::{Control, Fit, FitError, GammaTable, ModelOptions, Progress, RobustModel};
 
 /// Diagonal of the starting flip table when none is given.
 const INITIAL_KEEP: f64 = 0.9;
@@ -53,53 +52,6 @@ impl Rlr {
     }
 }
 
-/// P(true | x) for new rows, on the original feature scale.
-#[derive(Clone, Debug)]
-pub struct LogisticClassifier {
-    pub standardizer: Standardizer,
-    pub coefs: Coefs,
-    pub n_classes: usize,
-}
-
-impl Classifier for LogisticClassifier {
-    fn predict_proba(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
-        let design = Design::standardized(x, &self.standardizer);
-        l1_logistic::probabilities(
-            &l1_logistic::linear_on(&design, &self.coefs, None),
-            self.n_classes,
-        )
-    }
-}
-
-/// Weights on the original scale: w_j / sd_j per logit.
-pub fn original_scale(coefs: &Coefs, s: &Standardizer) -> DMatrix<f64> {
-    DMatrix::from_fn(coefs.beta.nrows(), coefs.beta.ncols(), |j, k| {
-        coefs.beta[(j, k)] / s.scale[j]
-    })
-}
-
-/// Non-zero features as "#j" (the CLI and UI put names on them), largest
-/// standardised weight first.
-fn selected_features(coefs: &Coefs, s: &Standardizer) -> Vec<String> {
-    let orig = original_scale(coefs, s);
-    let mut js: Vec<usize> = (0..coefs.beta.nrows())
-        .filter(|&j| coefs.beta.row(j).iter().any(|b| *b != 0.0))
-        .collect();
-    js.sort_by(|a, b| {
-        coefs
-            .beta
-            .row(*b)
-            .amax()
-            .total_cmp(&coefs.beta.row(*a).amax())
-    });
-    js.into_iter()
-        .map(|j| {
-            let w: Vec<String> = orig.row(j).iter().map(|v| format!("{v:.4}")).collect();
-            format!("#{j} ({})", w.join(", "))
-        })
-        .collect()
-}
-
 impl RobustModel for Rlr {
     fn name(&self) -> &'static str {
         if self.robust { "rlr" } else { "lr" }
@@ -112,7 +64,8 @@ impl RobustModel for Rlr {
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        check_inputs(x, given, n_classes)?;
+        let Prologue { standardizer, .. } =
+            Prologue::new(x, given, n_classes, false, Scaling::PerFeature)?;
         let k = n_classes;
         let opts = &self.options;
         let mut gamma = match (&opts.gamma, self.robust) {
@@ -127,7 +80,6 @@ impl RobustModel for Rlr {
             (_, false) => DMatrix::identity(k, k),
         };
         let fix_gamma = opts.fix_gamma || !self.robust;
-        let standardizer = Standardizer::fit(x);
         let z = Design::standardized(x, &standardizer);
         let observed = one_hot(given, k);
         let base = Problem {
@@ -203,16 +155,16 @@ impl RobustModel for Rlr {
             let objective = loglik - lambda * coefs.l1();
             let previous = trace.last().copied();
             trace.push(objective);
-            if progress(Progress {
-                stage: "EM",
-                iteration,
-                max_iterations: opts.max_iter,
-                objective,
-                fraction: iteration as f64 / opts.max_iter as f64,
-            }) == Control::Stop
-            {
-                return Err(FitError::Cancelled);
-            }
+            step(
+                progress,
+                Progress {
+                    stage: "EM",
+                    iteration,
+                    max_iterations: opts.max_iter,
+                    objective,
+                    fraction: iteration as f64 / opts.max_iter as f64,
+                },
+            )?;
             // Without a flip table to learn, one M-step is the whole fit.
             let settled = !self.robust
                 || previous.is_some_and(|p| relative_change(p, objective) < opts.tol.max(1e-9));
@@ -321,7 +273,7 @@ mod tests {
         let mut given = Vec::new();
         for i in 0..n {
             let eta: f64 = (0..3).map(|j| 10.0 / 3.0 * x[(i, j)]).sum();
-            let t = usize::from(rng.uniform() < crate::models::linalg::sigmoid(eta));
+            let t = usize::from(rng.uniform() < crate::models::numerics::sigmoid(eta));
             let g = usize::from(rng.uniform() < gamma[(t, 1)]);
             truth.push(t);
             given.push(g);

@@ -4,8 +4,10 @@
 
 use nalgebra::DMatrix;
 
-use super::nda::Nda;
-use super::{Control, CovarianceFamily, Fit, FitError, ModelOptions, Progress, RobustModel};
+use crate::models::gaussian::nda::Nda;
+use crate::models::{
+    Control, CovarianceFamily, Fit, FitError, ModelOptions, Progress, RobustModel,
+};
 
 #[derive(Clone, Debug)]
 pub struct Lda {

@@ -39,12 +39,12 @@ use std::sync::Arc;
 use nalgebra::DMatrix;
 use rayon::prelude::*;
 
-use super::bdra::{self, Cells, Coding, Move, Reduction};
-use super::linalg::log_add_exp;
-use super::nda::class_name;
-use super::{
+use crate::models::discrete::bdra::{self, Cells, Coding, Move, Reduction};
+use crate::models::numerics::log_add_exp;
+use crate::models::prologue::{Prologue, Scaling, class_name};
+use crate::models::{
     Classifier, Control, Fit, FitError, GammaTable, ModelInput, ModelOptions, NamedMatrix,
-    NamedSeries, Progress, RobustModel, check_inputs,
+    NamedSeries, Progress, RobustModel,
 };
 
 /// Step of the coarse alpha grid before the golden-section refinement.
@@ -271,7 +271,7 @@ pub fn leave_one_out(symbols: &Symbols, alpha: &[f64]) -> LeaveOneOut {
                 let c = split_counts(&rest, &a, w);
                 let ln_f: Vec<f64> = (0..k).map(|t| (c[t] + 1.0).ln() - ln_den[t]).collect();
                 let ln_joint: Vec<f64> = (0..k).map(|t| a[g * k + t].ln() + ln_f[t]).collect();
-                let lse = super::linalg::log_sum_exp(&ln_joint);
+                let lse = crate::models::numerics::log_sum_exp(&ln_joint);
                 ll += x[g] * lse;
                 post[g] = ln_joint.iter().map(|v| (v - lse).exp()).collect();
                 let other = (0..k)
@@ -405,7 +405,7 @@ impl Classifier for CbtClassifier {
             let lp: Vec<f64> = (0..k)
                 .map(|t| self.ln_prior[t] + (c[t] + 1.0).ln() - self.ln_den[t])
                 .collect();
-            let lse = super::linalg::log_sum_exp(&lp);
+            let lse = crate::models::numerics::log_sum_exp(&lp);
             for t in 0..k {
                 out[(i, t)] = (lp[t] - lse).exp();
             }
@@ -437,7 +437,8 @@ impl RobustModel for Cbt {
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        let counts = check_inputs(x, given, n_classes)?;
+        let prologue = Prologue::new(x, given, n_classes, false, Scaling::AsGiven)?;
+        let counts = &prologue.counts;
         let k = n_classes;
         let opts = &self.options;
         let fixed_alpha = match &opts.alpha {

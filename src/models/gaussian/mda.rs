@@ -11,15 +11,16 @@ use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
-use super::linalg::{Standardizer, normalise_log_rows};
-use super::mixture::{
-    Gauge, GaussianMixture, MixtureSettings, feature_scaling, fit_mixture, select_by_bic,
+use crate::models::gaussian::mixture::{
+    Gauge, GaussianMixture, MixtureSettings, fit_mixture, require_more_samples_than_features,
+    select_by_bic,
 };
-use super::nda::{class_name, require_every_class};
-use super::rmda::validate_mixture_options;
-use super::{
+use crate::models::gaussian::rmda::validate_mixture_options;
+use crate::models::numerics::normalise_log_rows;
+use crate::models::prologue::{Prologue, Scaling, class_name};
+use crate::models::standardize::Standardizer;
+use crate::models::{
     Classifier, Control, Fit, FitError, ModelOptions, NamedSeries, Progress, RobustModel,
-    check_inputs,
 };
 
 /// Largest number of clusters per class BIC tries when
@@ -78,15 +79,17 @@ impl RobustModel for Mda {
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        let counts = check_inputs(x, given, n_classes)?;
-        require_every_class(&counts)?;
-        super::mixture::require_more_samples_than_features(self.name(), x)?;
         let opts = &self.options;
+        let scaling = Scaling::from_standardize(opts.standardize);
+        let Prologue {
+            counts,
+            standardizer,
+        } = Prologue::new(x, given, n_classes, true, scaling)?;
+        require_more_samples_than_features(self.name(), x)?;
         let n = given.len();
-        let standardizer = feature_scaling(x, opts.standardize);
         let z = standardizer.apply(x);
         let mut mixtures = Vec::with_capacity(n_classes);
-        let mut extra = super::ModelReport::default();
+        let mut extra = crate::models::ModelReport::default();
         for c in 0..n_classes {
             let rows: Vec<usize> = (0..n).filter(|&i| given[i] == c).collect();
             let zc = z.select_rows(&rows);

@@ -21,14 +21,16 @@ use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
-use super::linalg::{Standardizer, relative_change};
-use super::mixture::{
-    Gauge, GaussianMixture, MixtureSettings, feature_scaling, fit_mixture, select_by_bic,
+use crate::models::gaussian::mixture::{
+    Gauge, GaussianMixture, MixtureSettings, fit_mixture, require_more_samples_than_features,
+    select_by_bic,
 };
-use super::nda::class_name;
-use super::{
+use crate::models::numerics::relative_change;
+use crate::models::prologue::{Prologue, Scaling, class_name, step};
+use crate::models::standardize::Standardizer;
+use crate::models::{
     Classifier, ColumnDisplay, Control, Fit, FitError, ModelOptions, NamedMatrix, NamedSeries,
-    Progress, RobustModel, SampleColumn, argmax, check_inputs,
+    Progress, RobustModel, SampleColumn, argmax,
 };
 
 /// Share of the progress gauge given to the mixture step (the R step is
@@ -162,16 +164,16 @@ pub fn estimate_r(
         }
         let previous = trace.last().copied();
         trace.push(ll);
-        if progress(Progress {
-            stage: "R (eq. 8)",
-            iteration,
-            max_iterations: max_iter,
-            objective: ll,
-            fraction: gauge.start + gauge.span * (iteration as f64 / max_iter as f64).min(1.0),
-        }) == Control::Stop
-        {
-            return Err(FitError::Cancelled);
-        }
+        step(
+            progress,
+            Progress {
+                stage: "R (eq. 8)",
+                iteration,
+                max_iterations: max_iter,
+                objective: ll,
+                fraction: gauge.start + gauge.span * (iteration as f64 / max_iter as f64).min(1.0),
+            },
+        )?;
         if previous.is_some_and(|prev| relative_change(prev, ll) < tol) {
             converged = true;
             break;
@@ -227,12 +229,12 @@ impl RobustModel for Rmda {
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        check_inputs(x, given, n_classes)?;
         let opts = &self.options;
+        let scaling = Scaling::from_standardize(opts.standardize);
+        let Prologue { standardizer, .. } = Prologue::new(x, given, n_classes, false, scaling)?;
         let n = given.len();
         let range = cluster_range(opts, n_classes, n)?;
-        super::mixture::require_more_samples_than_features(self.name(), x)?;
-        let standardizer = feature_scaling(x, opts.standardize);
+        require_more_samples_than_features(self.name(), x)?;
         let z = standardizer.apply(x);
         let settings = MixtureSettings {
             family: opts.covariance,
@@ -295,10 +297,10 @@ fn report(
     bic: &[(usize, f64)],
     skipped: &[usize],
     n_classes: usize,
-) -> super::ModelReport {
+) -> crate::models::ModelReport {
     let k = mixture.n_clusters();
     let cluster_labels: Vec<String> = (1..=k).map(|j| format!("cluster {j}")).collect();
-    let mut extra = super::ModelReport::default();
+    let mut extra = crate::models::ModelReport::default();
     extra.matrices.push(NamedMatrix {
         name: "R".into(),
         orientation: "rows = clusters, columns = classes (given labels), entry = \

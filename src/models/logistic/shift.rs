@@ -15,13 +15,14 @@ use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
-use super::gaussian::one_hot;
-use super::l1_logistic::{self, Coefs, Design, Penalty, Problem};
-use super::linalg::Standardizer;
-use super::rlr::LogisticClassifier;
-use super::{
+use crate::models::logistic::classifier::LogisticClassifier;
+use crate::models::logistic::l1_logistic::{self, Coefs, Design, Penalty, Problem};
+use crate::models::numerics::one_hot;
+use crate::models::prologue::{Prologue, Scaling};
+use crate::models::standardize::Standardizer;
+use crate::models::{
     ColumnDisplay, Control, Fit, FitError, ModelOptions, NamedSeries, Progress, RobustModel,
-    SampleColumn, check_inputs,
+    SampleColumn,
 };
 use crate::rng::Rng;
 
@@ -50,7 +51,8 @@ impl ShiftLr {
                 };
                 let lambda_max = l1_logistic::lambda_max(&p);
                 let start = Coefs::zeros(z.ncols(), p.n_logits());
-                super::bayes_lambda::bayes_lambda(&p, lambda_max, None, &start).lambda
+                crate::models::logistic::bayes_lambda::bayes_lambda(&p, lambda_max, None, &start)
+                    .lambda
             })
         };
         match self.options.theta_penalty.as_str() {
@@ -269,7 +271,7 @@ impl ShiftLr {
         let accuracy_of = |theta: &Coefs, rows: &[usize]| -> f64 {
             let probs = l1_logistic::probabilities(&l1_logistic::linear_on(&z, theta, None), k);
             rows.iter()
-                .filter(|i| super::argmax(probs.row(**i).iter().copied()) == given[**i])
+                .filter(|i| crate::models::argmax(probs.row(**i).iter().copied()) == given[**i])
                 .count() as f64
                 / rows.len().max(1) as f64
         };
@@ -361,8 +363,8 @@ impl ShiftLr {
         given: &[usize],
         n_classes: usize,
     ) -> Result<Vec<(f64, LogisticClassifier)>, FitError> {
-        check_inputs(x, given, n_classes)?;
-        let standardizer = Standardizer::fit(x);
+        let Prologue { standardizer, .. } =
+            Prologue::new(x, given, n_classes, false, Scaling::PerFeature)?;
         let path = self.path(x, &standardizer, given, n_classes, &mut |_, _| {
             Control::Continue
         })?;
@@ -394,9 +396,9 @@ impl RobustModel for ShiftLr {
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        check_inputs(x, given, n_classes)?;
+        let Prologue { standardizer, .. } =
+            Prologue::new(x, given, n_classes, false, Scaling::PerFeature)?;
         let k = n_classes;
-        let standardizer = Standardizer::fit(x);
         let steps = self.options.path_length;
         let path = self.path(x, &standardizer, given, k, &mut |step, lambda| {
             progress(Progress {
@@ -492,7 +494,7 @@ mod tests {
         let mut flipped = Vec::new();
         for i in 0..n {
             let eta: f64 = (0..d).map(|j| 2.0 * x[(i, j)]).sum();
-            let y = usize::from(rng.uniform() < crate::models::linalg::sigmoid(eta));
+            let y = usize::from(rng.uniform() < crate::models::numerics::sigmoid(eta));
             let f = rng.uniform() < flip;
             given.push(if f { 1 - y } else { y });
             flipped.push(f);

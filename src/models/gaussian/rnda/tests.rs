@@ -3,7 +3,7 @@ use nalgebra::{DMatrix, DVector};
 use super::*;
 use crate::eval::metrics::auroc;
 use crate::eval::simulate::{Simulated, gaussian_with_flips, random_cov_factor};
-use crate::models::nda::Nda;
+use crate::models::gaussian::nda::Nda;
 use crate::models::{CovarianceFamily, no_progress};
 use crate::rng::Rng;
 
