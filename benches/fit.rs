@@ -41,7 +41,7 @@ fn rnda_full(c: &mut Criterion) {
         group.sample_size(10);
         for n in [1_000usize, 10_000, 100_000] {
             let (x, given) = data(n, overlapping);
-            let model = Rnda::new(ModelOptions::default());
+            let model = Rnda::new(&ModelOptions::default()).expect("valid options");
             group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
                 b.iter(|| {
                     model

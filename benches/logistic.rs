@@ -19,15 +19,27 @@ use relabel::rng::Rng;
 
 fn models() -> Vec<(&'static str, Box<dyn RobustModel>)> {
     vec![
-        ("lr", Box::new(Rlr::baseline(ModelOptions::default()))),
-        ("rlr", Box::new(Rlr::robust(ModelOptions::default()))),
-        ("shift_cv", Box::new(ShiftLr::new(ModelOptions::default()))),
+        (
+            "lr",
+            Box::new(Rlr::baseline(&ModelOptions::default()).expect("valid options")),
+        ),
+        (
+            "rlr",
+            Box::new(Rlr::robust(&ModelOptions::default()).expect("valid options")),
+        ),
+        (
+            "shift_cv",
+            Box::new(ShiftLr::new(&ModelOptions::default()).expect("valid options")),
+        ),
         (
             "shift_noise_fraction",
-            Box::new(ShiftLr::new(ModelOptions {
-                noise_fraction: Some(0.15),
-                ..ModelOptions::default()
-            })),
+            Box::new(
+                ShiftLr::new(&ModelOptions {
+                    noise_fraction: Some(0.15),
+                    ..ModelOptions::default()
+                })
+                .expect("valid options"),
+            ),
         ),
     ]
 }

@@ -45,7 +45,7 @@ fn rmda_fixed_clusters(c: &mut Criterion) {
     group.sample_size(10);
     let n = 100_000usize;
     let (x, given) = data(n);
-    let model = Rmda::new(ModelOptions {
+    let model = Rmda::new(&ModelOptions {
         clusters: Some(CLUSTERS),
         restarts: 1,
         ..ModelOptions::default()

@@ -331,3 +331,25 @@ pub trait RobustModel: Send {
 pub fn no_progress() -> impl FnMut(Progress) -> Control {
     |_| Control::Continue
 }
+
+/// One test per invalid option value: building the model with it fails
+/// with an [`FitError::InvalidOption`] whose message names the option.
+#[cfg(test)]
+macro_rules! rejects_option {
+    ($($test:ident: $build:expr, $key:literal = $value:literal;)*) => {$(
+        #[test]
+        fn $test() {
+            let mut options = $crate::models::ModelOptions::default();
+            options.set($key, $value).unwrap();
+            match ($build)(&options) {
+                Err(e @ $crate::models::FitError::InvalidOption(_)) => {
+                    assert!(e.to_string().contains($key), "{} = {}: {e}", $key, $value)
+                }
+                Err(e) => panic!("{} = {}: not an option error: {e}", $key, $value),
+                Ok(_) => panic!("{} = {} was accepted", $key, $value),
+            }
+        }
+    )*};
+}
+#[cfg(test)]
+pub(crate) use rejects_option;

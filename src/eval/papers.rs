@@ -91,7 +91,7 @@ pub fn shift_table1(
         };
         standard.push(test_accuracy(&plain, &xte, &yte));
         // Robust: the shift path, lambda by dev accuracy (ties: larger lambda).
-        let path = ShiftLr::new(opts.clone()).path_classifiers(&xtr, &ytr, 2)?;
+        let path = ShiftLr::new(&opts)?.path_classifiers(&xtr, &ytr, 2)?;
         let mut best = (f64::NEG_INFINITY, 0);
         for (k, (_, c)) in path.iter().enumerate() {
             let a = test_accuracy(c, &xdev, &ydev);

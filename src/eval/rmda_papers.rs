@@ -126,15 +126,15 @@ impl Models {
             ..ModelOptions::default()
         };
         Ok(Self {
-            lda: Lda::new(ModelOptions {
+            lda: Lda::new(&ModelOptions {
                 seed,
                 ..ModelOptions::default()
-            }),
-            mda: Mda::new(ModelOptions {
+            })?,
+            mda: Mda::new(&ModelOptions {
                 clusters_per_class: Some(per_class),
                 ..spherical.clone()
             })?,
-            rmda: Rmda::new(ModelOptions {
+            rmda: Rmda::new(&ModelOptions {
                 clusters,
                 ..spherical
             })?,

@@ -41,6 +41,7 @@ use rayon::prelude::*;
 
 use crate::models::discrete::bdra::{self, Cells, Coding, Move, Reduction};
 use crate::models::numerics::log_add_exp;
+use crate::models::options::invalid_option;
 use crate::models::prologue::{Prologue, Scaling, class_name};
 use crate::models::{
     Classifier, Control, Fit, FitError, GammaTable, ModelInput, ModelOptions, NamedMatrix,
@@ -65,15 +66,38 @@ pub const MAX_FEATURES: usize = 128;
 
 #[derive(Clone, Debug)]
 pub struct Cbt {
-    options: ModelOptions,
+    /// The `alpha` values as written (one for all classes or one per
+    /// class); `None` estimates alpha.
+    alpha: Option<Vec<f64>>,
+    /// Quantile bins of a continuous feature.
+    levels: usize,
+    /// `None`: BDRA on when there are 2+ features.
+    bdra: Option<bool>,
+    /// Only scales the progress gauge: CBT's searches are bounded by
+    /// their own constants.
+    max_iter: usize,
 }
 
 impl Cbt {
-    pub fn new(options: ModelOptions) -> Result<Self, FitError> {
-        if let Some(text) = &options.alpha {
-            parse_alpha_values(text)?;
+    /// Reads `alpha`, `levels`, `bdra` and `max_iter`.
+    pub fn new(options: &ModelOptions) -> Result<Self, FitError> {
+        if options.levels < 2 {
+            return Err(invalid_option(
+                "levels",
+                "at least 2 (bins per continuous feature)",
+                options.levels,
+            ));
         }
-        Ok(Self { options })
+        Ok(Self {
+            alpha: options
+                .alpha
+                .as_deref()
+                .map(parse_alpha_values)
+                .transpose()?,
+            levels: options.levels,
+            bdra: options.bdra,
+            max_iter: options.checked_max_iter()?,
+        })
     }
 }
 
@@ -101,10 +125,14 @@ fn parse_alpha_values(text: &str) -> Result<Vec<f64>, FitError> {
 /// alpha per class from the option text: one value for every class or one
 /// per class, each below (K - 1) / K (at that rate a label says nothing).
 pub fn parse_alpha(text: &str, k: usize) -> Result<Vec<f64>, FitError> {
-    let values = parse_alpha_values(text)?;
+    alpha_per_class(&parse_alpha_values(text)?, k)
+}
+
+/// The `alpha` values for K classes (see [`parse_alpha`]).
+fn alpha_per_class(values: &[f64], k: usize) -> Result<Vec<f64>, FitError> {
     let values = match values.len() {
         1 => vec![values[0]; k],
-        n if n == k => values,
+        n if n == k => values.to_vec(),
         n => {
             return Err(FitError::InvalidOption(format!(
                 "alpha: {n} values for {k} classes; give one per class or one for all"
@@ -440,9 +468,8 @@ impl RobustModel for Cbt {
         let prologue = Prologue::new(x, given, n_classes, false, Scaling::AsGiven)?;
         let counts = &prologue.counts;
         let k = n_classes;
-        let opts = &self.options;
-        let fixed_alpha = match &opts.alpha {
-            Some(text) => Some(parse_alpha(text, k)?),
+        let fixed_alpha = match &self.alpha {
+            Some(values) => Some(alpha_per_class(values, k)?),
             None => None,
         };
         let n = given.len();
@@ -450,7 +477,7 @@ impl RobustModel for Cbt {
         let codings: Vec<Coding> = (0..p)
             .map(|j| {
                 let col: Vec<f64> = x.column(j).iter().copied().collect();
-                Coding::choose(&col, opts.levels)
+                Coding::choose(&col, self.levels)
             })
             .collect();
         let codes: Vec<Vec<u32>> = (0..n)
@@ -467,7 +494,7 @@ impl RobustModel for Cbt {
         let cells = Cells::build(&codes, given, k);
         drop(codes);
         let full = Reduction::full(&n_levels);
-        let use_bdra = opts.bdra.unwrap_or(p > 1);
+        let use_bdra = self.bdra.unwrap_or(p > 1);
         if use_bdra && p > MAX_FEATURES {
             return Err(FitError::NotApplicable(format!(
                 "cbt: {p} features are too many for BDRA's greedy search (at most {MAX_FEATURES}); \
@@ -481,7 +508,7 @@ impl RobustModel for Cbt {
             let c = progress(Progress {
                 stage,
                 iteration,
-                max_iterations: opts.max_iter,
+                max_iterations: self.max_iter,
                 objective,
                 fraction,
             });
@@ -687,7 +714,7 @@ impl RobustModel for Cbt {
             "{} features: {} used as levels, {binned} quantised into {} bins",
             p,
             p - binned,
-            opts.levels
+            self.levels
         ));
         e.notes.push(if use_bdra {
             format!(
@@ -712,3 +739,16 @@ impl RobustModel for Cbt {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod option_tests {
+    use super::*;
+
+    crate::models::rejects_option! {
+        alpha_not_a_number: Cbt::new, "alpha" = "x";
+        alpha_not_a_probability: Cbt::new, "alpha" = "1.5";
+        one_level: Cbt::new, "levels" = "1";
+        zero_max_iter: Cbt::new, "max_iter" = "0";
+    }
+}

@@ -6,7 +6,7 @@
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 
-use crate::models::{CovarianceFamily, FitError};
+use crate::models::{CovarianceFamily, FitError, ModelOptions};
 
 const LN_2PI: f64 = 1.837_877_066_409_345_5;
 /// Rows per parallel block in the E-step: large enough for an efficient
@@ -40,6 +40,23 @@ pub struct GaussianComponents {
 /// eq. 23, in the form scikit-learn uses) for shrinking `cov` towards
 /// `tr(cov)/p I` from `n` effectively independent samples. It goes to 1 as
 /// p/n grows, which is what keeps p >= n_k fits well posed.
+/// The covariance options of the class-conditional Gaussian models, checked.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CovarianceParams {
+    pub family: CovarianceFamily,
+    /// `None`: the size-aware default (OAS).
+    pub shrinkage: Option<f64>,
+}
+
+impl CovarianceParams {
+    pub fn checked(o: &ModelOptions) -> Result<Self, FitError> {
+        Ok(Self {
+            family: o.covariance,
+            shrinkage: o.checked_shrinkage()?,
+        })
+    }
+}
+
 pub fn oas_shrinkage(cov: &DMatrix<f64>, n: f64) -> f64 {
     let p = cov.nrows() as f64;
     let mu = cov.trace() / p;

@@ -4,6 +4,7 @@
 
 use nalgebra::DMatrix;
 
+use crate::models::gaussian::components::CovarianceParams;
 use crate::models::gaussian::nda::Nda;
 use crate::models::{
     Control, CovarianceFamily, Fit, FitError, ModelOptions, Progress, RobustModel,
@@ -15,14 +16,15 @@ pub struct Lda {
 }
 
 impl Lda {
-    /// Any `covariance` in `options` is replaced by `tied`.
-    pub fn new(options: ModelOptions) -> Self {
-        Self {
-            inner: Nda::new(ModelOptions {
-                covariance: CovarianceFamily::Tied,
-                ..options
+    /// Reads `shrinkage`; the family is always `tied`, whatever
+    /// `covariance` says.
+    pub fn new(options: &ModelOptions) -> Result<Self, FitError> {
+        Ok(Self {
+            inner: Nda::with(CovarianceParams {
+                family: CovarianceFamily::Tied,
+                shrinkage: options.checked_shrinkage()?,
             }),
-        }
+        })
     }
 }
 
@@ -54,16 +56,45 @@ mod tests {
             ((i * 7 + j * 3) % 11) as f64 + 3.0 * (i % 2) as f64
         });
         let y: Vec<usize> = (0..40).map(|i| i % 2).collect();
-        let a = Lda::new(ModelOptions::default())
+        let a = Lda::new(&ModelOptions::default())
+            .unwrap()
             .fit(&x, &y, 2, &mut no_progress())
             .unwrap();
-        let b = Nda::new(ModelOptions {
+        let b = Nda::new(&ModelOptions {
             covariance: CovarianceFamily::Tied,
             ..ModelOptions::default()
         })
+        .unwrap()
         .fit(&x, &y, 2, &mut no_progress())
         .unwrap();
         assert_eq!(a.posterior, b.posterior);
-        assert_eq!(Lda::new(ModelOptions::default()).name(), "lda");
+        assert_eq!(Lda::new(&ModelOptions::default()).unwrap().name(), "lda");
+    }
+
+    #[test]
+    fn a_shrinkage_outside_0_1_is_rejected_by_name() {
+        for s in [-0.1, 1.5] {
+            let o = ModelOptions {
+                shrinkage: Some(s),
+                ..ModelOptions::default()
+            };
+            let e = Lda::new(&o).unwrap_err().to_string();
+            assert!(
+                e.contains("shrinkage") && e.contains("between 0 and 1"),
+                "{e}"
+            );
+            let e = Nda::new(&o).unwrap_err().to_string();
+            assert!(e.contains("shrinkage"), "{e}");
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod option_tests {
+    use super::*;
+
+    crate::models::rejects_option! {
+        shrinkage_above_1: Lda::new, "shrinkage" = "2";
     }
 }

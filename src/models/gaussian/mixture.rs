@@ -15,7 +15,7 @@ use crate::models::gaussian::kmeans::kmeans_plus_plus;
 use crate::models::numerics::one_hot;
 use crate::models::numerics::{log_sum_exp, normalise_log_rows, relative_change};
 use crate::models::prologue::step;
-use crate::models::{Control, CovarianceFamily, FitError, Progress};
+use crate::models::{Control, CovarianceFamily, FitError, ModelOptions, Progress};
 use crate::rng::Rng;
 
 /// A component whose effective size falls below this many samples is
@@ -33,6 +33,22 @@ pub struct MixtureSettings {
     pub max_iter: usize,
     pub tol: f64,
     pub seed: u64,
+}
+
+impl MixtureSettings {
+    /// Reads `covariance`, `shrinkage`, `restarts`, `max_iter`, `tol` and
+    /// `seed`.
+    pub fn checked(o: &ModelOptions) -> Result<Self, FitError> {
+        let iterations = o.checked_iterations()?;
+        Ok(Self {
+            family: o.covariance,
+            shrinkage: o.checked_shrinkage()?,
+            restarts: o.checked_restarts()?,
+            max_iter: iterations.max_iter,
+            tol: iterations.tol,
+            seed: o.seed,
+        })
+    }
 }
 
 /// Maps the progress of one sub-fit into the overall gauge `[start, start + span]`.

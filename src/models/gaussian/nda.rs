@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
-use crate::models::gaussian::components::{GaussianClassifier, GaussianComponents};
+use crate::models::gaussian::components::{
+    CovarianceParams, GaussianClassifier, GaussianComponents,
+};
 use crate::models::numerics::normalise_log_rows;
 use crate::models::numerics::one_hot;
 use crate::models::prologue::{Prologue, Scaling, class_name, step};
@@ -13,12 +15,18 @@ use crate::models::{Control, Fit, FitError, ModelOptions, Progress, RobustModel}
 
 #[derive(Clone, Debug)]
 pub struct Nda {
-    options: ModelOptions,
+    covariance: CovarianceParams,
 }
 
 impl Nda {
-    pub fn new(options: ModelOptions) -> Self {
-        Self { options }
+    /// Reads `covariance` and `shrinkage`.
+    pub fn new(options: &ModelOptions) -> Result<Self, FitError> {
+        Ok(Self::with(CovarianceParams::checked(options)?))
+    }
+
+    /// From checked covariance options (LDA fixes the family).
+    pub fn with(covariance: CovarianceParams) -> Self {
+        Self { covariance }
     }
 }
 
@@ -42,8 +50,8 @@ impl RobustModel for Nda {
         let components = GaussianComponents::estimate(
             &z,
             &one_hot(given, n_classes),
-            self.options.covariance,
-            self.options.shrinkage,
+            self.covariance.family,
+            self.covariance.shrinkage,
             &class_name,
         )?;
         let n = given.len() as f64;
@@ -84,5 +92,16 @@ impl RobustModel for Nda {
             log_prior,
         }));
         Ok(fit)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod option_tests {
+    use super::*;
+
+    crate::models::rejects_option! {
+        shrinkage_above_1: Nda::new, "shrinkage" = "1.5";
+        negative_shrinkage: Nda::new, "shrinkage" = "-0.1";
     }
 }

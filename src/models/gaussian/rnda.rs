@@ -10,9 +10,12 @@ use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
-use crate::models::gaussian::components::{GaussianClassifier, GaussianComponents};
+use crate::models::gaussian::components::{
+    CovarianceParams, GaussianClassifier, GaussianComponents,
+};
 use crate::models::numerics::one_hot;
 use crate::models::numerics::{normalise_log_rows, relative_change};
+use crate::models::options::Iterations;
 use crate::models::prologue::{Prologue, Scaling, class_name, step};
 use crate::models::{
     Control, Fit, FitError, GammaTable, MatrixDisplay, ModelOptions, NamedMatrix, Progress,
@@ -25,12 +28,17 @@ const INITIAL_FLIP_MASS: f64 = 0.1;
 
 #[derive(Clone, Debug)]
 pub struct Rnda {
-    options: ModelOptions,
+    covariance: CovarianceParams,
+    iterations: Iterations,
 }
 
 impl Rnda {
-    pub fn new(options: ModelOptions) -> Self {
-        Self { options }
+    /// Reads `covariance`, `shrinkage`, `max_iter` and `tol`.
+    pub fn new(options: &ModelOptions) -> Result<Self, FitError> {
+        Ok(Self {
+            covariance: CovarianceParams::checked(options)?,
+            iterations: options.checked_iterations()?,
+        })
     }
 }
 
@@ -86,7 +94,7 @@ impl RobustModel for Rnda {
     ) -> Result<Fit, FitError> {
         let prologue = Prologue::new(x, given, n_classes, true, Scaling::PerFeature)?;
         let k = n_classes;
-        let opts = &self.options;
+        let (cov, opts) = (self.covariance, self.iterations);
         let z = prologue.scaled(x);
         let p_given = prologue.label_frequencies();
         let Prologue {
@@ -97,7 +105,7 @@ impl RobustModel for Rnda {
 
         // Start from NDA on the given labels and a mostly-diagonal table.
         let estimate = |weights: &DMatrix<f64>| {
-            GaussianComponents::estimate(&z, weights, opts.covariance, opts.shrinkage, &class_name)
+            GaussianComponents::estimate(&z, weights, cov.family, cov.shrinkage, &class_name)
         };
         let mut components = estimate(&one_hot(given, k))?;
         let off = INITIAL_FLIP_MASS / (k - 1) as f64;
@@ -190,3 +198,16 @@ impl RobustModel for Rnda {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod option_tests {
+    use super::*;
+
+    crate::models::rejects_option! {
+        shrinkage_above_1: Rnda::new, "shrinkage" = "1.5";
+        zero_max_iter: Rnda::new, "max_iter" = "0";
+        zero_tol: Rnda::new, "tol" = "0";
+        negative_tol: Rnda::new, "tol" = "-1e-3";
+    }
+}

@@ -20,7 +20,7 @@ use crate::models::logistic::classifier::{LogisticClassifier, selected_features}
 use crate::models::logistic::l1_logistic::{self, Coefs, Design, Penalty, Problem};
 use crate::models::numerics::one_hot;
 use crate::models::numerics::relative_change;
-use crate::models::options::parse_gamma;
+use crate::models::options::{GammaSpec, Iterations, invalid_option};
 use crate::models::prologue::{Prologue, Scaling, step};
 use crate::models::{Control, Fit, FitError, GammaTable, ModelOptions, Progress, RobustModel};
 
@@ -31,24 +31,48 @@ const MAX_LAMBDA_ROUNDS: usize = 5;
 
 #[derive(Clone, Debug)]
 pub struct Rlr {
-    options: ModelOptions,
     /// false: BLogReg, labels trusted.
     robust: bool,
+    /// The user's flip table (`gamma`); `None` starts from [`INITIAL_KEEP`].
+    gamma: Option<GammaSpec>,
+    fix_gamma: bool,
+    /// Dirichlet pseudo-count of the flip-table update (`gamma_prior`).
+    gamma_prior: f64,
+    /// A fixed L1 penalty; `None` follows the Bayesian rule (eq. 7).
+    lambda: Option<f64>,
+    iterations: Iterations,
 }
 
 impl Rlr {
-    pub fn robust(options: ModelOptions) -> Self {
-        Self {
-            options,
-            robust: true,
+    /// RLogReg: reads `gamma`, `fix_gamma`, `gamma_prior`, `lambda`,
+    /// `max_iter` and `tol`.
+    pub fn robust(options: &ModelOptions) -> Result<Self, FitError> {
+        if !(options.gamma_prior.is_finite() && options.gamma_prior >= 0.0) {
+            return Err(invalid_option(
+                "gamma_prior",
+                "a number >= 0",
+                options.gamma_prior,
+            ));
         }
+        Ok(Self {
+            robust: true,
+            gamma: options.gamma.as_deref().map(GammaSpec::parse).transpose()?,
+            fix_gamma: options.fix_gamma,
+            gamma_prior: options.gamma_prior,
+            ..Self::baseline(options)?
+        })
     }
 
-    pub fn baseline(options: ModelOptions) -> Self {
-        Self {
-            options,
+    /// BLogReg: reads `lambda`, `max_iter` and `tol`.
+    pub fn baseline(options: &ModelOptions) -> Result<Self, FitError> {
+        Ok(Self {
             robust: false,
-        }
+            gamma: None,
+            fix_gamma: true,
+            gamma_prior: 0.0,
+            lambda: options.checked_lambda()?,
+            iterations: options.checked_iterations()?,
+        })
     }
 }
 
@@ -67,9 +91,9 @@ impl RobustModel for Rlr {
         let Prologue { standardizer, .. } =
             Prologue::new(x, given, n_classes, false, Scaling::PerFeature)?;
         let k = n_classes;
-        let opts = &self.options;
-        let mut gamma = match (&opts.gamma, self.robust) {
-            (Some(text), true) => parse_gamma(text, k)?,
+        let opts = self.iterations;
+        let mut gamma = match (&self.gamma, self.robust) {
+            (Some(spec), true) => spec.table(k)?,
             (_, true) => DMatrix::from_fn(k, k, |t, g| {
                 if t == g {
                     INITIAL_KEEP
@@ -79,7 +103,7 @@ impl RobustModel for Rlr {
             }),
             (_, false) => DMatrix::identity(k, k),
         };
-        let fix_gamma = opts.fix_gamma || !self.robust;
+        let fix_gamma = self.fix_gamma || !self.robust;
         let z = Design::standardized(x, &standardizer);
         let observed = one_hot(given, k);
         let base = Problem {
@@ -89,7 +113,7 @@ impl RobustModel for Rlr {
             penalty_factor: None,
         };
         let lambda_max = l1_logistic::lambda_max(&base);
-        let mut lambda = opts.lambda.unwrap_or(lambda_max);
+        let mut lambda = self.lambda.unwrap_or(lambda_max);
         let mut found = true;
         let mut fits = 0;
         let mut coefs = Coefs::zeros(x.ncols(), base.n_logits());
@@ -102,7 +126,7 @@ impl RobustModel for Rlr {
         // a slightly different lambda and N jumps), so EM runs to
         // convergence at a fixed lambda, then eq. 7 is re-checked on the
         // converged targets; a moved fixed point restarts EM from there.
-        let mut search = opts.lambda.is_none();
+        let mut search = self.lambda.is_none();
         let mut lambda_rounds = 0;
         loop {
             iteration += 1;
@@ -169,7 +193,7 @@ impl RobustModel for Rlr {
             let settled = !self.robust
                 || previous.is_some_and(|p| relative_change(p, objective) < opts.tol.max(1e-9));
             if settled {
-                if opts.lambda.is_some() || !self.robust || lambda_rounds >= MAX_LAMBDA_ROUNDS {
+                if self.lambda.is_some() || !self.robust || lambda_rounds >= MAX_LAMBDA_ROUNDS {
                     converged = true;
                     break;
                 }
@@ -192,7 +216,7 @@ impl RobustModel for Rlr {
             }
             // Eqs. 8-9: expected flips out of each true class.
             if !fix_gamma {
-                let a = opts.gamma_prior;
+                let a = self.gamma_prior;
                 for j in 0..k {
                     let total: f64 = posterior.column(j).sum() + a * k as f64;
                     if total > 1e-12 {
@@ -286,7 +310,8 @@ mod tests {
         // 30% of class 0 labelled 1, class 1 clean.
         let truth_gamma = DMatrix::from_row_slice(2, 2, &[0.7, 0.3, 0.0, 1.0]);
         let (x, truth, given) = synth(1000, 20, &truth_gamma, 1);
-        let f = Rlr::robust(ModelOptions::default())
+        let f = Rlr::robust(&ModelOptions::default())
+            .unwrap()
             .fit(&x, &given, 2, &mut no_progress())
             .unwrap();
         let g = &f.gamma.as_ref().unwrap().p_given_true;
@@ -301,7 +326,8 @@ mod tests {
         }
         let flipped: Vec<bool> = truth.iter().zip(&given).map(|(t, g)| t != g).collect();
         let robust = auroc(&f.p_mislabel, &flipped).unwrap();
-        let plain = Rlr::baseline(ModelOptions::default())
+        let plain = Rlr::baseline(&ModelOptions::default())
+            .unwrap()
             .fit(&x, &given, 2, &mut no_progress())
             .unwrap();
         let baseline = auroc(&plain.p_mislabel, &flipped).unwrap();
@@ -323,7 +349,8 @@ mod tests {
             4,
             |i, j| if j == given[i] { 3.0 } else { 0.0 } + rng.normal(),
         );
-        let f = Rlr::robust(opts)
+        let f = Rlr::robust(&opts)
+            .unwrap()
             .fit(&x, &given, 3, &mut no_progress())
             .unwrap();
         assert_eq!(f.gamma.unwrap().p_given_true[(0, 0)], 0.8);
@@ -336,7 +363,8 @@ mod tests {
     fn the_bayesian_lambda_satisfies_its_rule_at_convergence() {
         let g = DMatrix::from_row_slice(2, 2, &[0.9, 0.1, 0.1, 0.9]);
         let (x, _, given) = synth(400, 10, &g, 3);
-        let f = Rlr::baseline(ModelOptions::default())
+        let f = Rlr::baseline(&ModelOptions::default())
+            .unwrap()
             .fit(&x, &given, 2, &mut no_progress())
             .unwrap();
         assert!(f.converged);
@@ -348,29 +376,64 @@ mod tests {
     fn cancel_and_determinism() {
         let g = DMatrix::from_row_slice(2, 2, &[0.8, 0.2, 0.2, 0.8]);
         let (x, _, given) = synth(200, 5, &g, 4);
-        let err = Rlr::robust(ModelOptions::default())
+        let err = Rlr::robust(&ModelOptions::default())
+            .unwrap()
             .fit(&x, &given, 2, &mut |_| Control::Stop)
             .unwrap_err();
         assert_eq!(err, FitError::Cancelled);
-        let a = Rlr::robust(ModelOptions::default())
+        let a = Rlr::robust(&ModelOptions::default())
+            .unwrap()
             .fit(&x, &given, 2, &mut no_progress())
             .unwrap();
-        let b = Rlr::robust(ModelOptions::default())
+        let b = Rlr::robust(&ModelOptions::default())
+            .unwrap()
             .fit(&x, &given, 2, &mut no_progress())
             .unwrap();
         assert_eq!(a.p_mislabel, b.p_mislabel);
     }
 
     #[test]
-    fn a_bad_gamma_option_is_an_error() {
+    fn a_gamma_for_another_number_of_classes_fails_at_fit_time() {
         let opts = ModelOptions {
-            gamma: Some("0.9,0.2;0.1,0.9".into()),
+            gamma: Some("0.1,0.2,0.3".into()),
             ..ModelOptions::default()
         };
         let x = DMatrix::from_element(4, 1, 1.0);
-        let e = Rlr::robust(opts)
+        let e = Rlr::robust(&opts)
+            .unwrap()
             .fit(&x, &[0, 1, 0, 1], 2, &mut no_progress())
             .unwrap_err();
-        assert!(e.to_string().contains("sums to"), "{e}");
+        assert!(e.to_string().contains("3 flip rates for 2 classes"), "{e}");
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod option_tests {
+    use super::*;
+
+    crate::models::rejects_option! {
+        gamma_row_not_summing_to_1: Rlr::robust, "gamma" = "0.9,0.2;0.1,0.9";
+        gamma_not_a_number: Rlr::robust, "gamma" = "0.9,x";
+        gamma_not_a_probability: Rlr::robust, "gamma" = "1.5,0";
+        negative_gamma_prior: Rlr::robust, "gamma_prior" = "-1";
+        negative_lambda: Rlr::robust, "lambda" = "-1";
+        zero_max_iter: Rlr::robust, "max_iter" = "0";
+        zero_tol: Rlr::robust, "tol" = "0";
+    }
+
+    crate::models::rejects_option! {
+        baseline_negative_lambda: Rlr::baseline, "lambda" = "-1";
+        baseline_zero_max_iter: Rlr::baseline, "max_iter" = "0";
+    }
+
+    #[test]
+    fn the_baseline_ignores_the_flip_table_options() {
+        let o = ModelOptions {
+            gamma: Some("not a table".into()),
+            gamma_prior: -1.0,
+            ..ModelOptions::default()
+        };
+        assert!(Rlr::baseline(&o).is_ok());
     }
 }
