@@ -210,15 +210,15 @@ impl Fit {
         }
     }
 
-    /// The value shown in the `gamma` column for sample `i`: its shift when the
-    /// model has shifts (the signed shift, or the group norm when K > 2), else
-    /// the gamma-table entry P(given | suggested), else NaN.
     /// Whether `sample_gamma` says anything (a flip table or shifts); models
     /// without either, like `all` and `rmda`, give NaN for every sample.
     pub fn has_sample_gamma(&self) -> bool {
         self.shifts.is_some() || self.gamma.is_some()
     }
 
+    /// The value shown in the `gamma` column for sample `i`: its shift when the
+    /// model has shifts (the signed shift, or the group norm when K > 2), else
+    /// the gamma-table entry P(given | suggested), else NaN.
     pub fn sample_gamma(&self, i: usize, given: usize) -> f64 {
         if let Some(shifts) = &self.shifts {
             if shifts.ncols() == 1 {
@@ -353,3 +353,65 @@ macro_rules! rejects_option {
 }
 #[cfg(test)]
 pub(crate) use rejects_option;
+
+#[cfg(test)]
+mod gamma_tests {
+    use nalgebra::DMatrix;
+    use proptest::prelude::*;
+
+    use super::GammaTable;
+
+    /// A K x K table with positive rows summing to one, and a positive
+    /// distribution over K classes.
+    fn table_and_prior() -> impl Strategy<Value = (DMatrix<f64>, Vec<f64>)> {
+        (2usize..6).prop_flat_map(|k| {
+            (
+                prop::collection::vec(prop::collection::vec(0.01f64..1.0, k), k),
+                prop::collection::vec(0.01f64..1.0, k),
+            )
+                .prop_map(move |(rows, prior)| {
+                    let table =
+                        DMatrix::from_fn(k, k, |r, c| rows[r][c] / rows[r].iter().sum::<f64>());
+                    let total: f64 = prior.iter().sum();
+                    (table, prior.iter().map(|p| p / total).collect())
+                })
+        })
+    }
+
+    fn assert_close(a: &DMatrix<f64>, b: &DMatrix<f64>) -> Result<(), TestCaseError> {
+        let gap = (a - b).amax();
+        prop_assert!(gap < 1e-10, "differ by {gap}:\n{a}{b}");
+        Ok(())
+    }
+
+    proptest! {
+        /// P(true | given) -> P(given | true) -> P(true | given), with the
+        /// prior of true classes the first table implies.
+        #[test]
+        fn from_p_true_given_round_trips((p_true_given, p_given) in table_and_prior()) {
+            let k = p_given.len();
+            let table = GammaTable::from_p_true_given(&p_true_given, &p_given);
+            for r in 0..k {
+                prop_assert!((table.p_given_true.row(r).sum() - 1.0).abs() < 1e-10);
+            }
+            let p_true: Vec<f64> = (0..k)
+                .map(|t| (0..k).map(|j| p_true_given[(j, t)] * p_given[j]).sum())
+                .collect();
+            assert_close(&table.to_p_true_given(&p_true), &p_true_given)?;
+        }
+
+        /// P(given | true) -> P(true | given) -> P(given | true), with the
+        /// marginal of given labels the first table implies.
+        #[test]
+        fn to_p_true_given_round_trips((p_given_true, p_true) in table_and_prior()) {
+            let k = p_true.len();
+            let table = GammaTable { p_given_true: p_given_true.clone() };
+            let p_true_given = table.to_p_true_given(&p_true);
+            let p_given: Vec<f64> = (0..k)
+                .map(|j| (0..k).map(|t| p_given_true[(t, j)] * p_true[t]).sum())
+                .collect();
+            let back = GammaTable::from_p_true_given(&p_true_given, &p_given);
+            assert_close(&back.p_given_true, &p_given_true)?;
+        }
+    }
+}

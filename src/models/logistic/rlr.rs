@@ -22,7 +22,10 @@ use crate::models::numerics::one_hot;
 use crate::models::numerics::relative_change;
 use crate::models::options::{GammaSpec, Iterations, invalid_option};
 use crate::models::prologue::{Prologue, Scaling, step};
-use crate::models::{Control, Fit, FitError, GammaTable, ModelOptions, Progress, RobustModel};
+use crate::models::standardize::Standardizer;
+use crate::models::{
+    Control, Fit, FitError, GammaTable, ModelOptions, ModelReport, Progress, RobustModel,
+};
 
 /// Diagonal of the starting flip table when none is given.
 const INITIAL_KEEP: f64 = 0.9;
@@ -76,6 +79,130 @@ impl Rlr {
     }
 }
 
+impl Rlr {
+    /// The flip table EM starts from: the user's, a mostly-diagonal one
+    /// (every flip must start possible), or the identity for BLogReg.
+    fn initial_gamma(&self, k: usize) -> Result<DMatrix<f64>, FitError> {
+        Ok(match (&self.gamma, self.robust) {
+            (Some(spec), true) => spec.table(k)?,
+            (_, true) => DMatrix::from_fn(k, k, |t, g| {
+                if t == g {
+                    INITIAL_KEEP
+                } else {
+                    (1.0 - INITIAL_KEEP) / (k - 1) as f64
+                }
+            }),
+            (_, false) => DMatrix::identity(k, k),
+        })
+    }
+}
+
+/// The E-step (eq. 10): P(true = j | x, given) ∝ P(given | j) P(j | x).
+/// Returns the posterior and the log-likelihood of the given labels.
+fn e_step(p_true: &DMatrix<f64>, gamma: &DMatrix<f64>, given: &[usize]) -> (DMatrix<f64>, f64) {
+    let k = gamma.nrows();
+    let mut posterior = DMatrix::zeros(given.len(), k);
+    let mut loglik = 0.0;
+    for (i, &g) in given.iter().enumerate() {
+        let s: f64 = (0..k).map(|j| gamma[(j, g)] * p_true[(i, j)]).sum();
+        for j in 0..k {
+            posterior[(i, j)] = if s > 0.0 {
+                gamma[(j, g)] * p_true[(i, j)] / s
+            } else {
+                p_true[(i, j)]
+            };
+        }
+        loglik += s.max(1e-300).ln();
+    }
+    (posterior, loglik)
+}
+
+/// Eqs. 8-9: expected flips out of each true class, with `prior`
+/// pseudo-counts in every cell (a Dirichlet prior on each row).
+fn update_gamma(gamma: &mut DMatrix<f64>, posterior: &DMatrix<f64>, given: &[usize], prior: f64) {
+    let k = gamma.nrows();
+    for j in 0..k {
+        let total: f64 = posterior.column(j).sum() + prior * k as f64;
+        if total > 1e-12 {
+            for g in 0..k {
+                let flowed: f64 = given
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, gg)| **gg == g)
+                    .map(|(i, _)| posterior[(i, j)])
+                    .sum();
+                gamma[(j, g)] = (flowed + prior) / total;
+            }
+        }
+    }
+}
+
+/// The L1 penalty: fixed, or by the Bayesian rule (eq. 7), and the L1 fits
+/// it took.
+struct LambdaState {
+    lambda: f64,
+    lambda_max: f64,
+    /// false: eq. 7 has no fixed point above the floor.
+    found: bool,
+    fits: usize,
+    /// The next M-step searches eq. 7 instead of fitting at `lambda`.
+    search: bool,
+    /// Searches so far.
+    rounds: usize,
+}
+
+impl LambdaState {
+    /// The M-step for w on the current soft targets.
+    fn m_step(&mut self, problem: &Problem<'_>, coefs: &Coefs) -> Coefs {
+        if self.search {
+            let start = (self.rounds > 0).then_some(self.lambda);
+            let b = bayes_lambda(problem, self.lambda_max, start, coefs);
+            (self.lambda, self.found) = (b.lambda, b.found);
+            self.fits += b.fits;
+            self.rounds += 1;
+            self.search = false;
+            b.coefs
+        } else {
+            self.fits += 1;
+            let penalty = Penalty {
+                l1: self.lambda,
+                l2: 0.0,
+            };
+            l1_logistic::fit(problem, penalty, Some(coefs), 100, 1e-9)
+        }
+    }
+
+    /// At an EM fixed point: whether eq. 7 still holds at `lambda`; if
+    /// not, the next M-step searches again.
+    fn still_holds(&mut self, problem: &Problem<'_>, coefs: &Coefs) -> bool {
+        let b = bayes_lambda(problem, self.lambda_max, Some(self.lambda), coefs);
+        self.fits += b.fits;
+        let holds = (b.lambda / self.lambda - 1.0).abs() <= 2.0 * LAMBDA_RTOL;
+        self.search = !holds;
+        holds
+    }
+}
+
+/// Lambda, the selected features and whether eq. 7 could be met.
+fn report(e: &mut ModelReport, lam: &LambdaState, coefs: &Coefs, standardizer: &Standardizer) {
+    e.scalars.push(("lambda".into(), lam.lambda));
+    e.scalars
+        .push(("n_selected".into(), coefs.n_nonzero() as f64));
+    e.lists.push((
+        "selected_features".into(),
+        selected_features(coefs, standardizer),
+    ));
+    e.scalars.push(("lambda_max".into(), lam.lambda_max));
+    e.scalars.push(("l1_fits".into(), lam.fits as f64));
+    if !lam.found {
+        e.notes.push(format!(
+            "eq. 7 (lambda = N / sum|w|) has no fixed point above {LAMBDA_FLOOR} x lambda_max: \
+             the labelled classes are separable, so lambda was held at the floor; pass \
+             --opt lambda=... to choose it"
+        ));
+    }
+}
+
 impl RobustModel for Rlr {
     fn name(&self) -> &'static str {
         if self.robust { "rlr" } else { "lr" }
@@ -92,17 +219,7 @@ impl RobustModel for Rlr {
             Prologue::new(x, given, n_classes, false, Scaling::PerFeature)?;
         let k = n_classes;
         let opts = self.iterations;
-        let mut gamma = match (&self.gamma, self.robust) {
-            (Some(spec), true) => spec.table(k)?,
-            (_, true) => DMatrix::from_fn(k, k, |t, g| {
-                if t == g {
-                    INITIAL_KEEP
-                } else {
-                    (1.0 - INITIAL_KEEP) / (k - 1) as f64
-                }
-            }),
-            (_, false) => DMatrix::identity(k, k),
-        };
+        let mut gamma = self.initial_gamma(k)?;
         let fix_gamma = self.fix_gamma || !self.robust;
         let z = Design::standardized(x, &standardizer);
         let observed = one_hot(given, k);
@@ -113,21 +230,24 @@ impl RobustModel for Rlr {
             penalty_factor: None,
         };
         let lambda_max = l1_logistic::lambda_max(&base);
-        let mut lambda = self.lambda.unwrap_or(lambda_max);
-        let mut found = true;
-        let mut fits = 0;
+        // Re-choosing lambda in every EM step cycles (the bracket lands on
+        // a slightly different lambda and N jumps), so EM runs to
+        // convergence at a fixed lambda, then eq. 7 is re-checked on the
+        // converged targets; a moved fixed point restarts EM from there.
+        let mut lam = LambdaState {
+            lambda: self.lambda.unwrap_or(lambda_max),
+            lambda_max,
+            found: true,
+            fits: 0,
+            search: self.lambda.is_none(),
+            rounds: 0,
+        };
         let mut coefs = Coefs::zeros(x.ncols(), base.n_logits());
         let mut targets = observed.clone();
         let mut trace = Vec::new();
         let mut converged = false;
         let mut iteration = 0;
         let mut posterior;
-        // Re-choosing lambda in every EM step cycles (the bracket lands on
-        // a slightly different lambda and N jumps), so EM runs to
-        // convergence at a fixed lambda, then eq. 7 is re-checked on the
-        // converged targets; a moved fixed point restarts EM from there.
-        let mut search = self.lambda.is_none();
-        let mut lambda_rounds = 0;
         loop {
             iteration += 1;
             // M-step for w on the current soft targets.
@@ -137,46 +257,15 @@ impl RobustModel for Rlr {
                 offset: None,
                 penalty_factor: None,
             };
-            if search {
-                let start = (lambda_rounds > 0).then_some(lambda);
-                let b = bayes_lambda(&problem, lambda_max, start, &coefs);
-                (lambda, coefs, found) = (b.lambda, b.coefs, b.found);
-                fits += b.fits;
-                lambda_rounds += 1;
-                search = false;
-            } else {
-                coefs = l1_logistic::fit(
-                    &problem,
-                    Penalty {
-                        l1: lambda,
-                        l2: 0.0,
-                    },
-                    Some(&coefs),
-                    100,
-                    1e-9,
-                );
-                fits += 1;
-            }
-            // E-step (eq. 10): P(true = j | x, given) ∝ P(given | j) P(j | x).
+            coefs = lam.m_step(&problem, &coefs);
             let p_true = l1_logistic::probabilities(&l1_logistic::linear(&base, &coefs), k);
-            posterior = DMatrix::zeros(x.nrows(), k);
-            let mut loglik = 0.0;
-            for (i, &g) in given.iter().enumerate() {
-                let s: f64 = (0..k).map(|j| gamma[(j, g)] * p_true[(i, j)]).sum();
-                for j in 0..k {
-                    posterior[(i, j)] = if s > 0.0 {
-                        gamma[(j, g)] * p_true[(i, j)] / s
-                    } else {
-                        p_true[(i, j)]
-                    };
-                }
-                loglik += s.max(1e-300).ln();
-            }
+            let loglik;
+            (posterior, loglik) = e_step(&p_true, &gamma, given);
             if !self.robust {
                 posterior = p_true.clone();
             }
             // Eq. 5, maximised.
-            let objective = loglik - lambda * coefs.l1();
+            let objective = loglik - lam.lambda * coefs.l1();
             let previous = trace.last().copied();
             trace.push(objective);
             step(
@@ -193,44 +282,18 @@ impl RobustModel for Rlr {
             let settled = !self.robust
                 || previous.is_some_and(|p| relative_change(p, objective) < opts.tol.max(1e-9));
             if settled {
-                if self.lambda.is_some() || !self.robust || lambda_rounds >= MAX_LAMBDA_ROUNDS {
+                let lambda_final =
+                    self.lambda.is_some() || !self.robust || lam.rounds >= MAX_LAMBDA_ROUNDS;
+                if lambda_final || lam.still_holds(&problem, &coefs) {
                     converged = true;
                     break;
                 }
-                let problem = Problem {
-                    x: z,
-                    targets: &targets,
-                    offset: None,
-                    penalty_factor: None,
-                };
-                let b = bayes_lambda(&problem, lambda_max, Some(lambda), &coefs);
-                fits += b.fits;
-                if (b.lambda / lambda - 1.0).abs() <= 2.0 * LAMBDA_RTOL {
-                    converged = true;
-                    break;
-                }
-                search = true;
             }
             if iteration >= opts.max_iter {
                 break;
             }
-            // Eqs. 8-9: expected flips out of each true class.
             if !fix_gamma {
-                let a = self.gamma_prior;
-                for j in 0..k {
-                    let total: f64 = posterior.column(j).sum() + a * k as f64;
-                    if total > 1e-12 {
-                        for g in 0..k {
-                            let flowed: f64 = given
-                                .iter()
-                                .enumerate()
-                                .filter(|(_, gg)| **gg == g)
-                                .map(|(i, _)| posterior[(i, j)])
-                                .sum();
-                            gamma[(j, g)] = (flowed + a) / total;
-                        }
-                    }
-                }
+                update_gamma(&mut gamma, &posterior, given, self.gamma_prior);
             }
             targets = posterior.clone();
         }
@@ -243,23 +306,7 @@ impl RobustModel for Rlr {
         fit.trace = trace;
         fit.converged = converged;
         fit.iterations = iteration;
-        fit.extra.scalars.push(("lambda".into(), lambda));
-        fit.extra
-            .scalars
-            .push(("n_selected".into(), coefs.n_nonzero() as f64));
-        fit.extra.lists.push((
-            "selected_features".into(),
-            selected_features(&coefs, &standardizer),
-        ));
-        fit.extra.scalars.push(("lambda_max".into(), lambda_max));
-        fit.extra.scalars.push(("l1_fits".into(), fits as f64));
-        if !found {
-            fit.extra.notes.push(format!(
-                "eq. 7 (lambda = N / sum|w|) has no fixed point above {LAMBDA_FLOOR} x lambda_max: \
-                 the labelled classes are separable, so lambda was held at the floor; pass \
-                 --opt lambda=... to choose it"
-            ));
-        }
+        report(&mut fit.extra, &lam, &coefs, &standardizer);
         if fix_gamma && self.robust {
             fit.extra
                 .notes

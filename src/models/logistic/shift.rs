@@ -4,12 +4,18 @@
 //! penalised by kappa (L1 or L2). A large shift says the sample's label
 //! disagrees with the rest of the data.
 //!
-//! The problem is a penalised GLM on [X | I_n] (section 3.1). We solve it by
-//! block coordinate descent: theta by the coordinate-descent solver with the
-//! shifts as an offset, then every shift in closed form (each touches one
-//! sample only), over a warm-started lambda path from lambda_max (all shifts
-//! zero) down. K > 2 classes use the paper's group-lasso proposal: one group
-//! of K shifts per sample, penalty lambda sum ||gamma_i||_2.
+//! The problem is a penalised GLM on [X | I_n] (section 3.1), solved over a
+//! warm-started lambda path from lambda_max (all shifts zero) down. With two
+//! classes each shift is one more coordinate of the coordinate-descent
+//! solver (`l1_logistic::fit_with_shifts`): its column is a unit vector, so
+//! it costs O(1) inside the same Newton rounds as theta. K > 2 classes use
+//! the paper's group-lasso proposal, one group of K shifts per sample with
+//! penalty lambda sum ||gamma_i||_2, which couples a sample's K logits: there
+//! theta (shifts as an offset) and the group shifts (proximal steps per
+//! sample) alternate until the shifts settle.
+//!
+//! The options are checked into [`LambdaRule`] and [`ThetaPenalty`] when the
+//! model is built.
 
 use std::sync::Arc;
 
