@@ -218,8 +218,11 @@ impl Colon<'_> {
     }
 }
 
+/// A model and the name the tables print for it.
+pub type NamedModel = (String, Box<dyn RobustModel>);
+
 /// The models of the colon checks, by the names the tables print.
-pub fn colon_models(colon: &Colon<'_>) -> Result<Vec<(String, Box<dyn RobustModel>)>, FitError> {
+pub fn colon_models(colon: &Colon<'_>) -> Result<Vec<NamedModel>, FitError> {
     let fixed = ModelOptions {
         gamma: Some(colon.suspect_gamma()),
         fix_gamma: true,
