@@ -7,7 +7,7 @@
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use nalgebra::DMatrix;
-use relabel::models::{ModelOptions, RobustModel, cbt::Cbt, no_progress};
+use relabel::models::{ModelOptions, RobustModel, discrete::cbt::Cbt, no_progress};
 use relabel::rng::Rng;
 
 const BITS: usize = 16;
@@ -53,7 +53,7 @@ fn cbt_binary(c: &mut Criterion) {
     group.sample_size(10);
     let n = 100_000usize;
     let (x, given) = data(n);
-    let model = Cbt::new(ModelOptions::default()).expect("valid options");
+    let model = Cbt::new(&ModelOptions::default()).expect("valid options");
     group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
         b.iter(|| {
             model

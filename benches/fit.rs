@@ -8,7 +8,7 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use nalgebra::{DMatrix, DVector};
 use relabel::eval::simulate::{gaussian_with_flips, random_cov_factor};
-use relabel::models::{ModelOptions, RobustModel, no_progress, rnda::Rnda};
+use relabel::models::{ModelOptions, RobustModel, gaussian::rnda::Rnda, no_progress};
 use relabel::rng::Rng;
 
 const D: usize = 20;
@@ -41,7 +41,7 @@ fn rnda_full(c: &mut Criterion) {
         group.sample_size(10);
         for n in [1_000usize, 10_000, 100_000] {
             let (x, given) = data(n, overlapping);
-            let model = Rnda::new(ModelOptions::default());
+            let model = Rnda::new(&ModelOptions::default()).expect("valid options");
             group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
                 b.iter(|| {
                     model

@@ -12,20 +12,34 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use nalgebra::DMatrix;
 use relabel::dataset::{LoadOptions, load};
 use relabel::eval::logistic_papers::synth_data;
-use relabel::models::{ModelOptions, RobustModel, no_progress, rlr::Rlr, shift::ShiftLr};
+use relabel::models::{
+    ModelOptions, RobustModel, logistic::rlr::Rlr, logistic::shift::ShiftLr, no_progress,
+};
 use relabel::rng::Rng;
 
 fn models() -> Vec<(&'static str, Box<dyn RobustModel>)> {
     vec![
-        ("lr", Box::new(Rlr::baseline(ModelOptions::default()))),
-        ("rlr", Box::new(Rlr::robust(ModelOptions::default()))),
-        ("shift_cv", Box::new(ShiftLr::new(ModelOptions::default()))),
+        (
+            "lr",
+            Box::new(Rlr::baseline(&ModelOptions::default()).expect("valid options")),
+        ),
+        (
+            "rlr",
+            Box::new(Rlr::robust(&ModelOptions::default()).expect("valid options")),
+        ),
+        (
+            "shift_cv",
+            Box::new(ShiftLr::new(&ModelOptions::default()).expect("valid options")),
+        ),
         (
             "shift_noise_fraction",
-            Box::new(ShiftLr::new(ModelOptions {
-                noise_fraction: Some(0.15),
-                ..ModelOptions::default()
-            })),
+            Box::new(
+                ShiftLr::new(&ModelOptions {
+                    noise_fraction: Some(0.15),
+                    ..ModelOptions::default()
+                })
+                .expect("valid options"),
+            ),
         ),
     ]
 }

@@ -10,7 +10,7 @@
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use nalgebra::{DMatrix, DVector};
 use relabel::eval::simulate::random_cov_factor;
-use relabel::models::{ModelOptions, RobustModel, no_progress, rmda::Rmda};
+use relabel::models::{ModelOptions, RobustModel, gaussian::rmda::Rmda, no_progress};
 use relabel::rng::Rng;
 
 const D: usize = 20;
@@ -45,7 +45,7 @@ fn rmda_fixed_clusters(c: &mut Criterion) {
     group.sample_size(10);
     let n = 100_000usize;
     let (x, given) = data(n);
-    let model = Rmda::new(ModelOptions {
+    let model = Rmda::new(&ModelOptions {
         clusters: Some(CLUSTERS),
         restarts: 1,
         ..ModelOptions::default()

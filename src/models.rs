@@ -12,28 +12,25 @@ use std::sync::Arc;
 use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
 
-pub mod bayes_lambda;
-pub mod bdra;
-pub mod cbt;
+pub mod discrete;
 pub mod ensemble;
 pub mod gaussian;
-pub mod l1_logistic;
-pub mod lda;
-pub mod linalg;
-pub mod mda;
-pub mod mixture;
-pub mod nda;
+pub mod logistic;
+pub mod numerics;
 pub mod options;
+pub mod prologue;
 pub mod registry;
-pub mod rlr;
-pub mod rmda;
-pub mod rnda;
-pub mod shift;
+pub mod report;
+pub mod standardize;
 
 pub use options::{CovarianceFamily, ModelOptions};
+pub use prologue::check_inputs;
 pub use registry::{
     AUTO, DataShape, MAX_DISCRETE_LEVELS, MODELS, ModelInfo, build_model, is_discrete_column,
     resolve_model_name,
+};
+pub use report::{
+    ColumnDisplay, MatrixDisplay, ModelReport, NamedMatrix, NamedSeries, SampleColumn,
 };
 
 /// What a model reports once per iteration (at least) while it fits.
@@ -156,166 +153,6 @@ impl GammaTable {
     }
 }
 
-/// A labelled matrix in a model's report (R matrix, gamma of a sub-model...).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct NamedMatrix {
-    pub name: String,
-    /// What rows, columns and entries mean, in words.
-    pub orientation: String,
-    pub row_labels: Vec<String>,
-    pub col_labels: Vec<String>,
-    /// Row-major values, `row_labels.len()` rows.
-    pub values: Vec<Vec<f64>>,
-    /// How a screen shows it; not part of the JSON report.
-    #[serde(skip)]
-    pub display: MatrixDisplay,
-}
-
-/// How a front end shows a report matrix.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct MatrixDisplay {
-    /// Kept in the JSON report but left off screens (e.g. the same table in
-    /// a paper's own orientation, which would only repeat the flip table).
-    pub hidden: bool,
-}
-
-/// How a front end shows a per-sample column: the model says it, so that
-/// review/ and tui/ show any model's extras without knowing its name.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ColumnDisplay {
-    /// Header in narrow tables; `None` means the column's name.
-    pub label: Option<String>,
-    /// Decimals of a value (0 for counts and indices).
-    pub decimals: usize,
-    /// Cells a typical value needs, for sizing the column.
-    pub width: usize,
-    /// Offered as a sort order.
-    pub sortable: bool,
-    /// Offered as the first sort order after `p_mislabel` (what the
-    /// curator most likely wants next, e.g. `all`'s disagreement).
-    pub sort_first: bool,
-    /// Written to scan's output but left off screens.
-    pub hidden: bool,
-}
-
-impl Default for ColumnDisplay {
-    fn default() -> Self {
-        Self {
-            label: None,
-            decimals: 3,
-            width: 6,
-            sortable: true,
-            sort_first: false,
-            hidden: false,
-        }
-    }
-}
-
-/// An x/y series in a model's report (lambda path, BIC per number of clusters).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct NamedSeries {
-    pub name: String,
-    pub x_label: String,
-    pub y_label: String,
-    pub points: Vec<(f64, f64)>,
-}
-
-/// A per-sample column a model adds to scan's output (e.g. `entry_lambda`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SampleColumn {
-    pub name: String,
-    /// One value per sample; NaN where it does not apply (written empty).
-    pub values: Vec<f64>,
-    /// How a screen shows it; not part of the JSON report.
-    #[serde(skip)]
-    pub display: ColumnDisplay,
-}
-
-impl SampleColumn {
-    /// A column shown with the default hints (3 decimals, sortable).
-    pub fn new(name: impl Into<String>, values: Vec<f64>) -> Self {
-        Self {
-            name: name.into(),
-            values,
-            display: ColumnDisplay::default(),
-        }
-    }
-
-    pub fn with_display(mut self, display: ColumnDisplay) -> Self {
-        self.display = display;
-        self
-    }
-
-    /// The header a narrow table shows.
-    pub fn label(&self) -> &str {
-        self.display.label.as_deref().unwrap_or(&self.name)
-    }
-}
-
-/// Model-specific results, generic enough that the report writer and the TUI
-/// can show every model's extras without knowing the model.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct ModelReport {
-    /// Named numbers: lambda, BIC, number of clusters, M*...
-    pub scalars: Vec<(String, f64)>,
-    pub matrices: Vec<NamedMatrix>,
-    pub series: Vec<NamedSeries>,
-    /// Named lists of words: kept features, selected features...
-    pub lists: Vec<(String, Vec<String>)>,
-    pub sample_columns: Vec<SampleColumn>,
-    /// Sentences for the curator (e.g. why `auto` chose a model).
-    pub notes: Vec<String>,
-}
-
-impl ModelReport {
-    pub fn scalar(&self, name: &str) -> Option<f64> {
-        self.scalars
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| *v)
-    }
-    pub fn matrix(&self, name: &str) -> Option<&NamedMatrix> {
-        self.matrices.iter().find(|m| m.name == name)
-    }
-    pub fn sample_column(&self, name: &str) -> Option<&SampleColumn> {
-        self.sample_columns.iter().find(|c| c.name == name)
-    }
-
-    /// Models label classes "class #k" in their matrices, since they never
-    /// see the class names; this puts the names in their place.
-    pub fn name_classes(&mut self, classes: &[String]) {
-        let rename = |label: &mut String| {
-            if let Some(k) = label
-                .strip_prefix("class #")
-                .and_then(|k| k.parse::<usize>().ok())
-                && let Some(name) = classes.get(k)
-            {
-                *label = name.clone();
-            }
-        };
-        for m in &mut self.matrices {
-            m.row_labels.iter_mut().for_each(rename);
-            m.col_labels.iter_mut().for_each(rename);
-        }
-    }
-
-    /// Models name features by column index ("#12 ..."), since they never
-    /// see the table; this puts the table's names in their place.
-    pub fn name_features(&mut self, names: &[String]) {
-        for (_, items) in &mut self.lists {
-            for item in items.iter_mut() {
-                let Some(rest) = item.strip_prefix('#') else {
-                    continue;
-                };
-                let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-                if let Some(name) = digits.parse::<usize>().ok().and_then(|j| names.get(j)) {
-                    *item = format!("{name}{}", &rest[digits.len()..]);
-                }
-            }
-        }
-    }
-}
-
 /// A fitted classifier for new rows (test-set accuracy, `scan --predict`).
 pub trait Classifier: Send + Sync + fmt::Debug {
     /// Class probabilities P(true class = k | x), one row per row of `x`.
@@ -373,15 +210,15 @@ impl Fit {
         }
     }
 
-    /// The value shown in the `gamma` column for sample `i`: its shift when the
-    /// model has shifts (the signed shift, or the group norm when K > 2), else
-    /// the gamma-table entry P(given | suggested), else NaN.
     /// Whether `sample_gamma` says anything (a flip table or shifts); models
     /// without either, like `all` and `rmda`, give NaN for every sample.
     pub fn has_sample_gamma(&self) -> bool {
         self.shifts.is_some() || self.gamma.is_some()
     }
 
+    /// The value shown in the `gamma` column for sample `i`: its shift when the
+    /// model has shifts (the signed shift, or the group norm when K > 2), else
+    /// the gamma-table entry P(given | suggested), else NaN.
     pub fn sample_gamma(&self, i: usize, given: usize) -> f64 {
         if let Some(shifts) = &self.shifts {
             if shifts.ncols() == 1 {
@@ -490,73 +327,91 @@ pub trait RobustModel: Send {
     ) -> Result<Fit, FitError>;
 }
 
-/// Checks the shapes every model relies on; returns the class counts.
-pub fn check_inputs(
-    x: &DMatrix<f64>,
-    given: &[usize],
-    n_classes: usize,
-) -> Result<Vec<usize>, FitError> {
-    if x.nrows() != given.len() {
-        return Err(FitError::InvalidInput(format!(
-            "{} rows of features but {} labels",
-            x.nrows(),
-            given.len()
-        )));
-    }
-    if n_classes < 2 {
-        return Err(FitError::InvalidInput(format!(
-            "need at least two classes to find mislabelled samples, found {n_classes}"
-        )));
-    }
-    if x.nrows() == 0 {
-        return Err(FitError::InvalidInput("the data has no rows".into()));
-    }
-    if let Some(bad) = x.iter().find(|v| !v.is_finite()) {
-        return Err(FitError::InvalidInput(format!(
-            "the features contain a non-finite value ({bad}); use --missing drop or mean"
-        )));
-    }
-    let mut counts = vec![0usize; n_classes];
-    for &g in given {
-        if g >= n_classes {
-            return Err(FitError::InvalidInput(format!(
-                "label index {g} out of range for {n_classes} classes"
-            )));
-        }
-        counts[g] += 1;
-    }
-    Ok(counts)
-}
-
 /// A progress callback that never stops (for tests and headless use).
 pub fn no_progress() -> impl FnMut(Progress) -> Control {
     |_| Control::Continue
 }
 
+/// One test per invalid option value: building the model with it fails
+/// with an [`FitError::InvalidOption`] whose message names the option.
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod report_tests {
-    use super::*;
+macro_rules! rejects_option {
+    ($($test:ident: $build:expr, $key:literal = $value:literal;)*) => {$(
+        #[test]
+        fn $test() {
+            let mut options = $crate::models::ModelOptions::default();
+            options.set($key, $value).unwrap();
+            match ($build)(&options) {
+                Err(e @ $crate::models::FitError::InvalidOption(_)) => {
+                    assert!(e.to_string().contains($key), "{} = {}: {e}", $key, $value)
+                }
+                Err(e) => panic!("{} = {}: not an option error: {e}", $key, $value),
+                Ok(_) => panic!("{} = {} was accepted", $key, $value),
+            }
+        }
+    )*};
+}
+#[cfg(test)]
+pub(crate) use rejects_option;
 
-    #[test]
-    fn reports_get_the_tables_names() {
-        let mut r = ModelReport::default();
-        r.matrices.push(NamedMatrix {
-            name: "R".into(),
-            orientation: String::new(),
-            row_labels: vec!["cluster 1".into()],
-            col_labels: vec!["class #0".into(), "class #1".into(), "class #9".into()],
-            values: vec![vec![0.5, 0.5, 0.0]],
-            display: Default::default(),
-        });
-        r.lists.push((
-            "selected_features".into(),
-            vec!["#1 (0.5)".into(), "#7".into()],
-        ));
-        r.name_classes(&["tumor".into(), "normal".into()]);
-        r.name_features(&["a".into(), "b".into()]);
-        assert_eq!(r.matrices[0].col_labels, ["tumor", "normal", "class #9"]);
-        assert_eq!(r.matrices[0].row_labels, ["cluster 1"]);
-        assert_eq!(r.lists[0].1, ["b (0.5)", "#7"]);
+#[cfg(test)]
+mod gamma_tests {
+    use nalgebra::DMatrix;
+    use proptest::prelude::*;
+
+    use super::GammaTable;
+
+    /// A K x K table with positive rows summing to one, and a positive
+    /// distribution over K classes.
+    fn table_and_prior() -> impl Strategy<Value = (DMatrix<f64>, Vec<f64>)> {
+        (2usize..6).prop_flat_map(|k| {
+            (
+                prop::collection::vec(prop::collection::vec(0.01f64..1.0, k), k),
+                prop::collection::vec(0.01f64..1.0, k),
+            )
+                .prop_map(move |(rows, prior)| {
+                    let table =
+                        DMatrix::from_fn(k, k, |r, c| rows[r][c] / rows[r].iter().sum::<f64>());
+                    let total: f64 = prior.iter().sum();
+                    (table, prior.iter().map(|p| p / total).collect())
+                })
+        })
+    }
+
+    fn assert_close(a: &DMatrix<f64>, b: &DMatrix<f64>) -> Result<(), TestCaseError> {
+        let gap = (a - b).amax();
+        prop_assert!(gap < 1e-10, "differ by {gap}:\n{a}{b}");
+        Ok(())
+    }
+
+    proptest! {
+        /// P(true | given) -> P(given | true) -> P(true | given), with the
+        /// prior of true classes the first table implies.
+        #[test]
+        fn from_p_true_given_round_trips((p_true_given, p_given) in table_and_prior()) {
+            let k = p_given.len();
+            let table = GammaTable::from_p_true_given(&p_true_given, &p_given);
+            for r in 0..k {
+                prop_assert!((table.p_given_true.row(r).sum() - 1.0).abs() < 1e-10);
+            }
+            let p_true: Vec<f64> = (0..k)
+                .map(|t| (0..k).map(|j| p_true_given[(j, t)] * p_given[j]).sum())
+                .collect();
+            assert_close(&table.to_p_true_given(&p_true), &p_true_given)?;
+        }
+
+        /// P(given | true) -> P(true | given) -> P(given | true), with the
+        /// marginal of given labels the first table implies.
+        #[test]
+        fn to_p_true_given_round_trips((p_given_true, p_true) in table_and_prior()) {
+            let k = p_true.len();
+            let table = GammaTable { p_given_true: p_given_true.clone() };
+            let p_true_given = table.to_p_true_given(&p_true);
+            let p_given: Vec<f64> = (0..k)
+                .map(|j| (0..k).map(|t| p_given_true[(t, j)] * p_true[t]).sum())
+                .collect();
+            let back = GammaTable::from_p_true_given(&p_true_given, &p_given);
+            assert_close(&back.p_given_true, &p_given_true)?;
+        }
     }
 }

@@ -159,4 +159,42 @@ mod tests {
         }
         assert!(seen.iter().all(|s| *s));
     }
+
+    /// Every seeded result in relabel (mixture starts, CV folds, simulated
+    /// data in tests and paper reproductions) follows from this stream: a
+    /// change to it must be deliberate, never a side effect of a refactor.
+    /// Values recorded from the generator as it is (seed 42, in order).
+    #[test]
+    fn the_stream_of_a_fixed_seed_is_pinned() {
+        let mut r = Rng::new(42);
+        let raw: Vec<u64> = (0..3).map(|_| r.next_u64()).collect();
+        assert_eq!(
+            raw,
+            [
+                0x1578_0b2e_0c2e_c716,
+                0x6104_d986_6d11_3a7e,
+                0xae17_5332_39e4_99a1
+            ]
+        );
+        let uniform: Vec<u64> = (0..3).map(|_| r.uniform().to_bits()).collect();
+        assert_eq!(
+            uniform,
+            [
+                0x3fed_9715_a8e0_766c,
+                0x3fef_bcdb_8ffc_5d8b,
+                0x3fe8_a1b4_a620_2f2a
+            ]
+        );
+        let normal: Vec<u64> = (0..3).map(|_| r.normal().to_bits()).collect();
+        assert_eq!(
+            normal,
+            [
+                0x3fed_fb98_9fa2_2575,
+                0xbff4_a1af_c5a1_3a38,
+                0xbff7_7492_ea9c_737d
+            ]
+        );
+        let below: Vec<usize> = (0..5).map(|_| r.below(10)).collect();
+        assert_eq!(below, [9, 3, 0, 2, 3]);
+    }
 }

@@ -5,7 +5,7 @@
 use nalgebra::DMatrix;
 
 use crate::dataset::Dataset;
-use crate::models::linalg::Standardizer;
+use crate::models::standardize::Standardizer;
 
 /// Neighbours listed in the detail pane.
 const NEIGHBOURS: usize = 6;

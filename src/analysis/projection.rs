@@ -3,7 +3,7 @@
 
 use nalgebra::{DMatrix, DVector};
 
-use crate::models::linalg::Standardizer;
+use crate::models::standardize::Standardizer;
 
 /// Points drawn at most: a scatter of a million dots says no more than a
 /// few thousand, and a frame must stay cheap.

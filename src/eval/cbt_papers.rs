@@ -19,7 +19,7 @@
 
 use rayon::prelude::*;
 
-use crate::models::linalg::{ln_gamma, log_sum_exp};
+use crate::models::numerics::{ln_gamma, log_sum_exp};
 use crate::rng::Rng;
 
 /// The mislabelling probabilities of Fig. 1.

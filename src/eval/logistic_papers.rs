@@ -5,9 +5,9 @@
 use nalgebra::DMatrix;
 
 use super::detection::mean_sd;
-use crate::models::linalg::sigmoid;
-use crate::models::rlr::Rlr;
-use crate::models::shift::ShiftLr;
+use crate::models::logistic::rlr::Rlr;
+use crate::models::logistic::shift::ShiftLr;
+use crate::models::numerics::sigmoid;
 use crate::models::{Fit, FitError, ModelOptions, RobustModel, argmax, no_progress};
 use crate::rng::Rng;
 
@@ -110,15 +110,15 @@ pub fn bootkrajang_synth(
     seed: u64,
 ) -> Result<SynthRow, FitError> {
     let models: [(&str, Rlr); 3] = [
-        ("lr", Rlr::baseline(ModelOptions::default())),
-        ("rlr", Rlr::robust(ModelOptions::default())),
+        ("lr", Rlr::baseline(&ModelOptions::default())?),
+        ("rlr", Rlr::robust(&ModelOptions::default())?),
         (
             "rlr-F",
-            Rlr::robust(ModelOptions {
+            Rlr::robust(&ModelOptions {
                 gamma: Some(synth_gamma()),
                 fix_gamma: true,
                 ..ModelOptions::default()
-            }),
+            })?,
         ),
     ];
     /// Per model: test errors, selected counts, relevant found, leaks.
@@ -218,8 +218,11 @@ impl Colon<'_> {
     }
 }
 
+/// A model and the name the tables print for it.
+pub type NamedModel = (String, Box<dyn RobustModel>);
+
 /// The models of the colon checks, by the names the tables print.
-pub fn colon_models(colon: &Colon<'_>) -> Vec<(String, Box<dyn RobustModel>)> {
+pub fn colon_models(colon: &Colon<'_>) -> Result<Vec<NamedModel>, FitError> {
     let fixed = ModelOptions {
         gamma: Some(colon.suspect_gamma()),
         fix_gamma: true,
@@ -233,23 +236,26 @@ pub fn colon_models(colon: &Colon<'_>) -> Vec<(String, Box<dyn RobustModel>)> {
         noise_fraction: Some(0.15),
         ..ModelOptions::default()
     };
-    vec![
+    Ok(vec![
         (
             "lr".into(),
-            Box::new(Rlr::baseline(ModelOptions::default())),
+            Box::new(Rlr::baseline(&ModelOptions::default())?),
         ),
-        ("rlr".into(), Box::new(Rlr::robust(ModelOptions::default()))),
-        ("rlr (ML gamma)".into(), Box::new(Rlr::robust(ml))),
-        ("rlr-F".into(), Box::new(Rlr::robust(fixed))),
+        (
+            "rlr".into(),
+            Box::new(Rlr::robust(&ModelOptions::default())?),
+        ),
+        ("rlr (ML gamma)".into(), Box::new(Rlr::robust(&ml)?)),
+        ("rlr-F".into(), Box::new(Rlr::robust(&fixed)?)),
         (
             "shift (cv)".into(),
-            Box::new(ShiftLr::new(ModelOptions::default())),
+            Box::new(ShiftLr::new(&ModelOptions::default())?),
         ),
         (
             "shift (noise 0.15)".into(),
-            Box::new(ShiftLr::new(shift_noise)),
+            Box::new(ShiftLr::new(&shift_noise)?),
         ),
-    ]
+    ])
 }
 
 /// What one model flags on the whole colon set.
@@ -275,7 +281,7 @@ impl ColonFlags {
 
 pub fn colon_flags(colon: &Colon<'_>) -> Result<Vec<ColonFlags>, FitError> {
     let mut out = Vec::new();
-    for (name, model) in colon_models(colon) {
+    for (name, model) in colon_models(colon)? {
         let start = std::time::Instant::now();
         let fit = model.fit(colon.x, colon.given, 2, &mut no_progress())?;
         let seconds = start.elapsed().as_secs_f64();
@@ -323,7 +329,7 @@ pub fn colon_loo(colon: &Colon<'_>) -> Result<Vec<LooRow>, FitError> {
     let n = colon.given.len();
     let corrected = colon.corrected();
     let mut out = Vec::new();
-    for (name, model) in colon_models(colon) {
+    for (name, model) in colon_models(colon)? {
         if name.starts_with("shift") {
             continue;
         }

@@ -4,10 +4,11 @@ use nalgebra::DMatrix;
 
 use super::detection::mean_sd;
 use super::metrics::accuracy;
-use crate::models::l1_logistic::{self, Design, Penalty, Problem};
-use crate::models::linalg::{Standardizer, sigmoid};
-use crate::models::rlr::LogisticClassifier;
-use crate::models::shift::ShiftLr;
+use crate::models::logistic::classifier::LogisticClassifier;
+use crate::models::logistic::l1_logistic::{self, Design, Penalty, Problem};
+use crate::models::logistic::shift::ShiftLr;
+use crate::models::numerics::sigmoid;
+use crate::models::standardize::Standardizer;
 use crate::models::{Classifier, FitError, ModelOptions, argmax};
 use crate::rng::Rng;
 
@@ -75,7 +76,7 @@ pub fn shift_table1(
         let (xte, yte) = logistic_data(n, 10, 0.0, 0.0, &mut rng);
         // Standard: unpenalised logistic regression.
         let s = Standardizer::fit(&xtr);
-        let t = crate::models::gaussian::one_hot(&ytr, 2);
+        let t = crate::models::numerics::one_hot(&ytr, 2);
         let prob = Problem {
             x: Design::standardized(&xtr, &s),
             targets: &t,
@@ -90,7 +91,7 @@ pub fn shift_table1(
         };
         standard.push(test_accuracy(&plain, &xte, &yte));
         // Robust: the shift path, lambda by dev accuracy (ties: larger lambda).
-        let path = ShiftLr::new(opts.clone()).path_classifiers(&xtr, &ytr, 2)?;
+        let path = ShiftLr::new(&opts)?.path_classifiers(&xtr, &ytr, 2)?;
         let mut best = (f64::NEG_INFINITY, 0);
         for (k, (_, c)) in path.iter().enumerate() {
             let a = test_accuracy(c, &xdev, &ydev);

@@ -25,9 +25,9 @@ use super::metrics::accuracy;
 use super::noise::{NoiseKind, inject};
 use super::simulate::spherical_mixture;
 use crate::dataset::{LoadOptions, load};
-use crate::models::lda::Lda;
-use crate::models::mda::Mda;
-use crate::models::rmda::Rmda;
+use crate::models::gaussian::lda::Lda;
+use crate::models::gaussian::mda::Mda;
+use crate::models::gaussian::rmda::Rmda;
 use crate::models::{
     Classifier, CovarianceFamily, FitError, ModelOptions, RobustModel, argmax, no_progress,
 };
@@ -126,15 +126,15 @@ impl Models {
             ..ModelOptions::default()
         };
         Ok(Self {
-            lda: Lda::new(ModelOptions {
+            lda: Lda::new(&ModelOptions {
                 seed,
                 ..ModelOptions::default()
-            }),
-            mda: Mda::new(ModelOptions {
+            })?,
+            mda: Mda::new(&ModelOptions {
                 clusters_per_class: Some(per_class),
                 ..spherical.clone()
             })?,
-            rmda: Rmda::new(ModelOptions {
+            rmda: Rmda::new(&ModelOptions {
                 clusters,
                 ..spherical
             })?,

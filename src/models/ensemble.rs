@@ -53,8 +53,17 @@ pub struct AllModels {
 }
 
 impl AllModels {
-    pub fn new(options: ModelOptions) -> Self {
-        Self { options }
+    /// Reads `seed`, `max_iter` and `tol` (passed on to the members), and
+    /// checks the options of every member it may run, so a bad value fails
+    /// here rather than in whichever member the data happens to select.
+    pub fn new(options: &ModelOptions) -> Result<Self, FitError> {
+        options.checked_iterations()?;
+        for name in ENSEMBLE_MEMBERS {
+            build_model(name, options)?;
+        }
+        Ok(Self {
+            options: options.clone(),
+        })
     }
 
     /// Which members suit data of this shape, and why the others do not.
@@ -70,11 +79,11 @@ impl AllModels {
                     "{name} skipped: Gaussian models need fewer features ({}) than samples ({})",
                     shape.n_features, shape.n_samples
                 ));
-            } else if name == "cbt" && cbt_features > super::cbt::MAX_FEATURES {
+            } else if name == "cbt" && cbt_features > super::discrete::cbt::MAX_FEATURES {
                 skipped.push(format!(
                     "cbt skipped: {} features are too many for joint cells (at most {})",
                     cbt_features,
-                    super::cbt::MAX_FEATURES
+                    super::discrete::cbt::MAX_FEATURES
                 ));
             } else {
                 chosen.push(name);
@@ -305,7 +314,8 @@ mod tests {
     #[test]
     fn combines_members_into_a_mean_and_a_disagreement_column() {
         let (x, given) = data();
-        let fit = AllModels::new(ModelOptions::default())
+        let fit = AllModels::new(&ModelOptions::default())
+            .unwrap()
             .fit(&x, &given, 2, &mut no_progress())
             .unwrap();
         let members = &fit.extra.lists[0].1;
@@ -347,7 +357,7 @@ mod tests {
         };
         assert!(AllModels::plan(&votes, 16).0.contains(&"cbt"));
         assert!(
-            !AllModels::plan(&votes, super::super::cbt::MAX_FEATURES + 1)
+            !AllModels::plan(&votes, super::super::discrete::cbt::MAX_FEATURES + 1)
                 .0
                 .contains(&"cbt")
         );
@@ -356,9 +366,21 @@ mod tests {
     #[test]
     fn stop_cancels_every_member() {
         let (x, given) = data();
-        let err = AllModels::new(ModelOptions::default())
+        let err = AllModels::new(&ModelOptions::default())
+            .unwrap()
             .fit(&x, &given, 2, &mut |_| Control::Stop)
             .unwrap_err();
         assert_eq!(err, FitError::Cancelled);
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod option_tests {
+    use super::*;
+
+    crate::models::rejects_option! {
+        zero_tol: AllModels::new, "tol" = "0";
+        a_member_option: AllModels::new, "lambda_rule" = "magic";
     }
 }

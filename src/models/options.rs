@@ -1,9 +1,16 @@
-//! Options shared by the CLI, the TUI model picker and reports. One flat
-//! struct with defaults, so a model reads only the fields it uses and every
-//! front end can show and serialise them the same way. Each model checks its
-//! own fields once, when it is built (see `registry::build_model`).
+//! Options as the front ends hold them: one flat struct with defaults, the
+//! form the CLI, the TUI model picker, saved sessions and reports read and
+//! write (its serde field names are the `--opt` keys, so they stay stable).
+//! It is unchecked: each model's constructor checks exactly the fields it
+//! reads and keeps them in its own typed form (linfa's params -> checked
+//! params), so a bad value fails when the model is built, naming the
+//! option, and never halfway through a fit. The checks of fields several
+//! models read live here.
 
+use nalgebra::DMatrix;
 use serde::{Deserialize, Serialize};
+
+use super::FitError;
 
 /// Covariance structure of the Gaussian models.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -157,90 +164,98 @@ impl Default for ModelOptions {
     }
 }
 
+/// An option value a model cannot use: the message names the option (its
+/// `--opt` key) and what it accepts.
+pub fn invalid_option(option: &str, allowed: &str, got: impl std::fmt::Display) -> FitError {
+    FitError::InvalidOption(format!("{option} must be {allowed}, got {got}"))
+}
+
+/// The iteration budget of an iterative fit (`max_iter`, `tol`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Iterations {
+    pub max_iter: usize,
+    /// Relative change of the objective below which the fit has converged.
+    pub tol: f64,
+}
+
 impl ModelOptions {
-    /// Checks the fields every model shares.
-    pub fn validate_common(&self) -> Result<(), super::FitError> {
-        use super::FitError::InvalidOption;
-        if self.max_iter == 0 {
-            return Err(InvalidOption("--max-iter must be at least 1".into()));
-        }
-        if !(self.tol.is_finite() && self.tol > 0.0) {
-            return Err(InvalidOption(format!(
-                "--tol must be a positive number, got {}",
-                self.tol
-            )));
-        }
-        if let Some(s) = self.shrinkage
-            && !(0.0..=1.0).contains(&s)
-        {
-            return Err(InvalidOption(format!(
-                "--shrinkage must be between 0 and 1, got {s}"
-            )));
-        }
-        if let Some(l) = self.lambda
-            && !(l.is_finite() && l >= 0.0)
-        {
-            return Err(InvalidOption(format!("lambda must be >= 0, got {l}")));
-        }
-        if let Some(f) = self.noise_fraction
-            && !(0.0..=1.0).contains(&f)
-        {
-            return Err(InvalidOption(format!(
-                "--noise-fraction must be between 0 and 1, got {f}"
-            )));
-        }
-        if !["cv", "noise", "accuracy"].contains(&self.lambda_rule.as_str()) {
-            return Err(InvalidOption(format!(
-                "lambda_rule must be cv, noise or accuracy, got \"{}\"",
-                self.lambda_rule
-            )));
-        }
-        if !["none", "l1", "l2"].contains(&self.theta_penalty.as_str()) {
-            return Err(InvalidOption(format!(
-                "theta_penalty must be none, l1 or l2, got \"{}\"",
-                self.theta_penalty
-            )));
-        }
-        if let Some(kappa) = self.kappa
-            && !(kappa.is_finite() && kappa >= 0.0)
-        {
-            return Err(InvalidOption(format!(
-                "kappa must be >= 0 (or null for the Bayesian rule), got {}",
-                kappa
-            )));
-        }
-        if !(self.gamma_prior.is_finite() && self.gamma_prior >= 0.0) {
-            return Err(InvalidOption(format!(
-                "gamma_prior must be >= 0, got {}",
-                self.gamma_prior
-            )));
-        }
-        if self.cv_folds < 2 {
-            return Err(InvalidOption("cv_folds must be at least 2".into()));
-        }
-        if self.clusters == Some(0) || self.clusters_min == Some(0) {
-            return Err(InvalidOption("clusters must be at least 1".into()));
-        }
-        if let (Some(lo), Some(hi)) = (self.clusters_min, self.clusters_max)
-            && lo > hi
-        {
-            return Err(InvalidOption(format!(
-                "clusters_min ({lo}) is larger than clusters_max ({hi})"
-            )));
-        }
-        if self.restarts == 0 {
-            return Err(InvalidOption("restarts must be at least 1".into()));
-        }
-        if self.levels < 2 {
-            return Err(InvalidOption(format!(
-                "levels must be at least 2 (bins per continuous feature), got {}",
-                self.levels
-            )));
-        }
-        if self.path_length < 2 {
-            return Err(InvalidOption("path_length must be at least 2".into()));
+    /// Checks every field by building every model with these options, so a
+    /// front end rejects a bad value when it is given, whatever model runs.
+    /// The checks themselves are the models' constructors.
+    pub fn validate_common(&self) -> Result<(), FitError> {
+        for model in super::MODELS {
+            super::build_model(model.name, self)?;
         }
         Ok(())
+    }
+}
+
+/// Checks of single fields, shared by the models that read them; each model
+/// calls the ones for its own fields when it is built.
+impl ModelOptions {
+    pub fn checked_max_iter(&self) -> Result<usize, FitError> {
+        if self.max_iter == 0 {
+            return Err(invalid_option("max_iter (--max-iter)", "at least 1", 0));
+        }
+        Ok(self.max_iter)
+    }
+
+    pub fn checked_iterations(&self) -> Result<Iterations, FitError> {
+        let max_iter = self.checked_max_iter()?;
+        if !(self.tol.is_finite() && self.tol > 0.0) {
+            return Err(invalid_option("tol (--tol)", "a positive number", self.tol));
+        }
+        Ok(Iterations {
+            max_iter,
+            tol: self.tol,
+        })
+    }
+
+    /// `shrinkage`: in [0, 1], or unset for the size-aware default.
+    pub fn checked_shrinkage(&self) -> Result<Option<f64>, FitError> {
+        match self.shrinkage {
+            Some(s) if !(0.0..=1.0).contains(&s) => Err(invalid_option(
+                "shrinkage (--shrinkage)",
+                "between 0 and 1 (or unset for the default)",
+                s,
+            )),
+            s => Ok(s),
+        }
+    }
+
+    /// `lambda`: a fixed L1 penalty >= 0, or unset for the Bayesian rule.
+    pub fn checked_lambda(&self) -> Result<Option<f64>, FitError> {
+        match self.lambda {
+            Some(l) if !(l.is_finite() && l >= 0.0) => Err(invalid_option(
+                "lambda",
+                "a number >= 0 (or unset for the Bayesian rule)",
+                l,
+            )),
+            l => Ok(l),
+        }
+    }
+
+    /// A count that must be at least `min`, unset allowed.
+    pub fn checked_at_least(
+        option: &str,
+        value: Option<usize>,
+        min: usize,
+    ) -> Result<Option<usize>, FitError> {
+        match value {
+            Some(v) if v < min => Err(invalid_option(
+                option,
+                &format!("at least {min} (or unset to choose it by BIC)"),
+                v,
+            )),
+            v => Ok(v),
+        }
+    }
+
+    pub fn checked_restarts(&self) -> Result<usize, FitError> {
+        if self.restarts == 0 {
+            return Err(invalid_option("restarts", "at least 1", 0));
+        }
+        Ok(self.restarts)
     }
 }
 
@@ -249,8 +264,8 @@ impl ModelOptions {
     /// `--opt key=value` and the TUI's model picker do: the value is read as
     /// JSON when it parses as JSON (numbers, booleans, null), else as a
     /// string. New fields become settable everywhere without front-end code.
-    pub fn set(&mut self, key: &str, value: &str) -> Result<(), super::FitError> {
-        use super::FitError::InvalidOption;
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), FitError> {
+        use FitError::InvalidOption;
         let mut map = match serde_json::to_value(&*self) {
             Ok(serde_json::Value::Object(m)) => m,
             _ => return Err(InvalidOption("options cannot be represented".into())),
@@ -331,94 +346,101 @@ mod tests {
         assert!(e.contains("cannot set max_iter"), "{e}");
         assert_eq!(o, ModelOptions::default());
     }
+}
 
-    #[test]
-    fn common_validation_names_the_flag() {
-        let o = ModelOptions {
-            tol: -1.0,
-            ..ModelOptions::default()
+/// rlr's `gamma` option, read and checked without the number of classes:
+/// a flip table "a,b;c,d" (rows = true class, each a distribution) or one
+/// flip rate per class "r0,r1,..." spread evenly over the other classes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GammaSpec {
+    Rates(Vec<f64>),
+    Table(Vec<Vec<f64>>),
+}
+
+impl GammaSpec {
+    pub fn parse(text: &str) -> Result<Self, FitError> {
+        use FitError::InvalidOption;
+        let num = |s: &str| -> Result<f64, FitError> {
+            let v: f64 = s
+                .trim()
+                .parse()
+                .map_err(|_| InvalidOption(format!("gamma: \"{}\" is not a number", s.trim())))?;
+            if (0.0..=1.0).contains(&v) {
+                Ok(v)
+            } else {
+                Err(InvalidOption(format!("gamma: {v} is not a probability")))
+            }
         };
-        assert!(
-            o.validate_common()
-                .unwrap_err()
-                .to_string()
-                .contains("--tol")
-        );
-        let o = ModelOptions {
-            shrinkage: Some(2.0),
-            ..ModelOptions::default()
-        };
-        assert!(
-            o.validate_common()
-                .unwrap_err()
-                .to_string()
-                .contains("--shrinkage")
-        );
+        let rows: Vec<&str> = text.split(';').filter(|r| !r.trim().is_empty()).collect();
+        if rows.len() == 1 {
+            let rates: Vec<f64> = rows[0].split(',').map(num).collect::<Result<_, _>>()?;
+            return Ok(Self::Rates(rates));
+        }
+        let mut table = Vec::with_capacity(rows.len());
+        for (t, row) in rows.iter().enumerate() {
+            let vals: Vec<f64> = row.split(',').map(num).collect::<Result<_, _>>()?;
+            let sum: f64 = vals.iter().sum();
+            if (sum - 1.0).abs() > 1e-6 {
+                return Err(InvalidOption(format!(
+                    "gamma: row {} sums to {sum}, not 1",
+                    t + 1
+                )));
+            }
+            table.push(vals);
+        }
+        Ok(Self::Table(table))
+    }
+
+    /// The K x K table P(given | true); fails when the text was written for
+    /// another number of classes.
+    pub fn table(&self, k: usize) -> Result<DMatrix<f64>, FitError> {
+        use FitError::InvalidOption;
+        match self {
+            Self::Rates(rates) => {
+                if rates.len() != k {
+                    return Err(InvalidOption(format!(
+                        "gamma: {} flip rates for {k} classes; give one per class, or a full table \"a,b;c,d\"",
+                        rates.len()
+                    )));
+                }
+                let off = |r: f64| r / (k - 1) as f64;
+                Ok(DMatrix::from_fn(k, k, |t, g| {
+                    if t == g {
+                        1.0 - rates[t]
+                    } else {
+                        off(rates[t])
+                    }
+                }))
+            }
+            Self::Table(rows) => {
+                if rows.len() != k {
+                    return Err(InvalidOption(format!(
+                        "gamma: {} rows for {k} classes (rows = true class, separated by ;)",
+                        rows.len()
+                    )));
+                }
+                let mut m = DMatrix::zeros(k, k);
+                for (t, vals) in rows.iter().enumerate() {
+                    if vals.len() != k {
+                        return Err(InvalidOption(format!(
+                            "gamma: row {} has {} entries, not {k}",
+                            t + 1,
+                            vals.len()
+                        )));
+                    }
+                    for (g, v) in vals.iter().enumerate() {
+                        m[(t, g)] = *v;
+                    }
+                }
+                Ok(m)
+            }
+        }
     }
 }
 
-/// Reads a flip table P(given | true) for K classes: "a,b;c,d" (rows =
-/// true class) or one flip rate per class "r0,r1,..." spread evenly over
-/// the other classes.
-pub fn parse_gamma(text: &str, k: usize) -> Result<nalgebra::DMatrix<f64>, super::FitError> {
-    use super::FitError::InvalidOption;
-    let num = |s: &str| -> Result<f64, super::FitError> {
-        let v: f64 = s
-            .trim()
-            .parse()
-            .map_err(|_| InvalidOption(format!("gamma: \"{}\" is not a number", s.trim())))?;
-        if (0.0..=1.0).contains(&v) {
-            Ok(v)
-        } else {
-            Err(InvalidOption(format!("gamma: {v} is not a probability")))
-        }
-    };
-    let rows: Vec<&str> = text.split(';').filter(|r| !r.trim().is_empty()).collect();
-    if rows.len() == 1 {
-        let rates: Vec<f64> = rows[0].split(',').map(num).collect::<Result<_, _>>()?;
-        if rates.len() != k {
-            return Err(InvalidOption(format!(
-                "gamma: {} flip rates for {k} classes; give one per class, or a full table \"a,b;c,d\"",
-                rates.len()
-            )));
-        }
-        let off = |r: f64| r / (k - 1) as f64;
-        return Ok(nalgebra::DMatrix::from_fn(k, k, |t, g| {
-            if t == g {
-                1.0 - rates[t]
-            } else {
-                off(rates[t])
-            }
-        }));
-    }
-    if rows.len() != k {
-        return Err(InvalidOption(format!(
-            "gamma: {} rows for {k} classes (rows = true class, separated by ;)",
-            rows.len()
-        )));
-    }
-    let mut m = nalgebra::DMatrix::zeros(k, k);
-    for (t, row) in rows.iter().enumerate() {
-        let vals: Vec<f64> = row.split(',').map(num).collect::<Result<_, _>>()?;
-        if vals.len() != k {
-            return Err(InvalidOption(format!(
-                "gamma: row {} has {} entries, not {k}",
-                t + 1,
-                vals.len()
-            )));
-        }
-        let sum: f64 = vals.iter().sum();
-        if (sum - 1.0).abs() > 1e-6 {
-            return Err(InvalidOption(format!(
-                "gamma: row {} sums to {sum}, not 1",
-                t + 1
-            )));
-        }
-        for (g, v) in vals.into_iter().enumerate() {
-            m[(t, g)] = v;
-        }
-    }
-    Ok(m)
+/// Reads a flip table P(given | true) for K classes (see [`GammaSpec`]).
+pub fn parse_gamma(text: &str, k: usize) -> Result<DMatrix<f64>, FitError> {
+    GammaSpec::parse(text)?.table(k)
 }
 
 #[cfg(test)]
@@ -446,31 +468,5 @@ mod gamma_tests {
             let e = parse_gamma(text, 2).unwrap_err().to_string();
             assert!(e.contains(needle), "{text}: {e}");
         }
-    }
-
-    #[test]
-    fn shift_and_lambda_options_are_checked() {
-        for (k, v) in [
-            ("noise_fraction", "1.5"),
-            ("lambda_rule", "magic"),
-            ("theta_penalty", "l3"),
-            ("cv_folds", "1"),
-            ("lambda", "-1"),
-        ] {
-            let mut o = ModelOptions::default();
-            o.set(k, v).unwrap();
-            assert!(o.validate_common().is_err(), "{k}={v}");
-        }
-        let o = ModelOptions {
-            clusters_min: Some(5),
-            clusters_max: Some(2),
-            ..ModelOptions::default()
-        };
-        assert!(
-            o.validate_common()
-                .unwrap_err()
-                .to_string()
-                .contains("larger than")
-        );
     }
 }

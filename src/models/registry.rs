@@ -1,9 +1,10 @@
 //! The list of models by CLI name, and construction from options.
 
-use super::{
-    FitError, ModelOptions, RobustModel, cbt::Cbt, ensemble::AllModels, lda::Lda, mda::Mda,
-    nda::Nda, rlr::Rlr, rmda::Rmda, rnda::Rnda, shift::ShiftLr,
-};
+use super::discrete::cbt::Cbt;
+use super::ensemble::AllModels;
+use super::gaussian::{lda::Lda, mda::Mda, nda::Nda, rmda::Rmda, rnda::Rnda};
+use super::logistic::{rlr::Rlr, shift::ShiftLr};
+use super::{FitError, ModelOptions, RobustModel};
 
 /// What the CLI help and the TUI model picker show about a model.
 #[derive(Clone, Copy, Debug)]
@@ -113,20 +114,20 @@ pub const MODELS: &[ModelInfo] = &[
     },
 ];
 
-/// Builds a model by its CLI name, checking its options once.
+/// Builds a model by its CLI name; its constructor checks the options it
+/// reads, once.
 pub fn build_model(name: &str, options: &ModelOptions) -> Result<Box<dyn RobustModel>, FitError> {
-    options.validate_common()?;
     match name {
-        "rnda" => Ok(Box::new(Rnda::new(options.clone()))),
-        "nda" => Ok(Box::new(Nda::new(options.clone()))),
-        "all" => Ok(Box::new(AllModels::new(options.clone()))),
-        "rlr" => Ok(Box::new(Rlr::robust(options.clone()))),
-        "lr" => Ok(Box::new(Rlr::baseline(options.clone()))),
-        "shift" => Ok(Box::new(ShiftLr::new(options.clone()))),
-        "rmda" => Ok(Box::new(Rmda::new(options.clone())?)),
-        "mda" => Ok(Box::new(Mda::new(options.clone())?)),
-        "lda" => Ok(Box::new(Lda::new(options.clone()))),
-        "cbt" => Ok(Box::new(Cbt::new(options.clone())?)),
+        "rnda" => Ok(Box::new(Rnda::new(options)?)),
+        "nda" => Ok(Box::new(Nda::new(options)?)),
+        "all" => Ok(Box::new(AllModels::new(options)?)),
+        "rlr" => Ok(Box::new(Rlr::robust(options)?)),
+        "lr" => Ok(Box::new(Rlr::baseline(options)?)),
+        "shift" => Ok(Box::new(ShiftLr::new(options)?)),
+        "rmda" => Ok(Box::new(Rmda::new(options)?)),
+        "mda" => Ok(Box::new(Mda::new(options)?)),
+        "lda" => Ok(Box::new(Lda::new(options)?)),
+        "cbt" => Ok(Box::new(Cbt::new(options)?)),
         other => Err(FitError::UnknownModel(
             other.to_string(),
             MODELS.iter().map(|m| m.name).collect::<Vec<_>>().join(", "),

@@ -1,6 +1,8 @@
-//! Small numerical helpers shared by the models.
+//! Numerically stable special functions the models share: sums and
+//! normalisations in log space, the logistic function and its log, log
+//! Gamma, and the convergence test of the iterative fits.
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DMatrix;
 
 /// `log(sum(exp(v)))` without overflow: shift by the maximum first (the
 /// standard identity log sum exp(v) = m + log sum exp(v - m)). Returns
@@ -73,45 +75,13 @@ pub fn log_sigmoid(z: f64) -> f64 {
     }
 }
 
-/// Per-feature centring and scaling. Models fit on standardised features so
-/// that shrinkage, spherical covariances and L1 penalties treat features in
-/// different units alike; constant features get scale 1 (they stay zero).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Standardizer {
-    pub mean: DVector<f64>,
-    pub scale: DVector<f64>,
-}
-
-impl Standardizer {
-    pub fn fit(x: &DMatrix<f64>) -> Self {
-        let n = x.nrows().max(1) as f64;
-        let p = x.ncols();
-        let mut mean = DVector::zeros(p);
-        let mut scale = DVector::zeros(p);
-        for j in 0..p {
-            let col = x.column(j);
-            let m = col.sum() / n;
-            let var = col.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / n;
-            mean[j] = m;
-            scale[j] = if var > 1e-24 * (1.0 + m * m) {
-                var.sqrt()
-            } else {
-                1.0
-            };
-        }
-        Self { mean, scale }
+/// 0/1 weights from hard labels (n x K), for fitting with trusted labels.
+pub fn one_hot(labels: &[usize], k: usize) -> DMatrix<f64> {
+    let mut w = DMatrix::zeros(labels.len(), k);
+    for (i, &l) in labels.iter().enumerate() {
+        w[(i, l)] = 1.0;
     }
-
-    pub fn apply(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
-        let mut z = x.clone();
-        for j in 0..z.ncols() {
-            let (m, s) = (self.mean[j], self.scale[j]);
-            for v in z.column_mut(j).iter_mut() {
-                *v = (*v - m) / s;
-            }
-        }
-        z
-    }
+    w
 }
 
 /// Stops a loop once the objective has settled: relative change below `tol`.
@@ -210,15 +180,5 @@ mod tests {
         assert!((log_sigmoid(-1000.0) + 1000.0).abs() < 1e-9);
         assert!(log_sigmoid(1000.0).abs() < 1e-12);
         assert!((log_sigmoid(0.3) - sigmoid(0.3).ln()).abs() < 1e-12);
-    }
-
-    #[test]
-    fn standardizer_centres_and_scales_and_keeps_constant_columns() {
-        let x = DMatrix::from_row_slice(3, 2, &[1.0, 5.0, 2.0, 5.0, 3.0, 5.0]);
-        let s = Standardizer::fit(&x);
-        let z = s.apply(&x);
-        assert!(z.column(0).sum().abs() < 1e-12);
-        assert!((z.column(0).norm_squared() / 3.0 - 1.0).abs() < 1e-12);
-        assert!(z.column(1).iter().all(|v| *v == 0.0));
     }
 }

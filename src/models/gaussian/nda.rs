@@ -5,34 +5,29 @@ use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
-use super::gaussian::{GaussianClassifier, GaussianComponents, one_hot};
-use super::linalg::{Standardizer, normalise_log_rows};
-use super::{Control, Fit, FitError, ModelOptions, Progress, RobustModel, check_inputs};
+use crate::models::gaussian::components::{
+    CovarianceParams, GaussianClassifier, GaussianComponents,
+};
+use crate::models::numerics::normalise_log_rows;
+use crate::models::numerics::one_hot;
+use crate::models::prologue::{Prologue, Scaling, class_name, step};
+use crate::models::{Control, Fit, FitError, ModelOptions, Progress, RobustModel};
 
 #[derive(Clone, Debug)]
 pub struct Nda {
-    options: ModelOptions,
+    covariance: CovarianceParams,
 }
 
 impl Nda {
-    pub fn new(options: ModelOptions) -> Self {
-        Self { options }
+    /// Reads `covariance` and `shrinkage`.
+    pub fn new(options: &ModelOptions) -> Result<Self, FitError> {
+        Ok(Self::with(CovarianceParams::checked(options)?))
     }
-}
 
-pub(crate) fn class_name(c: usize) -> String {
-    format!("class #{c}")
-}
-
-/// Rejects classes without samples: a Gaussian needs at least one point.
-pub(crate) fn require_every_class(counts: &[usize]) -> Result<(), FitError> {
-    if let Some(c) = counts.iter().position(|&n| n == 0) {
-        return Err(FitError::InvalidInput(format!(
-            "{} has no samples; every class needs at least one",
-            class_name(c)
-        )));
+    /// From checked covariance options (LDA fixes the family).
+    pub fn with(covariance: CovarianceParams) -> Self {
+        Self { covariance }
     }
-    Ok(())
 }
 
 impl RobustModel for Nda {
@@ -47,15 +42,16 @@ impl RobustModel for Nda {
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        let counts = check_inputs(x, given, n_classes)?;
-        require_every_class(&counts)?;
-        let standardizer = Standardizer::fit(x);
+        let Prologue {
+            counts,
+            standardizer,
+        } = Prologue::new(x, given, n_classes, true, Scaling::PerFeature)?;
         let z = standardizer.apply(x);
         let components = GaussianComponents::estimate(
             &z,
             &one_hot(given, n_classes),
-            self.options.covariance,
-            self.options.shrinkage,
+            self.covariance.family,
+            self.covariance.shrinkage,
             &class_name,
         )?;
         let n = given.len() as f64;
@@ -72,16 +68,16 @@ impl RobustModel for Nda {
         }
         normalise_log_rows(&mut log_joint);
         let posterior = log_joint;
-        if progress(Progress {
-            stage: "fit",
-            iteration: 1,
-            max_iterations: 1,
-            objective,
-            fraction: 1.0,
-        }) == Control::Stop
-        {
-            return Err(FitError::Cancelled);
-        }
+        step(
+            progress,
+            Progress {
+                stage: "fit",
+                iteration: 1,
+                max_iterations: 1,
+                objective,
+                fraction: 1.0,
+            },
+        )?;
         let mut fit = Fit::from_posterior(posterior, given);
         fit.trace = vec![objective];
         fit.converged = true;
@@ -96,5 +92,16 @@ impl RobustModel for Nda {
             log_prior,
         }));
         Ok(fit)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod option_tests {
+    use super::*;
+
+    crate::models::rejects_option! {
+        shrinkage_above_1: Nda::new, "shrinkage" = "1.5";
+        negative_shrinkage: Nda::new, "shrinkage" = "-0.1";
     }
 }

@@ -39,12 +39,13 @@ use std::sync::Arc;
 use nalgebra::DMatrix;
 use rayon::prelude::*;
 
-use super::bdra::{self, Cells, Coding, Move, Reduction};
-use super::linalg::log_add_exp;
-use super::nda::class_name;
-use super::{
-    Classifier, Control, Fit, FitError, GammaTable, ModelInput, ModelOptions, NamedMatrix,
-    NamedSeries, Progress, RobustModel, check_inputs,
+use crate::models::discrete::bdra::{self, Cells, Coding, Move, Reduction};
+use crate::models::numerics::log_add_exp;
+use crate::models::options::invalid_option;
+use crate::models::prologue::{Prologue, Scaling, class_name};
+use crate::models::{
+    Classifier, Control, Fit, FitError, GammaTable, ModelInput, ModelOptions, ModelReport,
+    NamedMatrix, NamedSeries, Progress, RobustModel,
 };
 
 /// Step of the coarse alpha grid before the golden-section refinement.
@@ -65,15 +66,38 @@ pub const MAX_FEATURES: usize = 128;
 
 #[derive(Clone, Debug)]
 pub struct Cbt {
-    options: ModelOptions,
+    /// The `alpha` values as written (one for all classes or one per
+    /// class); `None` estimates alpha.
+    alpha: Option<Vec<f64>>,
+    /// Quantile bins of a continuous feature.
+    levels: usize,
+    /// `None`: BDRA on when there are 2+ features.
+    bdra: Option<bool>,
+    /// Only scales the progress gauge: CBT's searches are bounded by
+    /// their own constants.
+    max_iter: usize,
 }
 
 impl Cbt {
-    pub fn new(options: ModelOptions) -> Result<Self, FitError> {
-        if let Some(text) = &options.alpha {
-            parse_alpha_values(text)?;
+    /// Reads `alpha`, `levels`, `bdra` and `max_iter`.
+    pub fn new(options: &ModelOptions) -> Result<Self, FitError> {
+        if options.levels < 2 {
+            return Err(invalid_option(
+                "levels",
+                "at least 2 (bins per continuous feature)",
+                options.levels,
+            ));
         }
-        Ok(Self { options })
+        Ok(Self {
+            alpha: options
+                .alpha
+                .as_deref()
+                .map(parse_alpha_values)
+                .transpose()?,
+            levels: options.levels,
+            bdra: options.bdra,
+            max_iter: options.checked_max_iter()?,
+        })
     }
 }
 
@@ -101,10 +125,14 @@ fn parse_alpha_values(text: &str) -> Result<Vec<f64>, FitError> {
 /// alpha per class from the option text: one value for every class or one
 /// per class, each below (K - 1) / K (at that rate a label says nothing).
 pub fn parse_alpha(text: &str, k: usize) -> Result<Vec<f64>, FitError> {
-    let values = parse_alpha_values(text)?;
+    alpha_per_class(&parse_alpha_values(text)?, k)
+}
+
+/// The `alpha` values for K classes (see [`parse_alpha`]).
+fn alpha_per_class(values: &[f64], k: usize) -> Result<Vec<f64>, FitError> {
     let values = match values.len() {
         1 => vec![values[0]; k],
-        n if n == k => values,
+        n if n == k => values.to_vec(),
         n => {
             return Err(FitError::InvalidOption(format!(
                 "alpha: {n} values for {k} classes; give one per class or one for all"
@@ -271,7 +299,7 @@ pub fn leave_one_out(symbols: &Symbols, alpha: &[f64]) -> LeaveOneOut {
                 let c = split_counts(&rest, &a, w);
                 let ln_f: Vec<f64> = (0..k).map(|t| (c[t] + 1.0).ln() - ln_den[t]).collect();
                 let ln_joint: Vec<f64> = (0..k).map(|t| a[g * k + t].ln() + ln_f[t]).collect();
-                let lse = super::linalg::log_sum_exp(&ln_joint);
+                let lse = crate::models::numerics::log_sum_exp(&ln_joint);
                 ll += x[g] * lse;
                 post[g] = ln_joint.iter().map(|v| (v - lse).exp()).collect();
                 let other = (0..k)
@@ -405,7 +433,7 @@ impl Classifier for CbtClassifier {
             let lp: Vec<f64> = (0..k)
                 .map(|t| self.ln_prior[t] + (c[t] + 1.0).ln() - self.ln_den[t])
                 .collect();
-            let lse = super::linalg::log_sum_exp(&lp);
+            let lse = crate::models::numerics::log_sum_exp(&lp);
             for t in 0..k {
                 out[(i, t)] = (lp[t] - lse).exp();
             }
@@ -419,6 +447,259 @@ fn describe_move(m: Move) -> String {
         Move::Remove(j) => format!("#{j} removed"),
         Move::Merge(j, a, b) => format!("#{j} levels {a}+{b} merged"),
     }
+}
+
+/// Reports a step of the fit; false means the curator stopped it.
+type Report<'a> = dyn FnMut(&'static str, usize, f64, f64) -> bool + 'a;
+
+/// The features as symbols: how each column is coded, and the joint cells
+/// BDRA reduces.
+struct Coded {
+    codings: Vec<Coding>,
+    n_levels: Vec<usize>,
+    cells: Cells,
+}
+
+/// Codes every column (its own levels, or quantile bins) and counts the
+/// joint cells per given label.
+fn code_features(x: &DMatrix<f64>, given: &[usize], k: usize, levels: usize) -> Coded {
+    let (n, p) = x.shape();
+    let codings: Vec<Coding> = (0..p)
+        .map(|j| {
+            let col: Vec<f64> = x.column(j).iter().copied().collect();
+            Coding::choose(&col, levels)
+        })
+        .collect();
+    let codes: Vec<Vec<u32>> = (0..n)
+        .map(|i| {
+            codings
+                .iter()
+                .enumerate()
+                .map(|(j, c)| c.code(x[(i, j)]).unwrap_or(0))
+                .collect()
+        })
+        .collect();
+    let n_levels: Vec<usize> = codings.iter().map(Coding::n_levels).collect();
+    let cells = Cells::build(&codes, given, k);
+    Coded {
+        codings,
+        n_levels,
+        cells,
+    }
+}
+
+/// BDRA from the full coding (the first half of the gauge), or the full
+/// coding as it is when BDRA is off. `None` when cancelled.
+fn reduce_features(
+    coded: &Coded,
+    full: &Reduction,
+    priors: &[f64],
+    use_bdra: bool,
+    report: &mut Report<'_>,
+) -> Option<bdra::BdraResult> {
+    if !use_bdra {
+        let value = coded.cells.criterion(full, priors);
+        return Some(bdra::BdraResult {
+            reduction: full.clone(),
+            criterion: vec![value],
+            steps: Vec::new(),
+            moves: Vec::new(),
+        });
+    }
+    let p = coded.n_levels.len();
+    let max_steps: usize = coded.n_levels.iter().map(|l| l.max(&1) - 1).sum::<usize>() + p;
+    bdra::reduce(&coded.cells, full.clone(), priors, |step, value| {
+        report(
+            "BDRA",
+            step,
+            value,
+            0.5 * step as f64 / max_steps.max(1) as f64,
+        )
+    })
+}
+
+/// alpha as given, or estimated (the second half of the gauge): returns
+/// (alpha, trace, converged, estimated), `None` when cancelled.
+fn choose_alpha(
+    symbols: &Symbols,
+    k: usize,
+    fixed: Option<Vec<f64>>,
+    report: &mut Report<'_>,
+) -> Option<(Vec<f64>, Vec<f64>, bool, bool)> {
+    if let Some(a) = fixed {
+        let ll = leave_one_out(symbols, &a).log_likelihood;
+        return Some((a, vec![ll], true, false));
+    }
+    let mut evals = 0usize;
+    let budget = (MAX_SWEEPS * k * (12 + GOLDEN_ITERATIONS)) as f64;
+    let (a, t, c) = estimate_alpha(symbols, k, |ll| {
+        evals += 1;
+        report(
+            "alpha",
+            evals,
+            ll,
+            0.5 + 0.5 * (evals as f64 / budget).min(1.0),
+        )
+    })?;
+    Some((a, t, c, true))
+}
+
+/// The leave-one-out posterior of every sample, with ties in p_mislabel
+/// (all of them when alpha = 0) ordered by the CBT ratio of eq. (5): how
+/// much better another class explains x_i. Also returns the LOO
+/// log-likelihood.
+fn loo_fit(symbols: &Symbols, alpha: &[f64], given: &[usize], k: usize) -> (Fit, f64) {
+    let n = given.len();
+    let loo = leave_one_out(symbols, alpha);
+    let mut posterior = DMatrix::zeros(n, k);
+    let mut statistic = vec![0.0; n];
+    for i in 0..n {
+        let (s, g) = (symbols.of_sample[i], given[i]);
+        for t in 0..k {
+            posterior[(i, t)] = loo.posterior[s][g][t];
+        }
+        statistic[i] = loo.statistic[s][g];
+    }
+    let mut fit = Fit::from_posterior(posterior, given);
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| statistic[b].total_cmp(&statistic[a]).then(a.cmp(&b)));
+    let mut rank = vec![0; n];
+    for (r, &i) in order.iter().enumerate() {
+        rank[i] = r;
+    }
+    fit.suspicion_rank = Some(rank);
+    (fit, loo.log_likelihood)
+}
+
+impl CbtClassifier {
+    /// The full-data splits of every training symbol (`keys[s]` is the
+    /// symbol of `symbols.counts[s]`).
+    fn new(
+        coded: &Coded,
+        reduction: &Reduction,
+        keys: Vec<Vec<u64>>,
+        symbols: &Symbols,
+        a: &[f64],
+        priors: &[f64],
+    ) -> Self {
+        let k = priors.len();
+        let ln_den = ln_denominators(&symbols.given_totals, a, symbols.ln_m, None);
+        let w = relative_weights(&ln_den);
+        let table: HashMap<Vec<u64>, Vec<f64>> = keys
+            .into_iter()
+            .zip(&symbols.counts)
+            .map(|(key, x)| (key, split_counts(x, a, &w)))
+            .collect();
+        let ln_prior: Vec<f64> = (0..k)
+            .map(|t| (0..k).map(|g| priors[g] * a[g * k + t]).sum::<f64>().ln())
+            .collect();
+        Self {
+            codings: coded.codings.clone(),
+            reduction: reduction.clone(),
+            table,
+            ln_den,
+            ln_prior,
+        }
+    }
+}
+
+/// The flip table in both orientations, alpha as the paper writes it.
+fn report_alpha(e: &mut ModelReport, alpha: &[f64], a: &[f64]) {
+    let k = alpha.len();
+    let labels: Vec<String> = (0..k).map(class_name).collect();
+    e.matrices.push(NamedMatrix {
+        name: "alpha".into(),
+        orientation:
+            "alpha_k = P(true class != k | given label k), the paper's mislabelling probability"
+                .into(),
+        row_labels: vec!["alpha".into()],
+        col_labels: labels.clone(),
+        values: vec![alpha.to_vec()],
+        display: Default::default(),
+    });
+    e.matrices.push(NamedMatrix {
+        name: "P(true | given)".into(),
+        orientation: "rows = given label, columns = true class, entry = P(true | given)".into(),
+        row_labels: labels.clone(),
+        col_labels: labels,
+        values: (0..k).map(|g| a[g * k..(g + 1) * k].to_vec()).collect(),
+        display: Default::default(),
+    });
+}
+
+/// What BDRA kept, removed and merged, and the symbol space before and
+/// after.
+fn report_reduction(
+    e: &mut ModelReport,
+    full: &Reduction,
+    result: &bdra::BdraResult,
+    symbols: &Symbols,
+) {
+    let reduction = &result.reduction;
+    let log10_m = symbols.ln_m / std::f64::consts::LN_10;
+    e.scalars.push(("log10_M".into(), log10_m));
+    if log10_m < 15.0 {
+        e.scalars.push(("M".into(), symbols.ln_m.exp().round()));
+    }
+    e.scalars.push((
+        "log10_M_before_bdra".into(),
+        full.ln_m() / std::f64::consts::LN_10,
+    ));
+    e.scalars
+        .push(("observed_symbols".into(), symbols.counts.len() as f64));
+    e.scalars
+        .push(("kept_features".into(), reduction.kept().count() as f64));
+    e.scalars
+        .push(("bdra_error_before".into(), result.criterion[0]));
+    e.scalars.push((
+        "bdra_error_after".into(),
+        *result.criterion.last().unwrap_or(&f64::NAN),
+    ));
+}
+
+/// The feature lists and the BDRA criterion per step.
+fn report_features(e: &mut ModelReport, coded: &Coded, result: &bdra::BdraResult) {
+    let (reduction, codings) = (&result.reduction, &coded.codings);
+    let p = codings.len();
+    e.lists.push((
+        "kept_features".into(),
+        reduction
+            .kept()
+            .map(|j| {
+                if reduction.levels[j] == coded.n_levels[j] {
+                    format!("#{j} ({})", codings[j].describe())
+                } else {
+                    format!(
+                        "#{j} ({} merged into {})",
+                        codings[j].describe(),
+                        reduction.levels[j]
+                    )
+                }
+            })
+            .collect(),
+    ));
+    e.lists.push((
+        "removed_features".into(),
+        (0..p)
+            .filter(|&j| reduction.maps[j].is_none())
+            .map(|j| format!("#{j}"))
+            .collect(),
+    ));
+    e.lists.push((
+        "bdra_steps".into(),
+        result.moves.iter().map(|&m| describe_move(m)).collect(),
+    ));
+    e.series.push(NamedSeries {
+        name: "BDRA expected error".into(),
+        x_label: "step".into(),
+        y_label: "P(e|X), eq. 8".into(),
+        points: result
+            .criterion
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i as f64, *v))
+            .collect(),
+    });
 }
 
 impl RobustModel for Cbt {
@@ -437,36 +718,19 @@ impl RobustModel for Cbt {
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        let counts = check_inputs(x, given, n_classes)?;
+        let prologue = Prologue::new(x, given, n_classes, false, Scaling::AsGiven)?;
+        let counts = &prologue.counts;
         let k = n_classes;
-        let opts = &self.options;
-        let fixed_alpha = match &opts.alpha {
-            Some(text) => Some(parse_alpha(text, k)?),
+        let fixed_alpha = match &self.alpha {
+            Some(values) => Some(alpha_per_class(values, k)?),
             None => None,
         };
         let n = given.len();
         let p = x.ncols();
-        let codings: Vec<Coding> = (0..p)
-            .map(|j| {
-                let col: Vec<f64> = x.column(j).iter().copied().collect();
-                Coding::choose(&col, opts.levels)
-            })
-            .collect();
-        let codes: Vec<Vec<u32>> = (0..n)
-            .map(|i| {
-                codings
-                    .iter()
-                    .enumerate()
-                    .map(|(j, c)| c.code(x[(i, j)]).unwrap_or(0))
-                    .collect()
-            })
-            .collect();
-        let n_levels: Vec<usize> = codings.iter().map(Coding::n_levels).collect();
+        let coded = code_features(x, given, k, self.levels);
         let priors: Vec<f64> = counts.iter().map(|&c| c as f64 / n as f64).collect();
-        let cells = Cells::build(&codes, given, k);
-        drop(codes);
-        let full = Reduction::full(&n_levels);
-        let use_bdra = opts.bdra.unwrap_or(p > 1);
+        let full = Reduction::full(&coded.n_levels);
+        let use_bdra = self.bdra.unwrap_or(p > 1);
         if use_bdra && p > MAX_FEATURES {
             return Err(FitError::NotApplicable(format!(
                 "cbt: {p} features are too many for BDRA's greedy search (at most {MAX_FEATURES}); \
@@ -475,210 +739,56 @@ impl RobustModel for Cbt {
             )));
         }
 
-        let mut stopped = false;
         let mut report = |stage: &'static str, iteration: usize, objective: f64, fraction: f64| {
             let c = progress(Progress {
                 stage,
                 iteration,
-                max_iterations: opts.max_iter,
+                max_iterations: self.max_iter,
                 objective,
                 fraction,
             });
             c == Control::Continue
         };
-        let result = if use_bdra {
-            let max_steps: usize = n_levels.iter().map(|l| l.max(&1) - 1).sum::<usize>() + p;
-            let r = bdra::reduce(&cells, full.clone(), &priors, |step, value| {
-                report(
-                    "BDRA",
-                    step,
-                    value,
-                    0.5 * step as f64 / max_steps.max(1) as f64,
-                )
-            });
-            match r {
-                Some(r) => r,
-                None => return Err(FitError::Cancelled),
-            }
-        } else {
-            let value = cells.criterion(&full, &priors);
-            bdra::BdraResult {
-                reduction: full.clone(),
-                criterion: vec![value],
-                steps: Vec::new(),
-                moves: Vec::new(),
-            }
-        };
-        let reduction = result.reduction.clone();
-        let (keys, sym_counts, of_cell) = cells.group(&reduction);
+        let result = reduce_features(&coded, &full, &priors, use_bdra, &mut report)
+            .ok_or(FitError::Cancelled)?;
+        let (keys, sym_counts, of_cell) = coded.cells.group(&result.reduction);
         let symbols = Symbols {
-            of_sample: cells.of_sample.iter().map(|&c| of_cell[c]).collect(),
+            of_sample: coded.cells.of_sample.iter().map(|&c| of_cell[c]).collect(),
             given_totals: counts.iter().map(|&c| c as f64).collect(),
             counts: sym_counts,
-            ln_m: reduction.ln_m(),
+            ln_m: result.reduction.ln_m(),
         };
-
-        let (alpha, trace, converged, estimated) = match fixed_alpha {
-            Some(a) => {
-                let ll = leave_one_out(&symbols, &a).log_likelihood;
-                (a, vec![ll], true, false)
-            }
-            None => {
-                let mut evals = 0usize;
-                let budget = (MAX_SWEEPS * k * (12 + GOLDEN_ITERATIONS)) as f64;
-                let est = estimate_alpha(&symbols, k, |ll| {
-                    evals += 1;
-                    report(
-                        "alpha",
-                        evals,
-                        ll,
-                        0.5 + 0.5 * (evals as f64 / budget).min(1.0),
-                    )
-                });
-                match est {
-                    Some((a, t, c)) => (a, t, c, true),
-                    None => return Err(FitError::Cancelled),
-                }
-            }
-        };
-        stopped |= !report(
-            "posterior",
-            1,
-            trace.last().copied().unwrap_or(f64::NAN),
-            1.0,
-        );
-        if stopped {
+        let (alpha, trace, converged, estimated) =
+            choose_alpha(&symbols, k, fixed_alpha, &mut report).ok_or(FitError::Cancelled)?;
+        let last = trace.last().copied().unwrap_or(f64::NAN);
+        if !report("posterior", 1, last, 1.0) {
             return Err(FitError::Cancelled);
         }
 
-        let loo = leave_one_out(&symbols, &alpha);
-        let mut posterior = DMatrix::zeros(n, k);
-        let mut statistic = vec![0.0; n];
-        for i in 0..n {
-            let (s, g) = (symbols.of_sample[i], given[i]);
-            for t in 0..k {
-                posterior[(i, t)] = loo.posterior[s][g][t];
-            }
-            statistic[i] = loo.statistic[s][g];
-        }
-        let mut fit = Fit::from_posterior(posterior, given);
-        // Ties in p_mislabel (all of them when alpha = 0) are ordered by the
-        // CBT ratio of eq. (5): how much better another class explains x_i.
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_by(|&a, &b| statistic[b].total_cmp(&statistic[a]).then(a.cmp(&b)));
-        let mut rank = vec![0; n];
-        for (r, &i) in order.iter().enumerate() {
-            rank[i] = r;
-        }
-        fit.suspicion_rank = Some(rank);
-
+        let (mut fit, loo_log_likelihood) = loo_fit(&symbols, &alpha, given, k);
         let a = flip_table(&alpha);
         let a_matrix = DMatrix::from_fn(k, k, |g, t| a[g * k + t]);
         fit.gamma = Some(GammaTable::from_p_true_given(&a_matrix, &priors));
         fit.trace = trace;
         fit.converged = converged;
         fit.iterations = fit.trace.len();
+        fit.classifier = Some(Arc::new(CbtClassifier::new(
+            &coded,
+            &result.reduction,
+            keys,
+            &symbols,
+            &a,
+            &priors,
+        )));
 
-        // The classifier: full-data splits of every symbol.
-        let ln_den = ln_denominators(&symbols.given_totals, &a, symbols.ln_m, None);
-        let w = relative_weights(&ln_den);
-        let table: HashMap<Vec<u64>, Vec<f64>> = keys
-            .into_iter()
-            .zip(&symbols.counts)
-            .map(|(key, x)| (key, split_counts(x, &a, &w)))
-            .collect();
-        let ln_prior: Vec<f64> = (0..k)
-            .map(|t| (0..k).map(|g| priors[g] * a[g * k + t]).sum::<f64>().ln())
-            .collect();
-        fit.classifier = Some(Arc::new(CbtClassifier {
-            codings: codings.clone(),
-            reduction: reduction.clone(),
-            table,
-            ln_den,
-            ln_prior,
-        }));
-
-        let labels: Vec<String> = (0..k).map(class_name).collect();
         let e = &mut fit.extra;
-        e.matrices.push(NamedMatrix {
-            name: "alpha".into(),
-            orientation:
-                "alpha_k = P(true class != k | given label k), the paper's mislabelling probability"
-                    .into(),
-            row_labels: vec!["alpha".into()],
-            col_labels: labels.clone(),
-            values: vec![alpha.clone()],
-            display: Default::default(),
-        });
-        e.matrices.push(NamedMatrix {
-            name: "P(true | given)".into(),
-            orientation: "rows = given label, columns = true class, entry = P(true | given)".into(),
-            row_labels: labels.clone(),
-            col_labels: labels,
-            values: (0..k).map(|g| a[g * k..(g + 1) * k].to_vec()).collect(),
-            display: Default::default(),
-        });
-        let log10_m = symbols.ln_m / std::f64::consts::LN_10;
-        e.scalars.push(("log10_M".into(), log10_m));
-        if log10_m < 15.0 {
-            e.scalars.push(("M".into(), symbols.ln_m.exp().round()));
-        }
-        e.scalars.push((
-            "log10_M_before_bdra".into(),
-            full.ln_m() / std::f64::consts::LN_10,
-        ));
+        report_alpha(e, &alpha, &a);
+        report_reduction(e, &full, &result, &symbols);
         e.scalars
-            .push(("observed_symbols".into(), symbols.counts.len() as f64));
-        e.scalars
-            .push(("kept_features".into(), reduction.kept().count() as f64));
-        e.scalars
-            .push(("bdra_error_before".into(), result.criterion[0]));
-        e.scalars.push((
-            "bdra_error_after".into(),
-            *result.criterion.last().unwrap_or(&f64::NAN),
-        ));
-        e.scalars
-            .push(("loo_log_likelihood".into(), loo.log_likelihood));
-        e.lists.push((
-            "kept_features".into(),
-            reduction
-                .kept()
-                .map(|j| {
-                    if reduction.levels[j] == n_levels[j] {
-                        format!("#{j} ({})", codings[j].describe())
-                    } else {
-                        format!(
-                            "#{j} ({} merged into {})",
-                            codings[j].describe(),
-                            reduction.levels[j]
-                        )
-                    }
-                })
-                .collect(),
-        ));
-        e.lists.push((
-            "removed_features".into(),
-            (0..p)
-                .filter(|&j| reduction.maps[j].is_none())
-                .map(|j| format!("#{j}"))
-                .collect(),
-        ));
-        e.lists.push((
-            "bdra_steps".into(),
-            result.moves.iter().map(|&m| describe_move(m)).collect(),
-        ));
-        e.series.push(NamedSeries {
-            name: "BDRA expected error".into(),
-            x_label: "step".into(),
-            y_label: "P(e|X), eq. 8".into(),
-            points: result
-                .criterion
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (i as f64, *v))
-                .collect(),
-        });
-        let binned = codings
+            .push(("loo_log_likelihood".into(), loo_log_likelihood));
+        report_features(e, &coded, &result);
+        let binned = coded
+            .codings
             .iter()
             .filter(|c| matches!(c, Coding::Bins(_)))
             .count();
@@ -686,15 +796,15 @@ impl RobustModel for Cbt {
             "{} features: {} used as levels, {binned} quantised into {} bins",
             p,
             p - binned,
-            opts.levels
+            self.levels
         ));
         e.notes.push(if use_bdra {
             format!(
                 "BDRA: {} steps, kept {} of {p} features, M from 10^{:.2} to 10^{:.2}",
                 result.moves.len(),
-                reduction.kept().count(),
+                result.reduction.kept().count(),
                 full.ln_m() / std::f64::consts::LN_10,
-                log10_m
+                symbols.ln_m / std::f64::consts::LN_10
             )
         } else {
             "BDRA off: every feature kept".into()
@@ -711,3 +821,16 @@ impl RobustModel for Cbt {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod option_tests {
+    use super::*;
+
+    crate::models::rejects_option! {
+        alpha_not_a_number: Cbt::new, "alpha" = "x";
+        alpha_not_a_probability: Cbt::new, "alpha" = "1.5";
+        one_level: Cbt::new, "levels" = "1";
+        zero_max_iter: Cbt::new, "max_iter" = "0";
+    }
+}

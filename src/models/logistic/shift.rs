@@ -4,65 +4,173 @@
 //! penalised by kappa (L1 or L2). A large shift says the sample's label
 //! disagrees with the rest of the data.
 //!
-//! The problem is a penalised GLM on [X | I_n] (section 3.1). We solve it by
-//! block coordinate descent: theta by the coordinate-descent solver with the
-//! shifts as an offset, then every shift in closed form (each touches one
-//! sample only), over a warm-started lambda path from lambda_max (all shifts
-//! zero) down. K > 2 classes use the paper's group-lasso proposal: one group
-//! of K shifts per sample, penalty lambda sum ||gamma_i||_2.
+//! The problem is a penalised GLM on [X | I_n] (section 3.1), solved over a
+//! warm-started lambda path from lambda_max (all shifts zero) down. With two
+//! classes each shift is one more coordinate of the coordinate-descent
+//! solver (`l1_logistic::fit_with_shifts`): its column is a unit vector, so
+//! it costs O(1) inside the same Newton rounds as theta. K > 2 classes use
+//! the paper's group-lasso proposal, one group of K shifts per sample with
+//! penalty lambda sum ||gamma_i||_2, which couples a sample's K logits: there
+//! theta (shifts as an offset) and the group shifts (proximal steps per
+//! sample) alternate until the shifts settle.
+//!
+//! The options are checked into [`LambdaRule`] and [`ThetaPenalty`] when the
+//! model is built.
 
 use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
-use super::gaussian::one_hot;
-use super::l1_logistic::{self, Coefs, Design, Penalty, Problem};
-use super::linalg::Standardizer;
-use super::rlr::LogisticClassifier;
-use super::{
+use crate::models::logistic::bayes_lambda::bayes_lambda;
+use crate::models::logistic::classifier::LogisticClassifier;
+use crate::models::logistic::l1_logistic::{self, Coefs, Design, Penalty, Problem};
+use crate::models::numerics::one_hot;
+use crate::models::options::invalid_option;
+use crate::models::prologue::{Prologue, Scaling};
+use crate::models::standardize::Standardizer;
+use crate::models::{
     ColumnDisplay, Control, Fit, FitError, ModelOptions, NamedSeries, Progress, RobustModel,
-    SampleColumn, check_inputs,
+    SampleColumn,
 };
 use crate::rng::Rng;
 
 /// The path runs from lambda_max down to this fraction of it.
 const PATH_RATIO: f64 = 0.01;
 
+/// How lambda is chosen on the path (`lambda_rule`, `noise_fraction`,
+/// `cv_folds`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LambdaRule {
+    /// Held-out accuracy over this many folds.
+    CrossValidation { folds: usize },
+    /// The most shifts not above this fraction of the samples.
+    NoiseFraction(f64),
+    /// Training accuracy (Tibshirani & Manning section 3.3).
+    TrainingAccuracy,
+}
+
+/// Fraction of wrong labels the "noise" rule expects when
+/// `noise_fraction` is unset.
+const DEFAULT_NOISE_FRACTION: f64 = 0.1;
+
+impl LambdaRule {
+    pub fn checked(o: &ModelOptions) -> Result<Self, FitError> {
+        if o.cv_folds < 2 {
+            return Err(invalid_option("cv_folds", "at least 2", o.cv_folds));
+        }
+        let rule = match o.lambda_rule.as_str() {
+            "cv" => Self::CrossValidation { folds: o.cv_folds },
+            "noise" => Self::NoiseFraction(DEFAULT_NOISE_FRACTION),
+            "accuracy" => Self::TrainingAccuracy,
+            other => {
+                return Err(invalid_option(
+                    "lambda_rule",
+                    "cv, noise or accuracy",
+                    format!("\"{other}\""),
+                ));
+            }
+        };
+        // An expected noise fraction implies the "noise" rule.
+        match o.noise_fraction {
+            Some(f) if !(0.0..=1.0).contains(&f) => Err(invalid_option(
+                "noise_fraction (--noise-fraction)",
+                "between 0 and 1",
+                f,
+            )),
+            Some(f) => Ok(Self::NoiseFraction(f)),
+            None => Ok(rule),
+        }
+    }
+}
+
+/// The penalty on theta (`theta_penalty`, weight `kappa`; eq. 2).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ThetaPenalty {
+    None,
+    /// `None`: kappa by the Bayesian rule of eq. 7 on the plain L1 fit.
+    L1 {
+        kappa: Option<f64>,
+    },
+    L2 {
+        kappa: f64,
+    },
+}
+
+impl ThetaPenalty {
+    pub fn checked(o: &ModelOptions) -> Result<Self, FitError> {
+        if let Some(kappa) = o.kappa
+            && !(kappa.is_finite() && kappa >= 0.0)
+        {
+            return Err(invalid_option(
+                "kappa",
+                "a number >= 0 (or unset for the Bayesian rule)",
+                kappa,
+            ));
+        }
+        match o.theta_penalty.as_str() {
+            "none" => Ok(Self::None),
+            "l1" => Ok(Self::L1 { kappa: o.kappa }),
+            "l2" => Ok(Self::L2 {
+                kappa: o.kappa.unwrap_or(1.0),
+            }),
+            other => Err(invalid_option(
+                "theta_penalty",
+                "none, l1 or l2",
+                format!("\"{other}\""),
+            )),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct ShiftLr {
-    options: ModelOptions,
+    rule: LambdaRule,
+    theta_penalty: ThetaPenalty,
+    /// Points on the lambda path.
+    path_length: usize,
+    /// Seeds the fold assignment of cross-validation.
+    seed: u64,
 }
 
 impl ShiftLr {
-    pub fn new(options: ModelOptions) -> Self {
-        Self { options }
+    /// Reads `lambda_rule`, `noise_fraction`, `cv_folds`, `theta_penalty`,
+    /// `kappa`, `path_length` and `seed`.
+    pub fn new(options: &ModelOptions) -> Result<Self, FitError> {
+        if options.path_length < 2 {
+            return Err(invalid_option(
+                "path_length",
+                "at least 2",
+                options.path_length,
+            ));
+        }
+        Ok(Self {
+            rule: LambdaRule::checked(options)?,
+            theta_penalty: ThetaPenalty::checked(options)?,
+            path_length: options.path_length,
+            seed: options.seed,
+        })
     }
 
     /// The theta penalty for (x, given): kappa as set, or by eq. 7.
     fn theta_penalty(&self, z: Design<'_>, targets: &DMatrix<f64>) -> Penalty {
-        let kappa = || {
-            self.options.kappa.unwrap_or_else(|| {
-                let p = Problem {
-                    x: z,
-                    targets,
-                    offset: None,
-                    penalty_factor: None,
-                };
-                let lambda_max = l1_logistic::lambda_max(&p);
-                let start = Coefs::zeros(z.ncols(), p.n_logits());
-                super::bayes_lambda::bayes_lambda(&p, lambda_max, None, &start).lambda
-            })
+        let bayes_kappa = || {
+            let p = Problem {
+                x: z,
+                targets,
+                offset: None,
+                penalty_factor: None,
+            };
+            let lambda_max = l1_logistic::lambda_max(&p);
+            let start = Coefs::zeros(z.ncols(), p.n_logits());
+            bayes_lambda(&p, lambda_max, None, &start).lambda
         };
-        match self.options.theta_penalty.as_str() {
-            "l1" => Penalty {
-                l1: kappa(),
+        match self.theta_penalty {
+            ThetaPenalty::L1 { kappa } => Penalty {
+                l1: kappa.unwrap_or_else(bayes_kappa),
                 l2: 0.0,
             },
-            "l2" => Penalty {
-                l1: 0.0,
-                l2: self.options.kappa.unwrap_or(1.0),
-            },
-            _ => Penalty { l1: 0.0, l2: 0.0 },
+            ThetaPenalty::L2 { kappa } => Penalty { l1: 0.0, l2: kappa },
+            ThetaPenalty::None => Penalty { l1: 0.0, l2: 0.0 },
         }
     }
 }
@@ -207,7 +315,7 @@ impl ShiftLr {
                 }
             })
             .fold(0.0, f64::max);
-        let steps = self.options.path_length;
+        let steps = self.path_length;
         let mut theta = theta0;
         let mut shifts = DMatrix::zeros(given.len(), c);
         let mut out = Vec::with_capacity(steps);
@@ -269,18 +377,12 @@ impl ShiftLr {
         let accuracy_of = |theta: &Coefs, rows: &[usize]| -> f64 {
             let probs = l1_logistic::probabilities(&l1_logistic::linear_on(&z, theta, None), k);
             rows.iter()
-                .filter(|i| super::argmax(probs.row(**i).iter().copied()) == given[**i])
+                .filter(|i| crate::models::argmax(probs.row(**i).iter().copied()) == given[**i])
                 .count() as f64
                 / rows.len().max(1) as f64
         };
-        let rule = if self.options.noise_fraction.is_some() {
-            "noise"
-        } else {
-            self.options.lambda_rule.as_str()
-        };
-        match rule {
-            "noise" => {
-                let f = self.options.noise_fraction.unwrap_or(0.1);
+        match self.rule {
+            LambdaRule::NoiseFraction(f) => {
                 let cap = (f * n as f64).floor() as usize;
                 // The smallest lambda whose shifts stay within the expected noise.
                 let idx = path
@@ -292,7 +394,7 @@ impl ShiftLr {
                     format!("lambda chosen as the most shifts within noise fraction {f}"),
                 ))
             }
-            "accuracy" => {
+            LambdaRule::TrainingAccuracy => {
                 let all: Vec<usize> = (0..n).collect();
                 let mut best = (0, f64::NEG_INFINITY);
                 for (idx, p) in path.iter().enumerate() {
@@ -306,10 +408,10 @@ impl ShiftLr {
                     format!("lambda chosen by training accuracy ({:.3})", best.1),
                 ))
             }
-            _ => {
-                let folds = self.options.cv_folds.min(n);
+            LambdaRule::CrossValidation { folds } => {
+                let folds = folds.min(n);
                 let mut order: Vec<usize> = (0..n).collect();
-                Rng::new(self.options.seed).shuffle(&mut order);
+                Rng::new(self.seed).shuffle(&mut order);
                 let mut score = vec![0.0; path.len()];
                 for fold in 0..folds {
                     let test: Vec<usize> =
@@ -361,8 +463,8 @@ impl ShiftLr {
         given: &[usize],
         n_classes: usize,
     ) -> Result<Vec<(f64, LogisticClassifier)>, FitError> {
-        check_inputs(x, given, n_classes)?;
-        let standardizer = Standardizer::fit(x);
+        let Prologue { standardizer, .. } =
+            Prologue::new(x, given, n_classes, false, Scaling::PerFeature)?;
         let path = self.path(x, &standardizer, given, n_classes, &mut |_, _| {
             Control::Continue
         })?;
@@ -394,10 +496,10 @@ impl RobustModel for ShiftLr {
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        check_inputs(x, given, n_classes)?;
+        let Prologue { standardizer, .. } =
+            Prologue::new(x, given, n_classes, false, Scaling::PerFeature)?;
         let k = n_classes;
-        let standardizer = Standardizer::fit(x);
-        let steps = self.options.path_length;
+        let steps = self.path_length;
         let path = self.path(x, &standardizer, given, k, &mut |step, lambda| {
             progress(Progress {
                 stage: "lambda path",
@@ -492,7 +594,7 @@ mod tests {
         let mut flipped = Vec::new();
         for i in 0..n {
             let eta: f64 = (0..d).map(|j| 2.0 * x[(i, j)]).sum();
-            let y = usize::from(rng.uniform() < crate::models::linalg::sigmoid(eta));
+            let y = usize::from(rng.uniform() < crate::models::numerics::sigmoid(eta));
             let f = rng.uniform() < flip;
             given.push(if f { 1 - y } else { y });
             flipped.push(f);
@@ -512,7 +614,8 @@ mod tests {
     #[test]
     fn lambda_max_starts_the_path_with_no_shifts_and_entries_come_in_order() {
         let (x, given, _) = simulated(200, 5, 0.1, 1);
-        let f = ShiftLr::new(opts("accuracy"))
+        let f = ShiftLr::new(&opts("accuracy"))
+            .unwrap()
             .fit(&x, &given, 2, &mut no_progress())
             .unwrap();
         let path = &f.extra.series[0].points;
@@ -526,10 +629,11 @@ mod tests {
     #[test]
     fn shifts_find_the_flipped_labels() {
         let (x, given, flipped) = simulated(300, 5, 0.15, 2);
-        let f = ShiftLr::new(ModelOptions {
+        let f = ShiftLr::new(&ModelOptions {
             noise_fraction: Some(0.2),
             ..opts("noise")
         })
+        .unwrap()
         .fit(&x, &given, 2, &mut no_progress())
         .unwrap();
         let nz = f.extra.scalar("non_zero_shifts").unwrap();
@@ -566,10 +670,11 @@ mod tests {
         for g in given.iter_mut().take(9) {
             *g = (*g + 1) % 3;
         }
-        let f = ShiftLr::new(ModelOptions {
+        let f = ShiftLr::new(&ModelOptions {
             noise_fraction: Some(0.1),
             ..opts("noise")
         })
+        .unwrap()
         .fit(&x, &given, 3, &mut no_progress())
         .unwrap();
         assert_eq!(f.shifts.as_ref().unwrap().ncols(), 3);
@@ -580,7 +685,8 @@ mod tests {
     #[test]
     fn cross_validation_picks_a_point_and_says_so() {
         let (x, given, _) = simulated(120, 3, 0.1, 4);
-        let f = ShiftLr::new(opts("cv"))
+        let f = ShiftLr::new(&opts("cv"))
+            .unwrap()
             .fit(&x, &given, 2, &mut no_progress())
             .unwrap();
         assert!(
@@ -594,7 +700,8 @@ mod tests {
     fn cancels_within_one_path_step() {
         let (x, given, _) = simulated(100, 3, 0.1, 5);
         let mut calls = 0;
-        let e = ShiftLr::new(opts("accuracy"))
+        let e = ShiftLr::new(&opts("accuracy"))
+            .unwrap()
             .fit(&x, &given, 2, &mut |_| {
                 calls += 1;
                 Control::Stop
@@ -602,5 +709,20 @@ mod tests {
             .unwrap_err();
         assert_eq!(e, FitError::Cancelled);
         assert_eq!(calls, 1);
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod option_tests {
+    use super::*;
+
+    crate::models::rejects_option! {
+        unknown_lambda_rule: ShiftLr::new, "lambda_rule" = "magic";
+        unknown_theta_penalty: ShiftLr::new, "theta_penalty" = "l3";
+        noise_fraction_above_1: ShiftLr::new, "noise_fraction" = "1.5";
+        one_cv_fold: ShiftLr::new, "cv_folds" = "1";
+        negative_kappa: ShiftLr::new, "kappa" = "-1";
+        one_point_path: ShiftLr::new, "path_length" = "1";
     }
 }

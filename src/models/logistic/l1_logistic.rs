@@ -12,7 +12,8 @@
 
 use nalgebra::DMatrix;
 
-use super::linalg::{Standardizer, sigmoid};
+use crate::models::numerics::sigmoid;
+use crate::models::standardize::Standardizer;
 
 /// Coefficients of a fit: one column per logit (1 when binary, K softmax).
 #[derive(Clone, Debug, PartialEq)]
@@ -215,7 +216,7 @@ pub fn probabilities(eta: &DMatrix<f64>, n_classes: usize) -> DMatrix<f64> {
         });
     }
     let mut out = eta.clone();
-    super::linalg::normalise_log_rows(&mut out);
+    crate::models::numerics::normalise_log_rows(&mut out);
     out
 }
 

@@ -10,12 +10,16 @@ use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
-use super::gaussian::{GaussianClassifier, GaussianComponents, one_hot};
-use super::linalg::{Standardizer, normalise_log_rows, relative_change};
-use super::nda::{class_name, require_every_class};
-use super::{
+use crate::models::gaussian::components::{
+    CovarianceParams, GaussianClassifier, GaussianComponents,
+};
+use crate::models::numerics::one_hot;
+use crate::models::numerics::{normalise_log_rows, relative_change};
+use crate::models::options::Iterations;
+use crate::models::prologue::{Prologue, Scaling, class_name, step};
+use crate::models::{
     Control, Fit, FitError, GammaTable, MatrixDisplay, ModelOptions, NamedMatrix, Progress,
-    RobustModel, check_inputs,
+    RobustModel,
 };
 
 /// Off-diagonal mass of the starting flip table: the EM update keeps an
@@ -24,12 +28,17 @@ const INITIAL_FLIP_MASS: f64 = 0.1;
 
 #[derive(Clone, Debug)]
 pub struct Rnda {
-    options: ModelOptions,
+    covariance: CovarianceParams,
+    iterations: Iterations,
 }
 
 impl Rnda {
-    pub fn new(options: ModelOptions) -> Self {
-        Self { options }
+    /// Reads `covariance`, `shrinkage`, `max_iter` and `tol`.
+    pub fn new(options: &ModelOptions) -> Result<Self, FitError> {
+        Ok(Self {
+            covariance: CovarianceParams::checked(options)?,
+            iterations: options.checked_iterations()?,
+        })
     }
 }
 
@@ -83,19 +92,20 @@ impl RobustModel for Rnda {
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        let counts = check_inputs(x, given, n_classes)?;
-        require_every_class(&counts)?;
+        let prologue = Prologue::new(x, given, n_classes, true, Scaling::PerFeature)?;
         let k = n_classes;
-        let n = given.len() as f64;
-        let opts = &self.options;
-        let standardizer = Standardizer::fit(x);
-        let z = standardizer.apply(x);
-        let p_given: Vec<f64> = counts.iter().map(|&c| c as f64 / n).collect();
+        let (cov, opts) = (self.covariance, self.iterations);
+        let z = prologue.scaled(x);
+        let p_given = prologue.label_frequencies();
+        let Prologue {
+            counts,
+            standardizer,
+        } = prologue;
         let log_p_given: Vec<f64> = p_given.iter().map(|p| p.ln()).collect();
 
         // Start from NDA on the given labels and a mostly-diagonal table.
         let estimate = |weights: &DMatrix<f64>| {
-            GaussianComponents::estimate(&z, weights, opts.covariance, opts.shrinkage, &class_name)
+            GaussianComponents::estimate(&z, weights, cov.family, cov.shrinkage, &class_name)
         };
         let mut components = estimate(&one_hot(given, k))?;
         let off = INITIAL_FLIP_MASS / (k - 1) as f64;
@@ -124,16 +134,16 @@ impl RobustModel for Rnda {
             }
             let previous = trace.last().copied();
             trace.push(ll);
-            if progress(Progress {
-                stage: "EM",
-                iteration,
-                max_iterations: opts.max_iter,
-                objective: ll,
-                fraction: iteration as f64 / opts.max_iter as f64,
-            }) == Control::Stop
-            {
-                return Err(FitError::Cancelled);
-            }
+            step(
+                progress,
+                Progress {
+                    stage: "EM",
+                    iteration,
+                    max_iterations: opts.max_iter,
+                    objective: ll,
+                    fraction: iteration as f64 / opts.max_iter as f64,
+                },
+            )?;
             if previous.is_some_and(|prev| relative_change(prev, ll) < opts.tol) {
                 converged = true;
                 break;
@@ -188,3 +198,16 @@ impl RobustModel for Rnda {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod option_tests {
+    use super::*;
+
+    crate::models::rejects_option! {
+        shrinkage_above_1: Rnda::new, "shrinkage" = "1.5";
+        zero_max_iter: Rnda::new, "max_iter" = "0";
+        zero_tol: Rnda::new, "tol" = "0";
+        negative_tol: Rnda::new, "tol" = "-1e-3";
+    }
+}

@@ -21,14 +21,16 @@ use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
-use super::linalg::{Standardizer, relative_change};
-use super::mixture::{
-    Gauge, GaussianMixture, MixtureSettings, feature_scaling, fit_mixture, select_by_bic,
+use crate::models::gaussian::mixture::{
+    Gauge, GaussianMixture, MixtureSettings, fit_mixture, require_more_samples_than_features,
+    select_by_bic,
 };
-use super::nda::class_name;
-use super::{
+use crate::models::numerics::relative_change;
+use crate::models::prologue::{Prologue, Scaling, class_name, step};
+use crate::models::standardize::Standardizer;
+use crate::models::{
     Classifier, ColumnDisplay, Control, Fit, FitError, ModelOptions, NamedMatrix, NamedSeries,
-    Progress, RobustModel, SampleColumn, argmax, check_inputs,
+    Progress, RobustModel, SampleColumn, argmax,
 };
 
 /// Share of the progress gauge given to the mixture step (the R step is
@@ -37,69 +39,73 @@ const MIXTURE_SHARE: f64 = 0.9;
 
 #[derive(Clone, Debug)]
 pub struct Rmda {
-    options: ModelOptions,
+    settings: MixtureSettings,
+    scaling: Scaling,
+    clusters: ClusterRange,
 }
 
 impl Rmda {
-    /// Checks the mixture options once (see [`validate_mixture_options`]).
-    pub fn new(options: ModelOptions) -> Result<Self, FitError> {
-        validate_mixture_options(&options)?;
-        Ok(Self { options })
+    /// Reads the mixture settings, `standardize`, `clusters`,
+    /// `clusters_min` and `clusters_max`.
+    pub fn new(options: &ModelOptions) -> Result<Self, FitError> {
+        Ok(Self {
+            settings: MixtureSettings::checked(options)?,
+            scaling: Scaling::from_standardize(options.standardize),
+            clusters: ClusterRange::checked(options)?,
+        })
     }
 }
 
-/// The option checks shared by `rmda` and `mda`; messages name the option.
-pub fn validate_mixture_options(o: &ModelOptions) -> Result<(), FitError> {
-    use FitError::InvalidOption;
-    for (name, value) in [
-        ("clusters", o.clusters),
-        ("clusters_min", o.clusters_min),
-        ("clusters_max", o.clusters_max),
-        ("clusters_per_class", o.clusters_per_class),
-    ] {
-        if value == Some(0) {
-            return Err(InvalidOption(format!(
-                "{name} must be at least 1 (or unset to choose it by BIC)"
+/// The numbers of clusters BIC may choose from, checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClusterRange {
+    fixed: Option<usize>,
+    min: Option<usize>,
+    max: Option<usize>,
+}
+
+impl ClusterRange {
+    pub fn checked(o: &ModelOptions) -> Result<Self, FitError> {
+        let at_least_one = |name, value| ModelOptions::checked_at_least(name, value, 1);
+        let range = Self {
+            fixed: at_least_one("clusters", o.clusters)?,
+            min: at_least_one("clusters_min", o.clusters_min)?,
+            max: at_least_one("clusters_max", o.clusters_max)?,
+        };
+        if let (Some(lo), Some(hi)) = (range.min, range.max)
+            && lo > hi
+        {
+            return Err(FitError::InvalidOption(format!(
+                "clusters_min ({lo}) is larger than clusters_max ({hi}); swap them"
             )));
         }
+        Ok(range)
     }
-    if let (Some(lo), Some(hi)) = (o.clusters_min, o.clusters_max)
-        && lo > hi
-    {
-        return Err(InvalidOption(format!(
-            "clusters_min ({lo}) is larger than clusters_max ({hi}); swap them"
-        )));
-    }
-    if o.restarts == 0 {
-        return Err(InvalidOption("restarts must be at least 1".into()));
-    }
-    Ok(())
-}
 
-/// The numbers of clusters to try: `clusters` when fixed, else
-/// `clusters_min..=clusters_max` with defaults K..=4K for K classes, capped
-/// at the number of samples.
-pub fn cluster_range(
-    o: &ModelOptions,
-    n_classes: usize,
-    n_samples: usize,
-) -> Result<RangeInclusive<usize>, FitError> {
-    if let Some(k) = o.clusters {
-        return Ok(k..=k);
+    /// `clusters` when fixed, else `clusters_min..=clusters_max` with
+    /// defaults K..=4K for K classes, capped at the number of samples.
+    pub fn range(
+        &self,
+        n_classes: usize,
+        n_samples: usize,
+    ) -> Result<RangeInclusive<usize>, FitError> {
+        if let Some(k) = self.fixed {
+            return Ok(k..=k);
+        }
+        let lo = self.min.unwrap_or(n_classes);
+        let hi = self.max.unwrap_or((4 * n_classes).max(lo));
+        if lo > hi {
+            return Err(FitError::InvalidOption(format!(
+                "clusters_min ({lo}) is larger than clusters_max ({hi}); swap them"
+            )));
+        }
+        if lo > n_samples {
+            return Err(FitError::InvalidInput(format!(
+                "cannot fit {lo} clusters to {n_samples} samples; lower clusters_min"
+            )));
+        }
+        Ok(lo..=hi.min(n_samples))
     }
-    let lo = o.clusters_min.unwrap_or(n_classes);
-    let hi = o.clusters_max.unwrap_or((4 * n_classes).max(lo));
-    if lo > hi {
-        return Err(FitError::InvalidOption(format!(
-            "clusters_min ({lo}) is larger than clusters_max ({hi}); swap them"
-        )));
-    }
-    if lo > n_samples {
-        return Err(FitError::InvalidInput(format!(
-            "cannot fit {lo} clusters to {n_samples} samples; lower clusters_min"
-        )));
-    }
-    Ok(lo..=hi.min(n_samples))
 }
 
 /// The result of maximising eq. (8) over R.
@@ -162,16 +168,16 @@ pub fn estimate_r(
         }
         let previous = trace.last().copied();
         trace.push(ll);
-        if progress(Progress {
-            stage: "R (eq. 8)",
-            iteration,
-            max_iterations: max_iter,
-            objective: ll,
-            fraction: gauge.start + gauge.span * (iteration as f64 / max_iter as f64).min(1.0),
-        }) == Control::Stop
-        {
-            return Err(FitError::Cancelled);
-        }
+        step(
+            progress,
+            Progress {
+                stage: "R (eq. 8)",
+                iteration,
+                max_iterations: max_iter,
+                objective: ll,
+                fraction: gauge.start + gauge.span * (iteration as f64 / max_iter as f64).min(1.0),
+            },
+        )?;
         if previous.is_some_and(|prev| relative_change(prev, ll) < tol) {
             converged = true;
             break;
@@ -227,32 +233,24 @@ impl RobustModel for Rmda {
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        check_inputs(x, given, n_classes)?;
-        let opts = &self.options;
+        let Prologue { standardizer, .. } =
+            Prologue::new(x, given, n_classes, false, self.scaling)?;
         let n = given.len();
-        let range = cluster_range(opts, n_classes, n)?;
-        super::mixture::require_more_samples_than_features(self.name(), x)?;
-        let standardizer = feature_scaling(x, opts.standardize);
+        let range = self.clusters.range(n_classes, n)?;
+        require_more_samples_than_features(self.name(), x)?;
         let z = standardizer.apply(x);
-        let settings = MixtureSettings {
-            family: opts.covariance,
-            shrinkage: opts.shrinkage,
-            restarts: opts.restarts,
-            max_iter: opts.max_iter,
-            tol: opts.tol,
-            seed: opts.seed,
-        };
+        let settings = &self.settings;
         let mixture_gauge = Gauge {
             start: 0.0,
             span: MIXTURE_SHARE,
         };
         // Step 1 (section 3.1): the mixture, labels discarded.
         let (mixture, bic, skipped) = if range.start() == range.end() {
-            let m = fit_mixture(&z, *range.start(), &settings, mixture_gauge, progress)?;
+            let m = fit_mixture(&z, *range.start(), settings, mixture_gauge, progress)?;
             let b = vec![(m.n_clusters(), m.bic())];
             (m, b, Vec::new())
         } else {
-            let choice = select_by_bic(&z, range, &settings, mixture_gauge, progress)?;
+            let choice = select_by_bic(&z, range, settings, mixture_gauge, progress)?;
             (choice.best, choice.bic, choice.skipped)
         };
         // Step 2 (section 3.2): R by maximum likelihood of the labels, eq. (8).
@@ -261,8 +259,8 @@ impl RobustModel for Rmda {
             &psi,
             given,
             n_classes,
-            opts.max_iter,
-            opts.tol,
+            settings.max_iter,
+            settings.tol,
             Gauge {
                 start: MIXTURE_SHARE,
                 span: 1.0 - MIXTURE_SHARE,
@@ -295,10 +293,10 @@ fn report(
     bic: &[(usize, f64)],
     skipped: &[usize],
     n_classes: usize,
-) -> super::ModelReport {
+) -> crate::models::ModelReport {
     let k = mixture.n_clusters();
     let cluster_labels: Vec<String> = (1..=k).map(|j| format!("cluster {j}")).collect();
-    let mut extra = super::ModelReport::default();
+    let mut extra = crate::models::ModelReport::default();
     extra.matrices.push(NamedMatrix {
         name: "R".into(),
         orientation: "rows = clusters, columns = classes (given labels), entry = \
@@ -392,3 +390,19 @@ fn report(
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod option_tests {
+    use super::*;
+
+    crate::models::rejects_option! {
+        zero_clusters: Rmda::new, "clusters" = "0";
+        zero_clusters_min: Rmda::new, "clusters_min" = "0";
+        zero_clusters_max: Rmda::new, "clusters_max" = "0";
+        zero_restarts: Rmda::new, "restarts" = "0";
+        shrinkage_above_1: Rmda::new, "shrinkage" = "2";
+        zero_max_iter: Rmda::new, "max_iter" = "0";
+        zero_tol: Rmda::new, "tol" = "0";
+    }
+}

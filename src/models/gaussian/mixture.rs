@@ -4,20 +4,20 @@
 //! responsibilities as weights, so every covariance family, the shrinkage
 //! and the guards of the Gaussian engine apply unchanged.
 //!
-//! Starts are k-means++ (a few Lloyd steps, then hard responsibilities);
+//! Starts are k-means++ (`kmeans`, then hard responsibilities);
 //! several restarts with the seed keep the best log-likelihood. The number
 //! of clusters can be chosen by BIC (section 3.3).
 
 use nalgebra::DMatrix;
 
-use super::gaussian::{GaussianComponents, one_hot};
-use super::linalg::{Standardizer, log_sum_exp, normalise_log_rows, relative_change};
-use super::{Control, CovarianceFamily, FitError, Progress};
+use crate::models::gaussian::components::GaussianComponents;
+use crate::models::gaussian::kmeans::kmeans_plus_plus;
+use crate::models::numerics::one_hot;
+use crate::models::numerics::{log_sum_exp, normalise_log_rows, relative_change};
+use crate::models::prologue::step;
+use crate::models::{Control, CovarianceFamily, FitError, ModelOptions, Progress};
 use crate::rng::Rng;
 
-/// Lloyd iterations after the k-means++ seeding: enough to move the seeds
-/// into the bulk of their clusters; EM does the rest.
-const LLOYD_STEPS: usize = 10;
 /// A component whose effective size falls below this many samples is
 /// collapsing onto a point (the likelihood then grows without bound); the
 /// restart is abandoned instead of reporting a degenerate maximum.
@@ -33,6 +33,22 @@ pub struct MixtureSettings {
     pub max_iter: usize,
     pub tol: f64,
     pub seed: u64,
+}
+
+impl MixtureSettings {
+    /// Reads `covariance`, `shrinkage`, `restarts`, `max_iter`, `tol` and
+    /// `seed`.
+    pub fn checked(o: &ModelOptions) -> Result<Self, FitError> {
+        let iterations = o.checked_iterations()?;
+        Ok(Self {
+            family: o.covariance,
+            shrinkage: o.checked_shrinkage()?,
+            restarts: o.checked_restarts()?,
+            max_iter: iterations.max_iter,
+            tol: iterations.tol,
+            seed: o.seed,
+        })
+    }
 }
 
 /// Maps the progress of one sub-fit into the overall gauge `[start, start + span]`.
@@ -136,92 +152,8 @@ impl GaussianMixture {
     }
 }
 
-/// Per-feature standardisation when `standardize`, else the identity (the
-/// mixture models' `standardize` option).
-pub fn feature_scaling(x: &DMatrix<f64>, standardize: bool) -> Standardizer {
-    if standardize {
-        Standardizer::fit(x)
-    } else {
-        Standardizer {
-            mean: nalgebra::DVector::zeros(x.ncols()),
-            scale: nalgebra::DVector::from_element(x.ncols(), 1.0),
-        }
-    }
-}
-
 fn cluster_name(j: usize) -> String {
     format!("cluster {}", j + 1)
-}
-
-/// Squared Euclidean distance of every row of `z` to `center`, column by
-/// column (the matrix is column-major).
-fn squared_distances(z: &DMatrix<f64>, center: &[f64]) -> Vec<f64> {
-    let mut d = vec![0.0; z.nrows()];
-    for (j, c) in center.iter().enumerate() {
-        for (di, v) in d.iter_mut().zip(z.column(j).iter()) {
-            let t = v - c;
-            *di += t * t;
-        }
-    }
-    d
-}
-
-/// k-means++ seeding (Arthur & Vassilvitskii 2007) followed by a few Lloyd
-/// steps; returns the cluster of every row.
-pub fn kmeans_plus_plus(z: &DMatrix<f64>, k: usize, rng: &mut Rng) -> Vec<usize> {
-    let (n, p) = z.shape();
-    let row = |i: usize| -> Vec<f64> { z.row(i).iter().copied().collect() };
-    let mut centers: Vec<Vec<f64>> = vec![row(rng.below(n))];
-    let mut nearest = squared_distances(z, &centers[0]);
-    while centers.len() < k {
-        let total: f64 = nearest.iter().sum();
-        let pick = if total > 0.0 {
-            rng.categorical(&nearest)
-        } else {
-            rng.below(n)
-        };
-        let c = row(pick);
-        for (m, d) in nearest.iter_mut().zip(squared_distances(z, &c)) {
-            *m = m.min(d);
-        }
-        centers.push(c);
-    }
-    let mut assign = vec![0usize; n];
-    for step in 0..=LLOYD_STEPS {
-        let mut best = vec![f64::INFINITY; n];
-        let mut changed = false;
-        for (c, center) in centers.iter().enumerate() {
-            for (i, d) in squared_distances(z, center).into_iter().enumerate() {
-                if d < best[i] {
-                    best[i] = d;
-                    if assign[i] != c {
-                        assign[i] = c;
-                        changed = true;
-                    }
-                }
-            }
-        }
-        if (step > 0 && !changed) || step == LLOYD_STEPS {
-            break;
-        }
-        let mut sums = vec![vec![0.0; p]; k];
-        let mut counts = vec![0usize; k];
-        for &a in &assign {
-            counts[a] += 1;
-        }
-        for (j, col) in z.column_iter().enumerate() {
-            for (&a, v) in assign.iter().zip(col.iter()) {
-                sums[a][j] += v;
-            }
-        }
-        for c in 0..k {
-            // An emptied centre keeps its place; EM will report it.
-            if counts[c] > 0 {
-                centers[c] = sums[c].iter().map(|s| s / counts[c] as f64).collect();
-            }
-        }
-    }
-    assign
 }
 
 /// Why one EM run ended without a usable mixture.
@@ -285,16 +217,17 @@ fn em_run(
         }
         let previous = trace.last().copied();
         trace.push(ll);
-        if progress(Progress {
-            stage: "mixture EM",
-            iteration,
-            max_iterations: settings.max_iter,
-            objective: ll,
-            fraction: gauge.at(iteration as f64 / settings.max_iter as f64),
-        }) == Control::Stop
-        {
-            return Err(RunFailure::Fatal(FitError::Cancelled));
-        }
+        step(
+            progress,
+            Progress {
+                stage: "mixture EM",
+                iteration,
+                max_iterations: settings.max_iter,
+                objective: ll,
+                fraction: gauge.at(iteration as f64 / settings.max_iter as f64),
+            },
+        )
+        .map_err(RunFailure::Fatal)?;
         if previous.is_some_and(|prev| relative_change(prev, ll) < settings.tol) {
             converged = true;
         }
@@ -416,23 +349,20 @@ pub fn select_by_bic(
     }
 }
 
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests;
-
 /// Gaussian clusters in p dimensions from n <= p samples are degenerate:
 /// every covariance is singular and EM spends minutes on regularised noise
 /// (rmda on colon, 62 x 2000, ran 3 minutes). Refuse with the way out.
-pub fn require_more_samples_than_features(
-    model: &str,
-    x: &DMatrix<f64>,
-) -> Result<(), super::FitError> {
+pub fn require_more_samples_than_features(model: &str, x: &DMatrix<f64>) -> Result<(), FitError> {
     let (n, p) = x.shape();
     if p >= n {
-        return Err(super::FitError::NotApplicable(format!(
+        return Err(FitError::NotApplicable(format!(
             "{model}: Gaussian mixtures need more samples than features ({n} samples, {p} \
              features); use rlr or shift for wide data"
         )));
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests;

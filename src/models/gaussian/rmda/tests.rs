@@ -39,7 +39,7 @@ fn spherical(clusters: Option<usize>) -> ModelOptions {
 }
 
 fn fit_with(opts: ModelOptions, x: &DMatrix<f64>, given: &[usize]) -> Fit {
-    Rmda::new(opts)
+    Rmda::new(&opts)
         .unwrap()
         .fit(x, given, 2, &mut no_progress())
         .unwrap()
@@ -174,7 +174,7 @@ fn stopping_cancels_within_one_iteration_in_either_step() {
                 Control::Continue
             }
         };
-        let e = Rmda::new(spherical(Some(4)))
+        let e = Rmda::new(&spherical(Some(4)))
             .unwrap()
             .fit(&x, &given, 2, &mut progress)
             .unwrap_err();
@@ -222,7 +222,7 @@ fn min_clusters_above_max_clusters_is_rejected() {
         clusters_max: Some(3),
         ..ModelOptions::default()
     };
-    let e = Rmda::new(opts.clone()).unwrap_err().to_string();
+    let e = Rmda::new(&opts.clone()).unwrap_err().to_string();
     assert!(
         e.contains("clusters_min (5)") && e.contains("clusters_max (3)"),
         "{e}"
@@ -233,7 +233,13 @@ fn min_clusters_above_max_clusters_is_rejected() {
         clusters_min: Some(9),
         ..ModelOptions::default()
     };
-    assert_eq!(cluster_range(&only_min, 2, 100).unwrap(), 9..=9);
+    assert_eq!(
+        ClusterRange::checked(&only_min)
+            .unwrap()
+            .range(2, 100)
+            .unwrap(),
+        9..=9
+    );
 }
 
 #[test]
@@ -252,7 +258,7 @@ fn zero_clusters_is_rejected() {
             ..ModelOptions::default()
         },
     ] {
-        let e = Rmda::new(opts).unwrap_err();
+        let e = Rmda::new(&opts).unwrap_err();
         assert!(matches!(e, FitError::InvalidOption(_)), "{e}");
         assert!(e.to_string().contains("at least 1"), "{e}");
     }
@@ -265,7 +271,7 @@ fn zero_restarts_is_rejected() {
         ..ModelOptions::default()
     };
     assert!(
-        Rmda::new(opts)
+        Rmda::new(&opts)
             .unwrap_err()
             .to_string()
             .contains("restarts")
@@ -275,7 +281,7 @@ fn zero_restarts_is_rejected() {
 #[test]
 fn more_clusters_than_samples_is_an_input_error() {
     let (x, _, given) = four_clusters(10, [0.0, 0.0], 10);
-    let e = Rmda::new(spherical(Some(11)))
+    let e = Rmda::new(&spherical(Some(11)))
         .unwrap()
         .fit(&x, &given, 2, &mut no_progress())
         .unwrap_err();
@@ -284,7 +290,7 @@ fn more_clusters_than_samples_is_an_input_error() {
         clusters_min: Some(11),
         ..ModelOptions::default()
     };
-    let e = Rmda::new(opts)
+    let e = Rmda::new(&opts)
         .unwrap()
         .fit(&x, &given, 2, &mut no_progress())
         .unwrap_err();
@@ -298,7 +304,7 @@ fn without_standardising_the_clusters_live_in_the_given_units() {
         standardize: false,
         ..spherical(Some(4))
     };
-    let identity = crate::models::mixture::feature_scaling(&x, false);
+    let identity = crate::models::standardize::Standardizer::identity(x.ncols());
     assert_eq!(identity.apply(&x), x);
     let f = fit_with(opts, &x, &given);
     let c = f.classifier.as_ref().unwrap();

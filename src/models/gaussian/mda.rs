@@ -11,15 +11,15 @@ use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
-use super::linalg::{Standardizer, normalise_log_rows};
-use super::mixture::{
-    Gauge, GaussianMixture, MixtureSettings, feature_scaling, fit_mixture, select_by_bic,
+use crate::models::gaussian::mixture::{
+    Gauge, GaussianMixture, MixtureSettings, fit_mixture, require_more_samples_than_features,
+    select_by_bic,
 };
-use super::nda::{class_name, require_every_class};
-use super::rmda::validate_mixture_options;
-use super::{
+use crate::models::numerics::normalise_log_rows;
+use crate::models::prologue::{Prologue, Scaling, class_name};
+use crate::models::standardize::Standardizer;
+use crate::models::{
     Classifier, Control, Fit, FitError, ModelOptions, NamedSeries, Progress, RobustModel,
-    check_inputs,
 };
 
 /// Largest number of clusters per class BIC tries when
@@ -28,13 +28,24 @@ pub const MAX_CLUSTERS_PER_CLASS: usize = 4;
 
 #[derive(Clone, Debug)]
 pub struct Mda {
-    options: ModelOptions,
+    settings: MixtureSettings,
+    scaling: Scaling,
+    /// `None`: chosen per class by BIC over 1..=[`MAX_CLUSTERS_PER_CLASS`].
+    clusters_per_class: Option<usize>,
 }
 
 impl Mda {
-    pub fn new(options: ModelOptions) -> Result<Self, FitError> {
-        validate_mixture_options(&options)?;
-        Ok(Self { options })
+    /// Reads the mixture settings, `standardize` and `clusters_per_class`.
+    pub fn new(options: &ModelOptions) -> Result<Self, FitError> {
+        Ok(Self {
+            settings: MixtureSettings::checked(options)?,
+            scaling: Scaling::from_standardize(options.standardize),
+            clusters_per_class: ModelOptions::checked_at_least(
+                "clusters_per_class",
+                options.clusters_per_class,
+                1,
+            )?,
+        })
     }
 }
 
@@ -78,29 +89,25 @@ impl RobustModel for Mda {
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        let counts = check_inputs(x, given, n_classes)?;
-        require_every_class(&counts)?;
-        super::mixture::require_more_samples_than_features(self.name(), x)?;
-        let opts = &self.options;
+        let Prologue {
+            counts,
+            standardizer,
+        } = Prologue::new(x, given, n_classes, true, self.scaling)?;
+        require_more_samples_than_features(self.name(), x)?;
         let n = given.len();
-        let standardizer = feature_scaling(x, opts.standardize);
         let z = standardizer.apply(x);
         let mut mixtures = Vec::with_capacity(n_classes);
-        let mut extra = super::ModelReport::default();
+        let mut extra = crate::models::ModelReport::default();
         for c in 0..n_classes {
             let rows: Vec<usize> = (0..n).filter(|&i| given[i] == c).collect();
             let zc = z.select_rows(&rows);
             let settings = MixtureSettings {
-                family: opts.covariance,
-                shrinkage: opts.shrinkage,
-                restarts: opts.restarts,
-                max_iter: opts.max_iter,
-                tol: opts.tol,
-                seed: opts.seed.wrapping_add(c as u64),
+                seed: self.settings.seed.wrapping_add(c as u64),
+                ..self.settings.clone()
             };
             let gauge = Gauge::WHOLE.part(c, n_classes);
             let cap = rows.len();
-            let m = match opts.clusters_per_class {
+            let m = match self.clusters_per_class {
                 Some(m) => {
                     if m > cap {
                         extra.notes.push(format!(
@@ -192,7 +199,7 @@ mod tests {
             covariance: CovarianceFamily::Spherical,
             ..ModelOptions::default()
         };
-        let f = Mda::new(opts)
+        let f = Mda::new(&opts)
             .unwrap()
             .fit(&x, &y, 2, &mut no_progress())
             .unwrap();
@@ -204,7 +211,7 @@ mod tests {
             clusters_per_class: Some(3),
             ..ModelOptions::default()
         };
-        let f = Mda::new(fixed)
+        let f = Mda::new(&fixed)
             .unwrap()
             .fit(&x, &y, 2, &mut no_progress())
             .unwrap();
@@ -217,7 +224,21 @@ mod tests {
             clusters_per_class: Some(0),
             ..ModelOptions::default()
         };
-        let e = Mda::new(opts).unwrap_err().to_string();
+        let e = Mda::new(&opts).unwrap_err().to_string();
         assert!(e.contains("clusters_per_class"), "{e}");
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod option_tests {
+    use super::*;
+
+    crate::models::rejects_option! {
+        zero_clusters_per_class: Mda::new, "clusters_per_class" = "0";
+        zero_restarts: Mda::new, "restarts" = "0";
+        shrinkage_above_1: Mda::new, "shrinkage" = "2";
+        zero_max_iter: Mda::new, "max_iter" = "0";
+        zero_tol: Mda::new, "tol" = "0";
     }
 }

@@ -3,7 +3,7 @@ use nalgebra::{DMatrix, DVector};
 use super::*;
 use crate::eval::metrics::auroc;
 use crate::eval::simulate::{Simulated, gaussian_with_flips, random_cov_factor};
-use crate::models::nda::Nda;
+use crate::models::gaussian::nda::Nda;
 use crate::models::{CovarianceFamily, no_progress};
 use crate::rng::Rng;
 
@@ -42,7 +42,7 @@ fn fit(model: &dyn RobustModel, sim: &Simulated) -> Fit {
 fn recovers_the_flip_table_of_the_generating_model() {
     let truth = thirty_percent_flips();
     let sim = three_classes(3000, &truth, 11);
-    let f = fit(&Rnda::new(ModelOptions::default()), &sim);
+    let f = fit(&Rnda::new(&ModelOptions::default()).unwrap(), &sim);
     assert!(
         f.converged,
         "EM did not converge in {} iterations",
@@ -65,8 +65,8 @@ fn recovers_the_flip_table_of_the_generating_model() {
 fn detects_flips_better_than_plain_nda() {
     let sim = three_classes(3000, &thirty_percent_flips(), 11);
     let flipped = sim.flipped();
-    let robust = fit(&Rnda::new(ModelOptions::default()), &sim);
-    let plain = fit(&Nda::new(ModelOptions::default()), &sim);
+    let robust = fit(&Rnda::new(&ModelOptions::default()).unwrap(), &sim);
+    let plain = fit(&Nda::new(&ModelOptions::default()).unwrap(), &sim);
     let a_robust = auroc(&robust.p_mislabel, &flipped).unwrap();
     let a_plain = auroc(&plain.p_mislabel, &flipped).unwrap();
     assert!(
@@ -78,8 +78,8 @@ fn detects_flips_better_than_plain_nda() {
 #[test]
 fn without_noise_it_agrees_with_nda() {
     let sim = three_classes(3000, &DMatrix::identity(3, 3), 5);
-    let robust = fit(&Rnda::new(ModelOptions::default()), &sim);
-    let plain = fit(&Nda::new(ModelOptions::default()), &sim);
+    let robust = fit(&Rnda::new(&ModelOptions::default()).unwrap(), &sim);
+    let plain = fit(&Nda::new(&ModelOptions::default()).unwrap(), &sim);
     let g = &robust.gamma.as_ref().unwrap().p_given_true;
     for c in 0..3 {
         assert!(g[(c, c)] > 0.97, "diagonal {c} = {:.4}\n{g}", g[(c, c)]);
@@ -120,7 +120,8 @@ fn the_reported_table_is_p_given_true_not_the_papers_p_true_given() {
         .map(|_| random_cov_factor(2, 1.0, &mut rng))
         .collect();
     let sim = gaussian_with_flips(4000, &means, &factors, &[0.7, 0.3], &truth, 3);
-    let f = Rnda::new(ModelOptions::default())
+    let f = Rnda::new(&ModelOptions::default())
+        .unwrap()
         .fit(&sim.x, &sim.given, 2, &mut no_progress())
         .unwrap();
     let g = &f.gamma.as_ref().unwrap().p_given_true;
@@ -168,7 +169,8 @@ fn every_covariance_family_fits_and_stays_finite_with_more_features_than_samples
             covariance: family,
             ..ModelOptions::default()
         };
-        let f = Rnda::new(opts)
+        let f = Rnda::new(&opts)
+            .unwrap()
             .fit(&x, &given, 2, &mut no_progress())
             .unwrap();
         assert!(f.p_mislabel.iter().all(|p| p.is_finite()), "{family}");
@@ -179,8 +181,8 @@ fn every_covariance_family_fits_and_stays_finite_with_more_features_than_samples
 #[test]
 fn fits_are_deterministic() {
     let sim = three_classes(600, &thirty_percent_flips(), 8);
-    let a = fit(&Rnda::new(ModelOptions::default()), &sim);
-    let b = fit(&Rnda::new(ModelOptions::default()), &sim);
+    let a = fit(&Rnda::new(&ModelOptions::default()).unwrap(), &sim);
+    let b = fit(&Rnda::new(&ModelOptions::default()).unwrap(), &sim);
     assert_eq!(a.p_mislabel, b.p_mislabel);
     assert_eq!(a.trace, b.trace);
 }
@@ -189,7 +191,8 @@ fn fits_are_deterministic() {
 fn stopping_through_the_callback_cancels_within_one_iteration() {
     let sim = three_classes(600, &thirty_percent_flips(), 8);
     let mut calls = 0;
-    let err = Rnda::new(ModelOptions::default())
+    let err = Rnda::new(&ModelOptions::default())
+        .unwrap()
         .fit(&sim.x, &sim.given, 3, &mut |p: Progress| {
             calls += 1;
             if p.iteration >= 2 {
@@ -210,7 +213,7 @@ fn hitting_the_iteration_limit_is_reported_as_not_converged() {
         max_iter: 2,
         ..ModelOptions::default()
     };
-    let f = fit(&Rnda::new(opts), &sim);
+    let f = fit(&Rnda::new(&opts).unwrap(), &sim);
     assert!(!f.converged);
     assert_eq!(f.iterations, 2);
     assert_eq!(f.trace.len(), 2);
@@ -223,7 +226,7 @@ fn the_log_likelihood_increases_without_shrinkage() {
         shrinkage: Some(0.0),
         ..ModelOptions::default()
     };
-    let f = fit(&Rnda::new(opts), &sim);
+    let f = fit(&Rnda::new(&opts).unwrap(), &sim);
     for w in f.trace.windows(2) {
         assert!(w[1] >= w[0] - 1e-6 * w[0].abs(), "{} then {}", w[0], w[1]);
     }
@@ -233,7 +236,7 @@ fn the_log_likelihood_increases_without_shrinkage() {
 fn predicts_new_rows_with_the_marginal_prior_of_eq_8() {
     let sim = three_classes(3000, &thirty_percent_flips(), 11);
     let test = three_classes(1000, &DMatrix::identity(3, 3), 99);
-    let f = fit(&Rnda::new(ModelOptions::default()), &sim);
+    let f = fit(&Rnda::new(&ModelOptions::default()).unwrap(), &sim);
     let proba = f.classifier.as_ref().unwrap().predict_proba(&test.x);
     let predicted: Vec<usize> = (0..1000)
         .map(|i| crate::models::argmax(proba.row(i).iter().copied()))

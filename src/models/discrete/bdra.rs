@@ -17,9 +17,9 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use super::linalg::log_add_exp;
+use crate::models::numerics::log_add_exp;
 
-use super::registry::MAX_DISCRETE_LEVELS;
+use crate::models::registry::MAX_DISCRETE_LEVELS;
 
 /// Every pair of levels is a merge candidate up to this many levels; above
 /// it only adjacent pairs are, since their number grows quadratically.

@@ -3,7 +3,7 @@
 //! weights, which integrates lambda out under a Jeffreys prior. rlr and lr
 //! choose their penalty by it; shift uses it for kappa, its theta penalty.
 
-use super::l1_logistic::{self, Coefs, Penalty, Problem};
+use crate::models::logistic::l1_logistic::{self, Coefs, Penalty, Problem};
 
 /// The Bayesian lambda is searched down to this fraction of lambda_max.
 pub const LAMBDA_FLOOR: f64 = 1e-4;
@@ -114,9 +114,9 @@ pub fn bayes_lambda(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::models::gaussian::one_hot;
-    use crate::models::l1_logistic::Design;
-    use crate::models::linalg::Standardizer;
+    use crate::models::logistic::l1_logistic::Design;
+    use crate::models::numerics::one_hot;
+    use crate::models::standardize::Standardizer;
     use crate::rng::Rng;
 
     #[test]

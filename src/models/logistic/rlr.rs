@@ -1,0 +1,486 @@
+//! Robust sparse logistic regression (Bootkrajang & Kaban 2013, RLogReg)
+//! and its label-trusting baseline BLogReg (`lr`).
+//!
+//! The true label is latent; the given label follows a flip table
+//! `gamma[(true, given)] = P(given | true)` (eq. 3), P(true | x) is a
+//! logistic model (eq. 4; softmax for K > 2) with an L1 prior whose weight
+//! follows the Bayesian rule lambda = N / sum |w| (eq. 7, Cawley & Talbot
+//! 2006, N = number of non-zero weights). The solver is an EM: the E-step is
+//! the posterior of the true label (eq. 10), the M-step a soft-target L1
+//! logistic fit (`l1_logistic`), then eq. 7 for lambda and the fixed point
+//! of eqs. 8-9 (expected flip counts) for gamma. Each step does not lower
+//! the penalised likelihood of eq. 5 for the current lambda.
+
+use std::sync::Arc;
+
+use nalgebra::DMatrix;
+
+use crate::models::logistic::bayes_lambda::{LAMBDA_FLOOR, LAMBDA_RTOL, bayes_lambda};
+use crate::models::logistic::classifier::{LogisticClassifier, selected_features};
+use crate::models::logistic::l1_logistic::{self, Coefs, Design, Penalty, Problem};
+use crate::models::numerics::one_hot;
+use crate::models::numerics::relative_change;
+use crate::models::options::{GammaSpec, Iterations, invalid_option};
+use crate::models::prologue::{Prologue, Scaling, step};
+use crate::models::standardize::Standardizer;
+use crate::models::{
+    Control, Fit, FitError, GammaTable, ModelOptions, ModelReport, Progress, RobustModel,
+};
+
+/// Diagonal of the starting flip table when none is given.
+const INITIAL_KEEP: f64 = 0.9;
+/// Times EM may restart from a moved fixed point of eq. 7.
+const MAX_LAMBDA_ROUNDS: usize = 5;
+
+#[derive(Clone, Debug)]
+pub struct Rlr {
+    /// false: BLogReg, labels trusted.
+    robust: bool,
+    /// The user's flip table (`gamma`); `None` starts from [`INITIAL_KEEP`].
+    gamma: Option<GammaSpec>,
+    fix_gamma: bool,
+    /// Dirichlet pseudo-count of the flip-table update (`gamma_prior`).
+    gamma_prior: f64,
+    /// A fixed L1 penalty; `None` follows the Bayesian rule (eq. 7).
+    lambda: Option<f64>,
+    iterations: Iterations,
+}
+
+impl Rlr {
+    /// RLogReg: reads `gamma`, `fix_gamma`, `gamma_prior`, `lambda`,
+    /// `max_iter` and `tol`.
+    pub fn robust(options: &ModelOptions) -> Result<Self, FitError> {
+        if !(options.gamma_prior.is_finite() && options.gamma_prior >= 0.0) {
+            return Err(invalid_option(
+                "gamma_prior",
+                "a number >= 0",
+                options.gamma_prior,
+            ));
+        }
+        Ok(Self {
+            robust: true,
+            gamma: options.gamma.as_deref().map(GammaSpec::parse).transpose()?,
+            fix_gamma: options.fix_gamma,
+            gamma_prior: options.gamma_prior,
+            ..Self::baseline(options)?
+        })
+    }
+
+    /// BLogReg: reads `lambda`, `max_iter` and `tol`.
+    pub fn baseline(options: &ModelOptions) -> Result<Self, FitError> {
+        Ok(Self {
+            robust: false,
+            gamma: None,
+            fix_gamma: true,
+            gamma_prior: 0.0,
+            lambda: options.checked_lambda()?,
+            iterations: options.checked_iterations()?,
+        })
+    }
+}
+
+impl Rlr {
+    /// The flip table EM starts from: the user's, a mostly-diagonal one
+    /// (every flip must start possible), or the identity for BLogReg.
+    fn initial_gamma(&self, k: usize) -> Result<DMatrix<f64>, FitError> {
+        Ok(match (&self.gamma, self.robust) {
+            (Some(spec), true) => spec.table(k)?,
+            (_, true) => DMatrix::from_fn(k, k, |t, g| {
+                if t == g {
+                    INITIAL_KEEP
+                } else {
+                    (1.0 - INITIAL_KEEP) / (k - 1) as f64
+                }
+            }),
+            (_, false) => DMatrix::identity(k, k),
+        })
+    }
+}
+
+/// The E-step (eq. 10): P(true = j | x, given) ∝ P(given | j) P(j | x).
+/// Returns the posterior and the log-likelihood of the given labels.
+fn e_step(p_true: &DMatrix<f64>, gamma: &DMatrix<f64>, given: &[usize]) -> (DMatrix<f64>, f64) {
+    let k = gamma.nrows();
+    let mut posterior = DMatrix::zeros(given.len(), k);
+    let mut loglik = 0.0;
+    for (i, &g) in given.iter().enumerate() {
+        let s: f64 = (0..k).map(|j| gamma[(j, g)] * p_true[(i, j)]).sum();
+        for j in 0..k {
+            posterior[(i, j)] = if s > 0.0 {
+                gamma[(j, g)] * p_true[(i, j)] / s
+            } else {
+                p_true[(i, j)]
+            };
+        }
+        loglik += s.max(1e-300).ln();
+    }
+    (posterior, loglik)
+}
+
+/// Eqs. 8-9: expected flips out of each true class, with `prior`
+/// pseudo-counts in every cell (a Dirichlet prior on each row).
+fn update_gamma(gamma: &mut DMatrix<f64>, posterior: &DMatrix<f64>, given: &[usize], prior: f64) {
+    let k = gamma.nrows();
+    for j in 0..k {
+        let total: f64 = posterior.column(j).sum() + prior * k as f64;
+        if total > 1e-12 {
+            for g in 0..k {
+                let flowed: f64 = given
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, gg)| **gg == g)
+                    .map(|(i, _)| posterior[(i, j)])
+                    .sum();
+                gamma[(j, g)] = (flowed + prior) / total;
+            }
+        }
+    }
+}
+
+/// The L1 penalty: fixed, or by the Bayesian rule (eq. 7), and the L1 fits
+/// it took.
+struct LambdaState {
+    lambda: f64,
+    lambda_max: f64,
+    /// false: eq. 7 has no fixed point above the floor.
+    found: bool,
+    fits: usize,
+    /// The next M-step searches eq. 7 instead of fitting at `lambda`.
+    search: bool,
+    /// Searches so far.
+    rounds: usize,
+}
+
+impl LambdaState {
+    /// The M-step for w on the current soft targets.
+    fn m_step(&mut self, problem: &Problem<'_>, coefs: &Coefs) -> Coefs {
+        if self.search {
+            let start = (self.rounds > 0).then_some(self.lambda);
+            let b = bayes_lambda(problem, self.lambda_max, start, coefs);
+            (self.lambda, self.found) = (b.lambda, b.found);
+            self.fits += b.fits;
+            self.rounds += 1;
+            self.search = false;
+            b.coefs
+        } else {
+            self.fits += 1;
+            let penalty = Penalty {
+                l1: self.lambda,
+                l2: 0.0,
+            };
+            l1_logistic::fit(problem, penalty, Some(coefs), 100, 1e-9)
+        }
+    }
+
+    /// At an EM fixed point: whether eq. 7 still holds at `lambda`; if
+    /// not, the next M-step searches again.
+    fn still_holds(&mut self, problem: &Problem<'_>, coefs: &Coefs) -> bool {
+        let b = bayes_lambda(problem, self.lambda_max, Some(self.lambda), coefs);
+        self.fits += b.fits;
+        let holds = (b.lambda / self.lambda - 1.0).abs() <= 2.0 * LAMBDA_RTOL;
+        self.search = !holds;
+        holds
+    }
+}
+
+/// Lambda, the selected features and whether eq. 7 could be met.
+fn report(e: &mut ModelReport, lam: &LambdaState, coefs: &Coefs, standardizer: &Standardizer) {
+    e.scalars.push(("lambda".into(), lam.lambda));
+    e.scalars
+        .push(("n_selected".into(), coefs.n_nonzero() as f64));
+    e.lists.push((
+        "selected_features".into(),
+        selected_features(coefs, standardizer),
+    ));
+    e.scalars.push(("lambda_max".into(), lam.lambda_max));
+    e.scalars.push(("l1_fits".into(), lam.fits as f64));
+    if !lam.found {
+        e.notes.push(format!(
+            "eq. 7 (lambda = N / sum|w|) has no fixed point above {LAMBDA_FLOOR} x lambda_max: \
+             the labelled classes are separable, so lambda was held at the floor; pass \
+             --opt lambda=... to choose it"
+        ));
+    }
+}
+
+impl RobustModel for Rlr {
+    fn name(&self) -> &'static str {
+        if self.robust { "rlr" } else { "lr" }
+    }
+
+    fn fit(
+        &self,
+        x: &DMatrix<f64>,
+        given: &[usize],
+        n_classes: usize,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Fit, FitError> {
+        let Prologue { standardizer, .. } =
+            Prologue::new(x, given, n_classes, false, Scaling::PerFeature)?;
+        let k = n_classes;
+        let opts = self.iterations;
+        let mut gamma = self.initial_gamma(k)?;
+        let fix_gamma = self.fix_gamma || !self.robust;
+        let z = Design::standardized(x, &standardizer);
+        let observed = one_hot(given, k);
+        let base = Problem {
+            x: z,
+            targets: &observed,
+            offset: None,
+            penalty_factor: None,
+        };
+        let lambda_max = l1_logistic::lambda_max(&base);
+        // Re-choosing lambda in every EM step cycles (the bracket lands on
+        // a slightly different lambda and N jumps), so EM runs to
+        // convergence at a fixed lambda, then eq. 7 is re-checked on the
+        // converged targets; a moved fixed point restarts EM from there.
+        let mut lam = LambdaState {
+            lambda: self.lambda.unwrap_or(lambda_max),
+            lambda_max,
+            found: true,
+            fits: 0,
+            search: self.lambda.is_none(),
+            rounds: 0,
+        };
+        let mut coefs = Coefs::zeros(x.ncols(), base.n_logits());
+        let mut targets = observed.clone();
+        let mut trace = Vec::new();
+        let mut converged = false;
+        let mut iteration = 0;
+        let mut posterior;
+        loop {
+            iteration += 1;
+            // M-step for w on the current soft targets.
+            let problem = Problem {
+                x: z,
+                targets: &targets,
+                offset: None,
+                penalty_factor: None,
+            };
+            coefs = lam.m_step(&problem, &coefs);
+            let p_true = l1_logistic::probabilities(&l1_logistic::linear(&base, &coefs), k);
+            let loglik;
+            (posterior, loglik) = e_step(&p_true, &gamma, given);
+            if !self.robust {
+                posterior = p_true.clone();
+            }
+            // Eq. 5, maximised.
+            let objective = loglik - lam.lambda * coefs.l1();
+            let previous = trace.last().copied();
+            trace.push(objective);
+            step(
+                progress,
+                Progress {
+                    stage: "EM",
+                    iteration,
+                    max_iterations: opts.max_iter,
+                    objective,
+                    fraction: iteration as f64 / opts.max_iter as f64,
+                },
+            )?;
+            // Without a flip table to learn, one M-step is the whole fit.
+            let settled = !self.robust
+                || previous.is_some_and(|p| relative_change(p, objective) < opts.tol.max(1e-9));
+            if settled {
+                let lambda_final =
+                    self.lambda.is_some() || !self.robust || lam.rounds >= MAX_LAMBDA_ROUNDS;
+                if lambda_final || lam.still_holds(&problem, &coefs) {
+                    converged = true;
+                    break;
+                }
+            }
+            if iteration >= opts.max_iter {
+                break;
+            }
+            if !fix_gamma {
+                update_gamma(&mut gamma, &posterior, given, self.gamma_prior);
+            }
+            targets = posterior.clone();
+        }
+        let mut fit = Fit::from_posterior(posterior, given);
+        if self.robust {
+            fit.gamma = Some(GammaTable {
+                p_given_true: gamma,
+            });
+        }
+        fit.trace = trace;
+        fit.converged = converged;
+        fit.iterations = iteration;
+        report(&mut fit.extra, &lam, &coefs, &standardizer);
+        if fix_gamma && self.robust {
+            fit.extra
+                .notes
+                .push("gamma fixed by the user (RLogReg-F)".into());
+        }
+        fit.classifier = Some(Arc::new(LogisticClassifier {
+            standardizer,
+            coefs,
+            n_classes: k,
+        }));
+        Ok(fit)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::eval::metrics::auroc;
+    use crate::models::no_progress;
+    use crate::rng::Rng;
+
+    /// Data drawn from the model: 3 relevant of `d` Gaussian features,
+    /// w = 10/3 each (Bootkrajang & Kaban's Synth setting), true labels
+    /// by the logistic model, then flips by `gamma`.
+    fn synth(
+        n: usize,
+        d: usize,
+        gamma: &DMatrix<f64>,
+        seed: u64,
+    ) -> (DMatrix<f64>, Vec<usize>, Vec<usize>) {
+        let mut rng = Rng::new(seed);
+        let x = DMatrix::from_fn(n, d, |_, _| rng.normal());
+        let mut truth = Vec::new();
+        let mut given = Vec::new();
+        for i in 0..n {
+            let eta: f64 = (0..3).map(|j| 10.0 / 3.0 * x[(i, j)]).sum();
+            let t = usize::from(rng.uniform() < crate::models::numerics::sigmoid(eta));
+            let g = usize::from(rng.uniform() < gamma[(t, 1)]);
+            truth.push(t);
+            given.push(g);
+        }
+        (x, truth, given)
+    }
+
+    #[test]
+    fn recovers_a_one_sided_flip_table_and_the_relevant_features() {
+        // 30% of class 0 labelled 1, class 1 clean.
+        let truth_gamma = DMatrix::from_row_slice(2, 2, &[0.7, 0.3, 0.0, 1.0]);
+        let (x, truth, given) = synth(1000, 20, &truth_gamma, 1);
+        let f = Rlr::robust(&ModelOptions::default())
+            .unwrap()
+            .fit(&x, &given, 2, &mut no_progress())
+            .unwrap();
+        let g = &f.gamma.as_ref().unwrap().p_given_true;
+        assert!((g[(0, 1)] - 0.3).abs() < 0.06, "{g}");
+        assert!(g[(1, 0)] < 0.06, "{g}");
+        let selected = &f.extra.lists[0].1;
+        for j in 0..3 {
+            assert!(
+                selected.iter().any(|s| s.starts_with(&format!("#{j} "))),
+                "{selected:?}"
+            );
+        }
+        let flipped: Vec<bool> = truth.iter().zip(&given).map(|(t, g)| t != g).collect();
+        let robust = auroc(&f.p_mislabel, &flipped).unwrap();
+        let plain = Rlr::baseline(&ModelOptions::default())
+            .unwrap()
+            .fit(&x, &given, 2, &mut no_progress())
+            .unwrap();
+        let baseline = auroc(&plain.p_mislabel, &flipped).unwrap();
+        assert!(robust > baseline, "rlr {robust:.3} vs lr {baseline:.3}");
+        assert!(robust > 0.9, "{robust}");
+    }
+
+    #[test]
+    fn a_fixed_gamma_stays_fixed_and_three_classes_work() {
+        let opts = ModelOptions {
+            gamma: Some("0.8,0.1,0.1;0.1,0.8,0.1;0.1,0.1,0.8".into()),
+            fix_gamma: true,
+            ..ModelOptions::default()
+        };
+        let mut rng = Rng::new(2);
+        let given: Vec<usize> = (0..300).map(|i| i % 3).collect();
+        let x = DMatrix::from_fn(
+            300,
+            4,
+            |i, j| if j == given[i] { 3.0 } else { 0.0 } + rng.normal(),
+        );
+        let f = Rlr::robust(&opts)
+            .unwrap()
+            .fit(&x, &given, 3, &mut no_progress())
+            .unwrap();
+        assert_eq!(f.gamma.unwrap().p_given_true[(0, 0)], 0.8);
+        assert!(f.p_mislabel.iter().all(|p| p.is_finite()));
+        let proba = f.classifier.unwrap().predict_proba(&x);
+        assert!((proba.row(0).sum() - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_bayesian_lambda_satisfies_its_rule_at_convergence() {
+        let g = DMatrix::from_row_slice(2, 2, &[0.9, 0.1, 0.1, 0.9]);
+        let (x, _, given) = synth(400, 10, &g, 3);
+        let f = Rlr::baseline(&ModelOptions::default())
+            .unwrap()
+            .fit(&x, &given, 2, &mut no_progress())
+            .unwrap();
+        assert!(f.converged);
+        let lambda = f.extra.scalar("lambda").unwrap();
+        assert!(lambda > 0.0 && lambda.is_finite());
+    }
+
+    #[test]
+    fn cancel_and_determinism() {
+        let g = DMatrix::from_row_slice(2, 2, &[0.8, 0.2, 0.2, 0.8]);
+        let (x, _, given) = synth(200, 5, &g, 4);
+        let err = Rlr::robust(&ModelOptions::default())
+            .unwrap()
+            .fit(&x, &given, 2, &mut |_| Control::Stop)
+            .unwrap_err();
+        assert_eq!(err, FitError::Cancelled);
+        let a = Rlr::robust(&ModelOptions::default())
+            .unwrap()
+            .fit(&x, &given, 2, &mut no_progress())
+            .unwrap();
+        let b = Rlr::robust(&ModelOptions::default())
+            .unwrap()
+            .fit(&x, &given, 2, &mut no_progress())
+            .unwrap();
+        assert_eq!(a.p_mislabel, b.p_mislabel);
+    }
+
+    #[test]
+    fn a_gamma_for_another_number_of_classes_fails_at_fit_time() {
+        let opts = ModelOptions {
+            gamma: Some("0.1,0.2,0.3".into()),
+            ..ModelOptions::default()
+        };
+        let x = DMatrix::from_element(4, 1, 1.0);
+        let e = Rlr::robust(&opts)
+            .unwrap()
+            .fit(&x, &[0, 1, 0, 1], 2, &mut no_progress())
+            .unwrap_err();
+        assert!(e.to_string().contains("3 flip rates for 2 classes"), "{e}");
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod option_tests {
+    use super::*;
+
+    crate::models::rejects_option! {
+        gamma_row_not_summing_to_1: Rlr::robust, "gamma" = "0.9,0.2;0.1,0.9";
+        gamma_not_a_number: Rlr::robust, "gamma" = "0.9,x";
+        gamma_not_a_probability: Rlr::robust, "gamma" = "1.5,0";
+        negative_gamma_prior: Rlr::robust, "gamma_prior" = "-1";
+        negative_lambda: Rlr::robust, "lambda" = "-1";
+        zero_max_iter: Rlr::robust, "max_iter" = "0";
+        zero_tol: Rlr::robust, "tol" = "0";
+    }
+
+    crate::models::rejects_option! {
+        baseline_negative_lambda: Rlr::baseline, "lambda" = "-1";
+        baseline_zero_max_iter: Rlr::baseline, "max_iter" = "0";
+    }
+
+    #[test]
+    fn the_baseline_ignores_the_flip_table_options() {
+        let o = ModelOptions {
+            gamma: Some("not a table".into()),
+            gamma_prior: -1.0,
+            ..ModelOptions::default()
+        };
+        assert!(Rlr::baseline(&o).is_ok());
+    }
+}

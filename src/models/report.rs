@@ -1,0 +1,194 @@
+//! What a fit reports besides its posterior: named numbers, matrices,
+//! series, lists and per-sample columns, each carrying how a screen shows
+//! it, so the report writer and the TUI show any model's extras without
+//! knowing the model.
+
+use serde::{Deserialize, Serialize};
+
+/// A labelled matrix in a model's report (R matrix, gamma of a sub-model...).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NamedMatrix {
+    pub name: String,
+    /// What rows, columns and entries mean, in words.
+    pub orientation: String,
+    pub row_labels: Vec<String>,
+    pub col_labels: Vec<String>,
+    /// Row-major values, `row_labels.len()` rows.
+    pub values: Vec<Vec<f64>>,
+    /// How a screen shows it; not part of the JSON report.
+    #[serde(skip)]
+    pub display: MatrixDisplay,
+}
+
+/// How a front end shows a report matrix.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MatrixDisplay {
+    /// Kept in the JSON report but left off screens (e.g. the same table in
+    /// a paper's own orientation, which would only repeat the flip table).
+    pub hidden: bool,
+}
+
+/// How a front end shows a per-sample column: the model says it, so that
+/// review/ and tui/ show any model's extras without knowing its name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColumnDisplay {
+    /// Header in narrow tables; `None` means the column's name.
+    pub label: Option<String>,
+    /// Decimals of a value (0 for counts and indices).
+    pub decimals: usize,
+    /// Cells a typical value needs, for sizing the column.
+    pub width: usize,
+    /// Offered as a sort order.
+    pub sortable: bool,
+    /// Offered as the first sort order after `p_mislabel` (what the
+    /// curator most likely wants next, e.g. `all`'s disagreement).
+    pub sort_first: bool,
+    /// Written to scan's output but left off screens.
+    pub hidden: bool,
+}
+
+impl Default for ColumnDisplay {
+    fn default() -> Self {
+        Self {
+            label: None,
+            decimals: 3,
+            width: 6,
+            sortable: true,
+            sort_first: false,
+            hidden: false,
+        }
+    }
+}
+
+/// An x/y series in a model's report (lambda path, BIC per number of clusters).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NamedSeries {
+    pub name: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A per-sample column a model adds to scan's output (e.g. `entry_lambda`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SampleColumn {
+    pub name: String,
+    /// One value per sample; NaN where it does not apply (written empty).
+    pub values: Vec<f64>,
+    /// How a screen shows it; not part of the JSON report.
+    #[serde(skip)]
+    pub display: ColumnDisplay,
+}
+
+impl SampleColumn {
+    /// A column shown with the default hints (3 decimals, sortable).
+    pub fn new(name: impl Into<String>, values: Vec<f64>) -> Self {
+        Self {
+            name: name.into(),
+            values,
+            display: ColumnDisplay::default(),
+        }
+    }
+
+    pub fn with_display(mut self, display: ColumnDisplay) -> Self {
+        self.display = display;
+        self
+    }
+
+    /// The header a narrow table shows.
+    pub fn label(&self) -> &str {
+        self.display.label.as_deref().unwrap_or(&self.name)
+    }
+}
+
+/// Model-specific results, generic enough that the report writer and the TUI
+/// can show every model's extras without knowing the model.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelReport {
+    /// Named numbers: lambda, BIC, number of clusters, M*...
+    pub scalars: Vec<(String, f64)>,
+    pub matrices: Vec<NamedMatrix>,
+    pub series: Vec<NamedSeries>,
+    /// Named lists of words: kept features, selected features...
+    pub lists: Vec<(String, Vec<String>)>,
+    pub sample_columns: Vec<SampleColumn>,
+    /// Sentences for the curator (e.g. why `auto` chose a model).
+    pub notes: Vec<String>,
+}
+
+impl ModelReport {
+    pub fn scalar(&self, name: &str) -> Option<f64> {
+        self.scalars
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| *v)
+    }
+    pub fn matrix(&self, name: &str) -> Option<&NamedMatrix> {
+        self.matrices.iter().find(|m| m.name == name)
+    }
+    pub fn sample_column(&self, name: &str) -> Option<&SampleColumn> {
+        self.sample_columns.iter().find(|c| c.name == name)
+    }
+
+    /// Models label classes "class #k" in their matrices, since they never
+    /// see the class names; this puts the names in their place.
+    pub fn name_classes(&mut self, classes: &[String]) {
+        let rename = |label: &mut String| {
+            if let Some(k) = label
+                .strip_prefix("class #")
+                .and_then(|k| k.parse::<usize>().ok())
+                && let Some(name) = classes.get(k)
+            {
+                *label = name.clone();
+            }
+        };
+        for m in &mut self.matrices {
+            m.row_labels.iter_mut().for_each(rename);
+            m.col_labels.iter_mut().for_each(rename);
+        }
+    }
+
+    /// Models name features by column index ("#12 ..."), since they never
+    /// see the table; this puts the table's names in their place.
+    pub fn name_features(&mut self, names: &[String]) {
+        for (_, items) in &mut self.lists {
+            for item in items.iter_mut() {
+                let Some(rest) = item.strip_prefix('#') else {
+                    continue;
+                };
+                let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                if let Some(name) = digits.parse::<usize>().ok().and_then(|j| names.get(j)) {
+                    *item = format!("{name}{}", &rest[digits.len()..]);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_get_the_tables_names() {
+        let mut r = ModelReport::default();
+        r.matrices.push(NamedMatrix {
+            name: "R".into(),
+            orientation: String::new(),
+            row_labels: vec!["cluster 1".into()],
+            col_labels: vec!["class #0".into(), "class #1".into(), "class #9".into()],
+            values: vec![vec![0.5, 0.5, 0.0]],
+            display: Default::default(),
+        });
+        r.lists.push((
+            "selected_features".into(),
+            vec!["#1 (0.5)".into(), "#7".into()],
+        ));
+        r.name_classes(&["tumor".into(), "normal".into()]);
+        r.name_features(&["a".into(), "b".into()]);
+        assert_eq!(r.matrices[0].col_labels, ["tumor", "normal", "class #9"]);
+        assert_eq!(r.matrices[0].row_labels, ["cluster 1"]);
+        assert_eq!(r.lists[0].1, ["b (0.5)", "#7"]);
+    }
+}
