@@ -11,9 +11,15 @@ use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event, Key
 use crossterm::execute;
 
 pub mod app;
+pub mod detail_pane;
+pub mod fit;
 pub mod keys;
-pub mod picker;
-pub mod table;
+pub mod list;
+pub mod model_pane;
+pub mod popup;
+pub mod status;
+pub mod text;
+pub mod theme;
 pub mod ui;
 
 #[cfg(test)]
