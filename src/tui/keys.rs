@@ -606,4 +606,29 @@ mod tests {
             Err(KeyMapError::Syntax(_))
         ));
     }
+
+    #[test]
+    fn the_popup_table_binds_every_popup_action_and_is_overridable() {
+        let k = KeyMap::load(None).unwrap();
+        for (a, name) in PopupAction::all() {
+            assert_ne!(k.popup_hint(a), "(unbound)", "popup.{name} has no key");
+        }
+        let enter = ev(KeyCode::Enter, KeyModifiers::NONE);
+        assert_eq!(k.popup_action(&enter), Some(PopupAction::Confirm));
+        // Hints take the first key as the file lists it, not sorted.
+        assert_eq!(k.popup_hint(PopupAction::SwitchFocus), "Tab");
+        let k = KeyMap::load(Some("[popup]\nconfirm = [\"o\", \"Enter\"]\n")).unwrap();
+        assert_eq!(k.popup_hint(PopupAction::Confirm), "o");
+        assert_eq!(k.popup_action(&enter), Some(PopupAction::Confirm));
+        // The main table is untouched by a popup override and vice versa.
+        assert_eq!(k.action(&ev(KeyCode::Char('o'), KeyModifiers::NONE)), None);
+        assert_eq!(
+            KeyMap::load(Some("[popup]\nnope = [\"z\"]")).unwrap_err(),
+            KeyMapError::UnknownAction("popup.nope".into())
+        );
+        assert!(matches!(
+            KeyMap::load(Some("down = \"j\"")),
+            Err(KeyMapError::Syntax(_))
+        ));
+    }
 }
