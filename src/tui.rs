@@ -1,8 +1,16 @@
 //! The review UI (DESIGN §6): a ratatui app over `review::Session`.
 //!
 //! One loop: draw, wait up to 50 ms for a key or mouse event, take in what
-//! the fit worker sent, repeat. Drawing reads state only; keys become
-//! `Action`s through the key table; actions become `Session` calls.
+//! the fit worker sent, repeat. Drawing changes no session data (it keeps
+//! only view state: the list's scroll, where it was drawn); keys become
+//! `Action`s through the key table and actions become `Session` calls,
+//! unless a popup is open: then the popup reads the key through the
+//! keymap's `[popup]` table and tells the app what to do.
+//!
+//! Files: `app` (state, key dispatch), `fit` (the fit in flight), `keys`
+//! (both key tables), `ui` (layout), one file per component (`list`,
+//! `detail_pane`, `model_pane`, `status`, `popup/*`), `theme` (colours,
+//! NO_COLOR), `text` (widths in terminal cells).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -11,9 +19,15 @@ use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event, Key
 use crossterm::execute;
 
 pub mod app;
+pub mod detail_pane;
+pub mod fit;
 pub mod keys;
-pub mod picker;
-pub mod table;
+pub mod list;
+pub mod model_pane;
+pub mod popup;
+pub mod status;
+pub mod text;
+pub mod theme;
 pub mod ui;
 
 #[cfg(test)]

@@ -1,18 +1,29 @@
 //! The application state: a review `Session` plus what the screen needs
-//! (focus, popups, the fit in flight, cached projections). Every key ends in
-//! a method here, and every method here ends in `Session` calls, so the whole
-//! UI can be driven in tests without a terminal.
+//! (focus, the open popup, the fit in flight, cached projections). Every
+//! key ends in a method here, and every method here ends in `Session`
+//! calls, so the whole UI can be driven in tests without a terminal.
+//! Popups own their keys (`popup/`); the app carries out what they ask.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
 
+use crossterm::event::{KeyEvent, MouseEvent};
 use ratatui::layout::Rect;
+use ratatui::widgets::TableState;
 
 use super::keys::{Action, KeyMap};
+// The open popup is part of the app's state (tests compare it).
+pub use super::popup::Popup;
+use super::popup::{
+    ClassPicker, Command, FilterMenu, Help, ModelPicker, PopupContext, PopupOutcome, SearchPrompt,
+    ThresholdPrompt,
+};
+use super::text::width;
+use super::theme::Theme;
 use crate::analysis::{DetailCache, Projection};
-use crate::app::{FitJob, WorkerMsg};
-use crate::models::{FitError, MODELS, ModelOptions};
-use crate::review::{DecisionFilter, ExportOptions, Filter, ResumeInfo, ReviewError, Session};
+use crate::app::FitJob;
+use crate::models::ModelOptions;
+use crate::review::{ExportOptions, ResumeInfo, ReviewError, Session};
 
 /// Which pane has the focus (and, on narrow screens, is shown).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,44 +31,6 @@ pub enum Pane {
     List,
     Detail,
     Model,
-}
-
-/// A popup takes the keys until it closes.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Popup {
-    /// The first help line shown: the help scrolls on short screens.
-    Help {
-        scroll: usize,
-    },
-    /// Entries of the filter menu and the highlighted one.
-    Filter {
-        selected: usize,
-    },
-    /// Classes by posterior and the highlighted one.
-    ClassPicker {
-        selected: usize,
-    },
-    ModelPicker(Box<ModelPicker>),
-    Threshold {
-        input: String,
-    },
-    Search {
-        input: String,
-    },
-    ConfirmQuit,
-    ConfirmOverwrite,
-}
-
-/// The model picker: a model list and the options of the highlighted model.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ModelPicker {
-    pub model: usize,
-    pub options: ModelOptions,
-    /// Focus on the option list instead of the model list.
-    pub in_options: bool,
-    pub option: usize,
-    /// Text being typed for the highlighted option.
-    pub editing: Option<String>,
 }
 
 /// A line at the bottom: what just happened, or what went wrong.
@@ -70,6 +43,7 @@ pub struct Message {
 pub struct App {
     pub session: Session,
     pub keys: KeyMap,
+    pub theme: Theme,
     pub focus: Pane,
     pub popup: Option<Popup>,
     pub message: Option<Message>,
@@ -79,61 +53,40 @@ pub struct App {
     pub projection: Projection,
     pub detail: DetailCache,
     pub quit: bool,
-    /// First visible row of the list (scroll state, set while drawing).
-    pub list_offset: Cell<usize>,
+    /// The list's scroll position (first row shown) and selection, kept
+    /// across frames; the list is drawn through a `&App`, hence the cell.
+    pub list_state: RefCell<TableState>,
     /// Where the list's rows were drawn, for mouse clicks.
     pub list_area: Cell<Rect>,
-    /// How far the help can scroll on the last frame's screen.
-    pub help_scroll_max: Cell<usize>,
     /// Rows formatted in the last frame (the list is virtualised).
     pub rows_formatted: Cell<usize>,
-    /// The longest id in characters: the id column's width, measured once
-    /// since it reads every id.
+    /// The widest id in terminal cells: the id column's width, measured
+    /// once since it reads every id.
     pub id_width: usize,
     /// Where exports go when the user did not say (tests point it elsewhere).
     pub export_dir: Option<PathBuf>,
 }
 
-/// A text field: characters append, Backspace deletes.
-fn type_into(input: &mut String, code: crossterm::event::KeyCode) {
-    match code {
-        crossterm::event::KeyCode::Char(c) => input.push(c),
-        crossterm::event::KeyCode::Backspace => {
-            input.pop();
+fn resume_message(resume: &ResumeInfo) -> Option<Message> {
+    let text = match resume {
+        ResumeInfo::Resumed { decisions } => {
+            format!("resumed the earlier session: {decisions} decisions restored")
         }
-        _ => {}
-    }
-}
-
-/// Entries of the filter menu.
-pub fn filter_entries(classes: &[String]) -> Vec<(String, Filter)> {
-    let mut v = vec![("show all".to_string(), Filter::default())];
-    for (c, name) in classes.iter().enumerate() {
-        v.push((
-            format!("given label = {name}"),
-            Filter {
-                class: Some(c),
-                ..Filter::default()
-            },
-        ));
-    }
-    for d in DecisionFilter::ALL {
-        v.push((
-            d.name().to_string(),
-            Filter {
-                decision: Some(d),
-                ..Filter::default()
-            },
-        ));
-    }
-    v
+        ResumeInfo::InputChanged => {
+            "the file changed since the last session: starting a new one".into()
+        }
+        ResumeInfo::New => return None,
+    };
+    Some(Message { text, error: false })
 }
 
 impl App {
-    /// The app with the user's key table from the config directory.
+    /// The app with the user's key table from the config directory and
+    /// colours unless `NO_COLOR` says otherwise.
     pub fn new(session: Session, resume: &ResumeInfo, model: &str, options: ModelOptions) -> App {
         let (keys, key_error) = KeyMap::from_config_dir();
         let mut app = App::with_keys(session, resume, model, options, keys);
+        app.theme = Theme::from_env();
         if let Some(e) = key_error {
             app.error(e);
         }
@@ -153,53 +106,42 @@ impl App {
             .dataset()
             .ids
             .iter()
-            .map(|i| i.chars().count())
+            .map(|i| width(i))
             .max()
             .unwrap_or(0);
         let (model, options) = match session.model_choice() {
             Some((m, o)) => (m, o),
             None => (model.to_string(), options),
         };
-        let message = match resume {
-            ResumeInfo::Resumed { decisions } => Some(Message {
-                text: format!("resumed the earlier session: {decisions} decisions restored"),
-                error: false,
-            }),
-            ResumeInfo::InputChanged => Some(Message {
-                text: "the file changed since the last session: starting a new one".into(),
-                error: false,
-            }),
-            ResumeInfo::New => None,
-        };
         App {
             session,
             keys,
+            theme: Theme::coloured(),
             focus: Pane::List,
             popup: None,
-            message,
+            message: resume_message(resume),
             model,
             options,
             job: None,
             projection,
             detail,
             quit: false,
-            list_offset: Cell::new(0),
+            list_state: RefCell::new(TableState::new()),
             list_area: Cell::new(Rect::default()),
-            help_scroll_max: Cell::new(0),
             rows_formatted: Cell::new(0),
             export_dir: None,
             id_width,
         }
     }
 
-    fn info(&mut self, text: impl Into<String>) {
+    pub(super) fn info(&mut self, text: impl Into<String>) {
         self.message = Some(Message {
             text: text.into(),
             error: false,
         });
     }
 
-    fn error(&mut self, text: impl Into<String>) {
+    pub(super) fn error(&mut self, text: impl Into<String>) {
         self.message = Some(Message {
             text: text.into(),
             error: true,
@@ -216,98 +158,18 @@ impl App {
         }
     }
 
-    // ----- fitting -----
-
-    /// Starts a fit of the current model on all samples (`refit`: on the
-    /// samples not dropped, with relabels applied).
-    pub fn start_fit(&mut self, refit: bool) {
-        if let Some(job) = &self.job {
-            job.cancel();
+    /// What a popup may read while it handles a key or draws.
+    pub fn popup_context(&self) -> PopupContext<'_> {
+        PopupContext {
+            session: &self.session,
+            keys: &self.keys,
+            theme: &self.theme,
         }
-        let ds = self.session.dataset();
-        let (samples, labels) = if refit {
-            self.session.refit_labels()
-        } else {
-            ((0..ds.n_samples()).collect(), ds.labels.clone())
-        };
-        match FitJob::on_table(ds, &self.model, &self.options, samples, labels) {
-            Ok(job) => {
-                let verb = if refit { "refitting" } else { "fitting" };
-                let why = job.note.as_ref().map(|n| format!(" ({n})"));
-                self.info(format!("{verb} {}{}", job.model, why.unwrap_or_default()));
-                self.job = Some(job);
-            }
-            Err(e) => self.error(format!("cannot fit {}: {e}", self.model)),
-        }
-    }
-
-    /// Takes in what the worker sent; call once per loop turn.
-    pub fn poll_worker(&mut self) {
-        let Some(job) = self.job.as_mut() else { return };
-        if let Some(msg) = job.poll() {
-            self.finish_fit(msg);
-        }
-    }
-
-    /// Waits for the running fit to end (tests).
-    pub fn wait_for_fit(&mut self) {
-        if let Some(job) = self.job.as_mut() {
-            let msg = job.wait();
-            self.finish_fit(msg);
-        }
-    }
-
-    fn finish_fit(&mut self, msg: WorkerMsg) {
-        let Some(job) = self.job.take() else { return };
-        let msg = match msg {
-            WorkerMsg::Done(r) => Ok(*r),
-            other => Err(other),
-        };
-        match msg {
-            Ok(Ok(fit)) => {
-                let n = self.session.dataset().n_samples();
-                let status = format!(
-                    "{} {} after {} iterations",
-                    job.model,
-                    if fit.converged {
-                        "converged"
-                    } else {
-                        "did NOT converge"
-                    },
-                    fit.iterations
-                );
-                let notes = fit.extra.notes.join("; ");
-                if job.samples.len() == n {
-                    self.session.set_fit(&job.model, fit);
-                } else {
-                    self.session.set_fit_subset(&job.model, fit, &job.samples);
-                }
-                self.detail.invalidate();
-                self.session.cursor_top();
-                if notes.is_empty() {
-                    self.info(status);
-                } else {
-                    self.info(format!("{status}; {notes}"));
-                }
-            }
-            Ok(Err(FitError::Cancelled)) => self.info("fit cancelled"),
-            Ok(Err(e)) => self.error(format!("{} failed: {e}", job.model)),
-            Err(WorkerMsg::Panicked(p)) => self.error(format!(
-                "{} crashed ({p}); the session is intact",
-                job.model
-            )),
-            Err(_) => self.job = Some(job),
-        }
-        self.refresh_detail();
-    }
-
-    pub fn fitting(&self) -> bool {
-        self.job.is_some()
     }
 
     // ----- keys -----
 
-    pub fn handle_key(&mut self, key: &crossterm::event::KeyEvent) {
+    pub fn handle_key(&mut self, key: &KeyEvent) {
         if self.popup.is_some() {
             self.handle_popup_key(key);
             return;
@@ -318,166 +180,200 @@ impl App {
     }
 
     pub fn handle_action(&mut self, action: Action) {
+        match action {
+            Action::Down
+            | Action::Up
+            | Action::Top
+            | Action::Bottom
+            | Action::PageDown
+            | Action::PageUp => self.move_cursor(action),
+            Action::Search
+            | Action::Filter
+            | Action::Relabel
+            | Action::Threshold
+            | Action::Model
+            | Action::Help => self.open_popup(action),
+            Action::NextMatch | Action::PrevMatch => self.next_match(action == Action::NextMatch),
+            Action::Sort | Action::SortBack => self.sort(action == Action::Sort),
+            Action::Accept => self.accept(),
+            Action::RelabelNth(n) => self.relabel_to_rank(usize::from(n) - 1),
+            Action::Keep | Action::Drop | Action::Clear => self.decide(action),
+            Action::AcceptAll => self.accept_all(),
+            Action::Undo => self.step_history(false),
+            Action::Redo => self.step_history(true),
+            Action::Refit => self.start_fit(true),
+            Action::Export => self.export(false),
+            Action::NextPane => self.next_pane(),
+            Action::Quit => self.ask_quit(),
+            Action::Cancel => self.cancel(),
+        }
+        self.refresh_detail();
+    }
+
+    fn move_cursor(&mut self, action: Action) {
         let page = (self.list_area.get().height as isize).max(1);
-        let selected = self.session.selected();
         match action {
             Action::Down => self.session.move_cursor(1),
             Action::Up => self.session.move_cursor(-1),
             Action::Top => self.session.cursor_top(),
             Action::Bottom => self.session.cursor_bottom(),
             Action::PageDown => self.session.move_cursor(page),
-            Action::PageUp => self.session.move_cursor(-page),
-            Action::Search => {
-                self.popup = Some(Popup::Search {
-                    input: String::new(),
-                })
+            _ => self.session.move_cursor(-page),
+        }
+    }
+
+    fn open_popup(&mut self, action: Action) {
+        self.popup = match action {
+            Action::Search => Some(Popup::Search(SearchPrompt::default())),
+            Action::Filter => Some(Popup::Filter(FilterMenu::default())),
+            Action::Relabel if self.session.selected().is_some() => {
+                Some(Popup::ClassPicker(ClassPicker::default()))
             }
-            Action::NextMatch => {
-                if !self.session.search_next() {
-                    self.info("no match");
-                }
+            Action::Threshold => Some(Popup::Threshold(ThresholdPrompt::new(
+                self.session.threshold(),
+            ))),
+            Action::Model => Some(Popup::ModelPicker(Box::new(ModelPicker::new(
+                &self.model,
+                &self.options,
+            )))),
+            Action::Help => Some(Popup::Help(Help::default())),
+            _ => None,
+        };
+    }
+
+    fn next_match(&mut self, forward: bool) {
+        let found = if forward {
+            self.session.search_next()
+        } else {
+            self.session.search_prev()
+        };
+        if !found {
+            self.info("no match");
+        }
+    }
+
+    fn sort(&mut self, forward: bool) {
+        if forward {
+            self.session.cycle_sort();
+        } else {
+            self.session.cycle_sort_back();
+        }
+        // A new order is asked for to see its top, not to keep following
+        // the sample that happened to be selected.
+        self.session.cursor_top();
+        let name = self.session.sort_key().name();
+        let next = self.keys.hint(Action::Sort);
+        self.info(format!("sorted by {name} ({next} for the next order)"));
+    }
+
+    fn accept(&mut self) {
+        let Some(s) = self.session.selected() else {
+            return;
+        };
+        match self.session.accept_suggestion(s) {
+            Ok(true) => {
+                self.session.move_cursor(1);
+                self.info("accepted");
             }
-            Action::PrevMatch => {
-                if !self.session.search_prev() {
-                    self.info("no match");
-                }
+            Ok(false) => {
+                self.info("nothing to accept: the model agrees with the label, or has no score");
             }
-            Action::Filter => self.popup = Some(Popup::Filter { selected: 0 }),
-            Action::Sort | Action::SortBack => {
-                if action == Action::Sort {
-                    self.session.cycle_sort();
-                } else {
-                    self.session.cycle_sort_back();
-                }
-                // A new order is asked for to see its top, not to keep
-                // following the sample that happened to be selected.
-                self.session.cursor_top();
-                let name = self.session.sort_key().name();
-                let next = self.keys.keys_of(Action::Sort);
-                self.info(format!("sorted by {name} ({next} for the next order)"));
-            }
-            Action::Accept => {
-                if let Some(s) = selected {
-                    match self.session.accept_suggestion(s) {
-                        Ok(true) => {
-                            self.session.move_cursor(1);
-                            self.info("accepted");
-                        }
-                        Ok(false) => self.info(
-                            "nothing to accept: the model agrees with the label, or has no score",
-                        ),
-                        Err(e) => self.error(e.to_string()),
-                    }
-                }
-            }
-            Action::RelabelNth(n) => {
-                if let Some(s) = selected {
-                    let order = self.session.classes_by_posterior(s);
-                    if let Some(&c) = order.get(usize::from(n) - 1) {
-                        let r = self.session.relabel(s, c);
-                        if self.report(r).is_some() {
-                            self.session.move_cursor(1);
-                        }
-                    }
-                }
-            }
-            Action::Relabel => {
-                if selected.is_some() {
-                    self.popup = Some(Popup::ClassPicker { selected: 0 });
-                }
-            }
-            Action::Keep => {
-                if let Some(s) = selected {
-                    let r = self.session.keep(s);
-                    if self.report(r).is_some() {
-                        self.session.move_cursor(1);
-                    }
-                }
-            }
-            Action::Drop => {
-                if let Some(s) = selected {
-                    let r = self.session.drop_sample(s);
-                    if self.report(r).is_some() {
-                        self.session.move_cursor(1);
-                    }
-                }
-            }
-            Action::Clear => {
-                if let Some(s) = selected {
-                    let r = self.session.clear(s);
-                    self.report(r);
-                }
-            }
-            Action::AcceptAll => {
-                let t = self.session.threshold();
-                let r = self.session.accept_all_above(t);
-                if let Some(n) = self.report(r) {
-                    self.info(format!(
-                        "accepted {n} suggestions at p_mislabel >= {t:.2} (u undoes them together)"
-                    ));
-                }
-            }
-            Action::Undo => match self.session.undo_target().map(|t| (t, self.session.undo())) {
-                Some((target, Ok(true))) => {
-                    self.session.select_sample(target);
-                    self.info("undone");
-                }
-                Some((_, Err(e))) => self.error(e.to_string()),
-                _ => self.info("nothing to undo"),
-            },
-            Action::Redo => match self.session.redo_target().map(|t| (t, self.session.redo())) {
-                Some((target, Ok(true))) => {
-                    self.session.select_sample(target);
-                    self.info("redone");
-                }
-                Some((_, Err(e))) => self.error(e.to_string()),
-                _ => self.info("nothing to redo"),
-            },
-            Action::Threshold => {
-                self.popup = Some(Popup::Threshold {
-                    input: format!("{:.2}", self.session.threshold()),
-                })
-            }
-            Action::Model => {
-                let model = MODELS
-                    .iter()
-                    .position(|m| m.name == self.model)
-                    .unwrap_or(0);
-                self.popup = Some(Popup::ModelPicker(Box::new(ModelPicker {
-                    model,
-                    options: self.options.clone(),
-                    in_options: false,
-                    option: 0,
-                    editing: None,
-                })));
-            }
-            Action::Refit => self.start_fit(true),
-            Action::Export => self.export(false),
-            Action::NextPane => {
-                self.focus = match self.focus {
-                    Pane::List => Pane::Detail,
-                    Pane::Detail => Pane::Model,
-                    Pane::Model => Pane::List,
-                }
-            }
-            Action::Help => self.popup = Some(Popup::Help { scroll: 0 }),
-            Action::Quit => {
-                if self.session.has_unexported() {
-                    self.popup = Some(Popup::ConfirmQuit);
-                } else {
-                    self.quit = true;
-                }
-            }
-            Action::Cancel => {
-                if let Some(job) = &self.job {
-                    job.cancel();
-                    self.info("cancelling the fit...");
-                } else {
-                    self.message = None;
-                }
+            Err(e) => self.error(e.to_string()),
+        }
+    }
+
+    /// Relabels the selected sample to its `rank`-th class by posterior.
+    fn relabel_to_rank(&mut self, rank: usize) {
+        let Some(s) = self.session.selected() else {
+            return;
+        };
+        let order = self.session.classes_by_posterior(s);
+        if let Some(&c) = order.get(rank) {
+            let r = self.session.relabel(s, c);
+            if self.report(r).is_some() {
+                self.session.move_cursor(1);
             }
         }
-        self.refresh_detail();
+    }
+
+    /// Keep, drop (both move on) or clear the selected sample.
+    fn decide(&mut self, action: Action) {
+        let Some(s) = self.session.selected() else {
+            return;
+        };
+        let r = match action {
+            Action::Keep => self.session.keep(s),
+            Action::Drop => self.session.drop_sample(s),
+            _ => {
+                let r = self.session.clear(s);
+                self.report(r);
+                return;
+            }
+        };
+        if self.report(r).is_some() {
+            self.session.move_cursor(1);
+        }
+    }
+
+    fn accept_all(&mut self) {
+        let t = self.session.threshold();
+        let r = self.session.accept_all_above(t);
+        if let Some(n) = self.report(r) {
+            let undo = self.keys.hint(Action::Undo);
+            self.info(format!(
+                "accepted {n} suggestions at p_mislabel >= {t:.2} ({undo} undoes them together)"
+            ));
+        }
+    }
+
+    /// Undo (or redo) and show the sample it changed.
+    fn step_history(&mut self, redo: bool) {
+        let (target, verb, done) = if redo {
+            (self.session.redo_target(), "redo", "redone")
+        } else {
+            (self.session.undo_target(), "undo", "undone")
+        };
+        let result = target.map(|t| {
+            let r = if redo {
+                self.session.redo()
+            } else {
+                self.session.undo()
+            };
+            (t, r)
+        });
+        match result {
+            Some((target, Ok(true))) => {
+                self.session.select_sample(target);
+                self.info(done);
+            }
+            Some((_, Err(e))) => self.error(e.to_string()),
+            _ => self.info(format!("nothing to {verb}")),
+        }
+    }
+
+    fn next_pane(&mut self) {
+        self.focus = match self.focus {
+            Pane::List => Pane::Detail,
+            Pane::Detail => Pane::Model,
+            Pane::Model => Pane::List,
+        }
+    }
+
+    fn ask_quit(&mut self) {
+        if self.session.has_unexported() {
+            self.popup = Some(Popup::ConfirmQuit);
+        } else {
+            self.quit = true;
+        }
+    }
+
+    fn cancel(&mut self) {
+        if let Some(job) = &self.job {
+            job.cancel();
+            self.info("cancelling the fit...");
+        } else {
+            self.message = None;
+        }
     }
 
     /// Recomputes the detail of the selected sample when it changed.
@@ -518,207 +414,56 @@ impl App {
 
     // ----- popups -----
 
-    fn handle_popup_key(&mut self, key: &crossterm::event::KeyEvent) {
-        use crossterm::event::KeyCode;
-        let Some(popup) = self.popup.take() else {
+    /// Hands the key to the open popup and does what it asks.
+    fn handle_popup_key(&mut self, key: &KeyEvent) {
+        let Some(mut popup) = self.popup.take() else {
             return;
         };
-        let code = key.code;
-        let up = matches!(code, KeyCode::Up | KeyCode::Char('k'));
-        let down = matches!(code, KeyCode::Down | KeyCode::Char('j'));
-        let step = |i: usize, n: usize| -> usize {
-            if up {
-                i.saturating_sub(1)
-            } else if down {
-                (i + 1).min(n.saturating_sub(1))
-            } else {
-                i
+        match popup.handle_key(key, &self.popup_context()) {
+            PopupOutcome::Stay => self.popup = Some(popup),
+            PopupOutcome::Invalid(e) => {
+                self.error(e);
+                self.popup = Some(popup);
             }
-        };
-        let classes = self.session.dataset().classes.clone();
-        self.popup = match popup {
-            Popup::Help { scroll } => {
-                let max = self.help_scroll_max.get();
-                let scroll = match code {
-                    KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Enter => None,
-                    KeyCode::PageDown | KeyCode::Char(' ') => Some(scroll + 10),
-                    KeyCode::PageUp => Some(scroll.saturating_sub(10)),
-                    KeyCode::Home | KeyCode::Char('g') => Some(0),
-                    KeyCode::End | KeyCode::Char('G') => Some(max),
-                    _ => Some(step(scroll, max + 1)),
-                };
-                scroll.map(|s| Popup::Help { scroll: s.min(max) })
-            }
-            Popup::Filter { selected } => {
-                let entries = filter_entries(&classes);
-                let n = entries.len() + 1;
-                match code {
-                    KeyCode::Esc => None,
-                    KeyCode::Enter => {
-                        if selected < entries.len() {
-                            self.session.set_filter(entries[selected].1.clone());
-                        } else {
-                            let t = self.session.threshold();
-                            self.session.set_filter(Filter {
-                                min_p_mislabel: Some(t),
-                                ..Filter::default()
-                            });
-                        }
-                        self.session.cursor_top();
-                        None
-                    }
-                    _ => Some(Popup::Filter {
-                        selected: step(selected, n),
-                    }),
-                }
-            }
-            Popup::ClassPicker { selected } => match (code, self.session.selected()) {
-                (KeyCode::Esc, _) | (_, None) => None,
-                (KeyCode::Enter, Some(s)) => {
-                    let order = self.session.classes_by_posterior(s);
-                    if let Some(&c) = order.get(selected) {
-                        let r = self.session.relabel(s, c);
-                        if self.report(r).is_some() {
-                            self.session.move_cursor(1);
-                        }
-                    }
-                    None
-                }
-                _ => Some(Popup::ClassPicker {
-                    selected: step(selected, classes.len()),
-                }),
-            },
-            Popup::Threshold { mut input } => match code {
-                KeyCode::Esc => None,
-                KeyCode::Enter => match input.trim().parse::<f64>() {
-                    Ok(t) if (0.0..=1.0).contains(&t) => {
-                        self.session.set_threshold(t);
-                        self.info(format!("threshold {t:.2}"));
-                        None
-                    }
-                    _ => {
-                        self.error(format!("\"{input}\" is not a number between 0 and 1"));
-                        Some(Popup::Threshold { input })
-                    }
-                },
-                _ => {
-                    type_into(&mut input, code);
-                    Some(Popup::Threshold { input })
-                }
-            },
-            Popup::Search { mut input } => match code {
-                KeyCode::Esc => None,
-                KeyCode::Enter => {
-                    if !self.session.search(&input) {
-                        self.info(format!("no id contains \"{input}\""));
-                    }
-                    None
-                }
-                _ => {
-                    type_into(&mut input, code);
-                    Some(Popup::Search { input })
-                }
-            },
-            Popup::ConfirmQuit => match code {
-                KeyCode::Char('y') => {
-                    self.quit = true;
-                    None
-                }
-                KeyCode::Char('e') => {
-                    self.export(false);
-                    self.popup.take()
-                }
-                _ => None,
-            },
-            Popup::ConfirmOverwrite => match code {
-                KeyCode::Char('y') => {
-                    self.export(true);
-                    None
-                }
-                _ => {
-                    self.info("export cancelled");
-                    None
-                }
-            },
-            Popup::ModelPicker(picker) => self.model_picker_key(picker, key),
-        };
+            PopupOutcome::Close => {}
+            PopupOutcome::Then(command) => self.run(command),
+        }
         self.refresh_detail();
     }
 
-    fn model_picker_key(
-        &mut self,
-        mut p: Box<ModelPicker>,
-        key: &crossterm::event::KeyEvent,
-    ) -> Option<Popup> {
-        use crossterm::event::KeyCode;
-        let fields = MODELS[p.model].options;
-        if let Some(mut text) = p.editing.take() {
-            match key.code {
-                KeyCode::Esc => {}
-                KeyCode::Enter => {
-                    if let Some(field) = fields.get(p.option)
-                        && let Err(e) = p.options.set(field, &text)
-                    {
-                        self.error(e.to_string());
-                        p.editing = Some(text);
-                    }
-                }
-                other => {
-                    type_into(&mut text, other);
-                    p.editing = Some(text);
+    /// Carries out what a closing popup asked for.
+    fn run(&mut self, command: Command) {
+        match command {
+            Command::ApplyFilter(f) => {
+                self.session.set_filter(f);
+                self.session.cursor_top();
+            }
+            Command::RelabelToRank(rank) => self.relabel_to_rank(rank),
+            Command::SetThreshold(t) => {
+                self.session.set_threshold(t);
+                self.info(format!("threshold {t:.2}"));
+            }
+            Command::Search(text) => {
+                if !self.session.search(&text) {
+                    self.info(format!("no id contains \"{text}\""));
                 }
             }
-            return Some(Popup::ModelPicker(p));
-        }
-        match key.code {
-            KeyCode::Esc | KeyCode::Char('q') => return None,
-            KeyCode::Tab
-            | KeyCode::Right
-            | KeyCode::Left
-            | KeyCode::Char('l')
-            | KeyCode::Char('h') => {
-                p.in_options = !p.in_options && !fields.is_empty();
-            }
-            KeyCode::Up | KeyCode::Char('k') => {
-                if p.in_options {
-                    p.option = p.option.saturating_sub(1);
-                } else {
-                    p.model = p.model.saturating_sub(1);
-                    p.option = 0;
-                }
-            }
-            KeyCode::Down | KeyCode::Char('j') => {
-                if p.in_options {
-                    p.option = (p.option + 1).min(fields.len().saturating_sub(1));
-                } else {
-                    p.model = (p.model + 1).min(MODELS.len() - 1);
-                    p.option = 0;
-                }
-            }
-            KeyCode::Enter if p.in_options => {
-                let current = fields
-                    .get(p.option)
-                    .and_then(|f| p.options.get(f))
-                    .unwrap_or_default();
-                p.editing = Some(current);
-            }
-            KeyCode::Enter | KeyCode::Char('f') => {
-                let name = MODELS[p.model].name.to_string();
-                let r = self.session.set_model_choice(&name, &p.options);
+            Command::Quit => self.quit = true,
+            Command::Export { overwrite } => self.export(overwrite),
+            Command::Info(text) => self.info(text),
+            Command::Fit { model, options } => {
+                let r = self.session.set_model_choice(&model, &options);
                 if self.report(r).is_some() {
-                    self.model = name;
-                    self.options = p.options.clone();
+                    self.model = model;
+                    self.options = *options;
                     self.start_fit(false);
                 }
-                return None;
             }
-            _ => {}
         }
-        Some(Popup::ModelPicker(p))
     }
 
     /// Mouse: the wheel scrolls, a click on a row selects it.
-    pub fn handle_mouse(&mut self, m: &crossterm::event::MouseEvent) {
+    pub fn handle_mouse(&mut self, m: &MouseEvent) {
         use crossterm::event::{MouseButton, MouseEventKind};
         if self.popup.is_some() {
             return;
@@ -726,22 +471,26 @@ impl App {
         match m.kind {
             MouseEventKind::ScrollDown => self.session.move_cursor(3),
             MouseEventKind::ScrollUp => self.session.move_cursor(-3),
-            MouseEventKind::Down(MouseButton::Left) => {
-                let area = self.list_area.get();
-                if m.column >= area.x
-                    && m.column < area.x + area.width
-                    && m.row >= area.y
-                    && m.row < area.y + area.height
-                {
-                    let pos = self.list_offset.get() + usize::from(m.row - area.y);
-                    if pos < self.session.view().len() {
-                        self.session.cursor_to(pos);
-                        self.focus = Pane::List;
-                    }
-                }
-            }
+            MouseEventKind::Down(MouseButton::Left) => self.click(m.column, m.row),
             _ => {}
         }
         self.refresh_detail();
+    }
+
+    /// Selects the list row drawn at (`column`, `row`), if any.
+    fn click(&mut self, column: u16, row: u16) {
+        let area = self.list_area.get();
+        let inside = column >= area.x
+            && column < area.x + area.width
+            && row >= area.y
+            && row < area.y + area.height;
+        if !inside {
+            return;
+        }
+        let pos = self.list_state.borrow().offset() + usize::from(row - area.y);
+        if pos < self.session.view().len() {
+            self.session.cursor_to(pos);
+            self.focus = Pane::List;
+        }
     }
 }

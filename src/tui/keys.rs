@@ -1,7 +1,8 @@
-//! Actions and the key table. The default bindings live in
-//! `assets/keymap.toml`; a user file of the same form in the config
-//! directory overrides them per action. The help popup is built from this
-//! same table, so it can never disagree with what the keys do.
+//! Actions and the key tables. The default bindings live in
+//! `assets/keymap.toml`: the main screen's actions at the top level, the
+//! popups' in its `[popup]` table. A user file of the same form in the
+//! config directory overrides them per action. The help popup and every
+//! hint are built from these tables, so they never disagree with the keys.
 
 use std::collections::BTreeMap;
 
@@ -41,6 +42,96 @@ pub enum Action {
     Help,
     Quit,
     Cancel,
+}
+
+/// What a key does inside a popup. Each popup reads the ones it needs;
+/// text fields take every other key as typing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PopupAction {
+    Confirm,
+    Cancel,
+    Close,
+    Up,
+    Down,
+    Top,
+    Bottom,
+    PageUp,
+    PageDown,
+    SwitchFocus,
+    Fit,
+    Yes,
+    Export,
+    DeleteChar,
+}
+
+/// An action a key table can name.
+pub trait Bindable: Copy + Ord {
+    /// Every action in help order, with its name in the keymap file.
+    fn all() -> Vec<(Self, String)>;
+    fn describe(self) -> String;
+}
+
+impl Bindable for Action {
+    fn all() -> Vec<(Action, String)> {
+        Action::all()
+    }
+    fn describe(self) -> String {
+        Action::describe(self)
+    }
+}
+
+impl PopupAction {
+    pub fn all() -> Vec<(PopupAction, String)> {
+        use PopupAction as P;
+        [
+            (P::Confirm, "confirm"),
+            (P::Cancel, "cancel"),
+            (P::Close, "close"),
+            (P::Up, "up"),
+            (P::Down, "down"),
+            (P::Top, "top"),
+            (P::Bottom, "bottom"),
+            (P::PageUp, "page_up"),
+            (P::PageDown, "page_down"),
+            (P::SwitchFocus, "switch_focus"),
+            (P::Fit, "fit"),
+            (P::Yes, "yes"),
+            (P::Export, "export"),
+            (P::DeleteChar, "delete_char"),
+        ]
+        .into_iter()
+        .map(|(a, n)| (a, n.to_string()))
+        .collect()
+    }
+
+    pub fn describe(self) -> String {
+        match self {
+            PopupAction::Confirm => "apply / choose (model picker: edit the option)",
+            PopupAction::Cancel => "close without changing anything",
+            PopupAction::Close => "close a menu or the help",
+            PopupAction::Up => "previous entry",
+            PopupAction::Down => "next entry",
+            PopupAction::Top => "first entry",
+            PopupAction::Bottom => "last entry",
+            PopupAction::PageUp => "page up",
+            PopupAction::PageDown => "page down",
+            PopupAction::SwitchFocus => "model picker: models <-> options",
+            PopupAction::Fit => "model picker: fit the highlighted model",
+            PopupAction::Yes => "quit / replace when asked",
+            PopupAction::Export => "export first when asked to quit",
+            PopupAction::DeleteChar => "delete a typed character",
+        }
+        .to_string()
+    }
+}
+
+impl Bindable for PopupAction {
+    fn all() -> Vec<(PopupAction, String)> {
+        PopupAction::all()
+    }
+    fn describe(self) -> String {
+        PopupAction::describe(self)
+    }
 }
 
 impl Action {
@@ -94,7 +185,7 @@ impl Action {
             Action::NextMatch => "next match".into(),
             Action::PrevMatch => "previous match".into(),
             Action::Filter => "filter the list".into(),
-            Action::Sort => "next sort order (p_mislabel, disagreement, …)".into(),
+            Action::Sort => "next sort order (p_mislabel, model columns…)".into(),
             Action::SortBack => "previous sort order".into(),
             Action::Accept => "accept the suggested label".into(),
             Action::RelabelNth(n) => format!("relabel to class #{n} of the detail pane"),
@@ -208,11 +299,81 @@ impl Key {
     }
 }
 
-/// Key -> action, and action -> keys for the help.
+/// Key -> action, and action -> keys for the help, for one kind of action.
+#[derive(Clone, Debug)]
+pub struct KeyTable<A> {
+    by_key: BTreeMap<Key, A>,
+    by_action: BTreeMap<A, Vec<Key>>,
+    /// Each action's keys as the file lists them: hints show the first.
+    declared: BTreeMap<A, Vec<Key>>,
+}
+
+impl<A: Bindable> KeyTable<A> {
+    fn new() -> KeyTable<A> {
+        KeyTable {
+            by_key: BTreeMap::new(),
+            by_action: BTreeMap::new(),
+            declared: BTreeMap::new(),
+        }
+    }
+
+    /// Defaults for the actions the user left alone, then the user's
+    /// bindings, which win a key both claim.
+    fn build(defaults: Vec<(A, Vec<Key>)>, user: Vec<(A, Vec<Key>)>) -> KeyTable<A> {
+        let overridden: Vec<A> = user.iter().map(|(a, _)| *a).collect();
+        let mut table = KeyTable::new();
+        for (action, keys) in defaults
+            .into_iter()
+            .filter(|(a, _)| !overridden.contains(a))
+            .chain(user)
+        {
+            for k in &keys {
+                table.by_key.insert(*k, action);
+            }
+            table.declared.insert(action, keys);
+        }
+        for (k, a) in &table.by_key {
+            table.by_action.entry(*a).or_default().push(*k);
+        }
+        table
+    }
+
+    fn action(&self, e: &KeyEvent) -> Option<A> {
+        self.by_key.get(&Key::from_event(e)?).copied()
+    }
+
+    fn keys_of(&self, a: A) -> String {
+        self.by_action
+            .get(&a)
+            .map(|ks| ks.iter().map(Key::label).collect::<Vec<_>>().join(" "))
+            .unwrap_or_default()
+    }
+
+    /// The first key the file lists for `a` that still does `a`.
+    fn hint(&self, a: A) -> String {
+        self.declared
+            .get(&a)
+            .into_iter()
+            .flatten()
+            .find(|k| self.by_key.get(k) == Some(&a))
+            .map(Key::label)
+            .unwrap_or_else(|| "(unbound)".to_string())
+    }
+
+    fn help_lines(&self) -> Vec<(String, String)> {
+        A::all()
+            .into_iter()
+            .filter(|(a, _)| self.by_action.contains_key(a))
+            .map(|(a, _)| (self.keys_of(a), a.describe()))
+            .collect()
+    }
+}
+
+/// The main screen's table and the popups' table.
 #[derive(Clone, Debug)]
 pub struct KeyMap {
-    by_key: BTreeMap<Key, Action>,
-    by_action: BTreeMap<Action, Vec<Key>>,
+    main: KeyTable<Action>,
+    popup: KeyTable<PopupAction>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -225,54 +386,72 @@ pub enum KeyMapError {
     UnknownKey(String),
 }
 
-fn parse_table(text: &str) -> Result<BTreeMap<String, Vec<String>>, KeyMapError> {
-    toml::from_str(text).map_err(|e| KeyMapError::Syntax(e.to_string()))
+/// A keymap file's two tables, as (action name, key names).
+type RawTables = (Vec<(String, Vec<String>)>, Vec<(String, Vec<String>)>);
+
+fn key_names(name: &str, value: &toml::Value) -> Result<Vec<String>, KeyMapError> {
+    let bad = || {
+        KeyMapError::Syntax(format!(
+            "{name} must be a list of keys, e.g. [\"j\", \"Down\"]"
+        ))
+    };
+    value
+        .as_array()
+        .ok_or_else(bad)?
+        .iter()
+        .map(|k| k.as_str().map(str::to_string).ok_or_else(bad))
+        .collect()
+}
+
+fn parse_tables(text: &str) -> Result<RawTables, KeyMapError> {
+    let table: toml::Table =
+        toml::from_str(text).map_err(|e| KeyMapError::Syntax(e.to_string()))?;
+    let (mut main, mut popup) = (Vec::new(), Vec::new());
+    for (name, value) in &table {
+        match (name.as_str(), value.as_table()) {
+            ("popup", Some(inner)) => {
+                for (name, value) in inner {
+                    popup.push((name.clone(), key_names(&format!("popup.{name}"), value)?));
+                }
+            }
+            _ => main.push((name.clone(), key_names(name, value)?)),
+        }
+    }
+    Ok((main, popup))
+}
+
+fn resolve<A: Bindable>(
+    raw: Vec<(String, Vec<String>)>,
+    prefix: &str,
+) -> Result<Vec<(A, Vec<Key>)>, KeyMapError> {
+    let names: BTreeMap<String, A> = A::all().into_iter().map(|(a, n)| (n, a)).collect();
+    raw.into_iter()
+        .map(|(name, keys)| {
+            let action = *names
+                .get(&name)
+                .ok_or_else(|| KeyMapError::UnknownAction(format!("{prefix}{name}")))?;
+            let keys = keys
+                .iter()
+                .map(|k| Key::parse(k).ok_or_else(|| KeyMapError::UnknownKey(k.clone())))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok((action, keys))
+        })
+        .collect()
 }
 
 impl KeyMap {
-    /// The default table, with `user` (a keymap file's text) overriding the
+    /// The default tables, with `user` (a keymap file's text) overriding the
     /// actions it names.
     pub fn load(user: Option<&str>) -> Result<KeyMap, KeyMapError> {
-        let names: BTreeMap<String, Action> =
-            Action::all().into_iter().map(|(a, n)| (n, a)).collect();
-        let read = |text: &str| -> Result<Vec<(Action, Vec<Key>)>, KeyMapError> {
-            parse_table(text)?
-                .into_iter()
-                .map(|(name, keys)| {
-                    let action = *names
-                        .get(&name)
-                        .ok_or_else(|| KeyMapError::UnknownAction(name.clone()))?;
-                    let keys = keys
-                        .iter()
-                        .map(|k| Key::parse(k).ok_or_else(|| KeyMapError::UnknownKey(k.clone())))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    Ok((action, keys))
-                })
-                .collect()
+        let (main, popup) = parse_tables(DEFAULT_KEYMAP)?;
+        let (user_main, user_popup) = match user {
+            Some(u) => parse_tables(u)?,
+            None => (Vec::new(), Vec::new()),
         };
-        let defaults = read(DEFAULT_KEYMAP)?;
-        let user = match user {
-            Some(u) => read(u)?,
-            None => Vec::new(),
-        };
-        let overridden: Vec<Action> = user.iter().map(|(a, _)| *a).collect();
-        // Defaults for the actions the user left alone, then the user's
-        // bindings, which win a key both claim.
-        let mut by_key = BTreeMap::new();
-        for (action, keys) in defaults
-            .iter()
-            .filter(|(a, _)| !overridden.contains(a))
-            .chain(&user)
-        {
-            for k in keys {
-                by_key.insert(*k, *action);
-            }
-        }
-        let mut by_action: BTreeMap<Action, Vec<Key>> = BTreeMap::new();
-        for (k, a) in &by_key {
-            by_action.entry(*a).or_default().push(*k);
-        }
-        Ok(KeyMap { by_key, by_action })
+        Ok(KeyMap {
+            main: KeyTable::build(resolve(main, "")?, resolve(user_main, "")?),
+            popup: KeyTable::build(resolve(popup, "popup.")?, resolve(user_popup, "popup.")?),
+        })
     }
 
     /// The default table plus the user's file in the config directory, if
@@ -292,52 +471,64 @@ impl KeyMap {
 
     fn empty() -> KeyMap {
         KeyMap {
-            by_key: BTreeMap::new(),
-            by_action: BTreeMap::new(),
+            main: KeyTable::new(),
+            popup: KeyTable::new(),
         }
     }
 
+    /// The main screen's action of a key.
     pub fn action(&self, e: &KeyEvent) -> Option<Action> {
-        let key = Key::from_event(e)?;
-        self.by_key.get(&key).copied()
+        self.main.action(e)
     }
 
-    /// The keys of an action, for help and hints (e.g. "j Down").
+    /// A popup's action of a key.
+    pub fn popup_action(&self, e: &KeyEvent) -> Option<PopupAction> {
+        self.popup.action(e)
+    }
+
+    /// The keys of an action, for help (e.g. "j Down").
     pub fn keys_of(&self, a: Action) -> String {
-        self.by_action
-            .get(&a)
-            .map(|ks| ks.iter().map(Key::label).collect::<Vec<_>>().join(" "))
-            .unwrap_or_default()
+        self.main.keys_of(a)
     }
 
-    /// (keys, description) for every bound action, in help order; the nine
-    /// relabel-to-class-n actions share one line.
+    /// The key a hint names for an action: the first one bound.
+    pub fn hint(&self, a: Action) -> String {
+        self.main.hint(a)
+    }
+
+    /// The key a popup's hint names for a popup action.
+    pub fn popup_hint(&self, a: PopupAction) -> String {
+        self.popup.hint(a)
+    }
+
+    /// (keys, description) for every bound main-screen action, in help
+    /// order; the nine relabel-to-class-n actions share one line.
     pub fn help_lines(&self) -> Vec<(String, String)> {
+        let nth = "relabel to that class of the detail pane";
         let mut lines = Vec::new();
         let mut nth_keys = Vec::new();
         for (a, _) in Action::all() {
-            if !self.by_action.contains_key(&a) {
+            if !self.main.by_action.contains_key(&a) {
                 continue;
             }
             if let Action::RelabelNth(_) = a {
                 nth_keys.push(self.keys_of(a));
                 if nth_keys.len() == 9 {
-                    lines.push((
-                        nth_keys.join(" "),
-                        "relabel to that class of the detail pane".to_string(),
-                    ));
+                    lines.push((nth_keys.join(" "), nth.to_string()));
                 }
                 continue;
             }
             lines.push((self.keys_of(a), a.describe()));
         }
         if !nth_keys.is_empty() && nth_keys.len() < 9 {
-            lines.push((
-                nth_keys.join(" "),
-                "relabel to that class of the detail pane".into(),
-            ));
+            lines.push((nth_keys.join(" "), nth.to_string()));
         }
         lines
+    }
+
+    /// (keys, description) for every bound popup action.
+    pub fn popup_help_lines(&self) -> Vec<(String, String)> {
+        self.popup.help_lines()
     }
 }
 
@@ -412,6 +603,31 @@ mod tests {
         ));
         assert!(matches!(
             KeyMap::load(Some("down = ")),
+            Err(KeyMapError::Syntax(_))
+        ));
+    }
+
+    #[test]
+    fn the_popup_table_binds_every_popup_action_and_is_overridable() {
+        let k = KeyMap::load(None).unwrap();
+        for (a, name) in PopupAction::all() {
+            assert_ne!(k.popup_hint(a), "(unbound)", "popup.{name} has no key");
+        }
+        let enter = ev(KeyCode::Enter, KeyModifiers::NONE);
+        assert_eq!(k.popup_action(&enter), Some(PopupAction::Confirm));
+        // Hints take the first key as the file lists it, not sorted.
+        assert_eq!(k.popup_hint(PopupAction::SwitchFocus), "Tab");
+        let k = KeyMap::load(Some("[popup]\nconfirm = [\"o\", \"Enter\"]\n")).unwrap();
+        assert_eq!(k.popup_hint(PopupAction::Confirm), "o");
+        assert_eq!(k.popup_action(&enter), Some(PopupAction::Confirm));
+        // The main table is untouched by a popup override and vice versa.
+        assert_eq!(k.action(&ev(KeyCode::Char('o'), KeyModifiers::NONE)), None);
+        assert_eq!(
+            KeyMap::load(Some("[popup]\nnope = [\"z\"]")).unwrap_err(),
+            KeyMapError::UnknownAction("popup.nope".into())
+        );
+        assert!(matches!(
+            KeyMap::load(Some("down = \"j\"")),
             Err(KeyMapError::Syntax(_))
         ));
     }

@@ -567,3 +567,124 @@ fn a_named_model_replaces_the_resumed_one() {
     drop(s);
     assert_eq!(open().model_choice().unwrap().0, "shift");
 }
+
+fn app_with_keymap(user: &str) -> App {
+    let (session, resume) = Session::open(demo(), None).unwrap();
+    let mut app = App::with_keys(
+        session,
+        &resume,
+        "rnda",
+        ModelOptions::default(),
+        KeyMap::load(Some(user)).unwrap(),
+    );
+    app.start_fit(false);
+    app.wait_for_fit();
+    app.refresh_detail();
+    app
+}
+
+/// A user's `[popup]` table rebinds popup keys: the new key works and the
+/// one it replaced does nothing any more.
+#[test]
+fn a_remapped_popup_key_drives_the_popup() {
+    let mut app = app_with_keymap("[popup]\ndown = [\"J\"]\ncancel = [\"x\"]\n");
+    press(&mut app, "f");
+    press(&mut app, "J");
+    assert_eq!(
+        app.popup,
+        Some(Popup::Filter(super::popup::FilterMenu { selected: 1 }))
+    );
+    press(&mut app, "j");
+    assert_eq!(
+        app.popup,
+        Some(Popup::Filter(super::popup::FilterMenu { selected: 1 })),
+        "j was replaced by J"
+    );
+    app.handle_key(&code(KeyCode::Esc));
+    assert!(app.popup.is_some(), "Esc was replaced by x");
+    press(&mut app, "x");
+    assert_eq!(app.popup, None);
+    // Unchanged popup keys keep their defaults: Enter applies entry 1.
+    press(&mut app, "fJ");
+    app.handle_key(&code(KeyCode::Enter));
+    assert_eq!(app.popup, None);
+    assert_eq!(app.session.filter().class, Some(0));
+}
+
+/// Hints name the keys the keymap binds, not the defaults.
+#[test]
+fn hints_show_the_remapped_keys() {
+    let mut app = app_with_keymap(
+        "filter = [\"F\"]\nmodel = [\"M\"]\n[popup]\nconfirm = [\"o\"]\ncancel = [\"x\"]\nyes = [\"Y\"]\nswitch_focus = [\"Right\"]\n",
+    );
+    press(&mut app, "F");
+    let s = screen(&app, 80, 24);
+    assert!(s.contains("filter (o applies)"), "{s}");
+    press(&mut app, "x?");
+    let s = screen(&app, 100, 24);
+    assert!(s.contains("x closes") && !s.contains("Esc closes"), "{s}");
+    press(&mut app, "xM");
+    let s = screen(&app, 80, 24);
+    assert!(s.contains("o on a model fits it; x closes"), "{s}");
+    assert!(s.contains("(Right to edit, o to change)"), "{s}");
+    press(&mut app, "x");
+    press(&mut app, " q");
+    assert_eq!(app.popup, Some(Popup::ConfirmQuit));
+    let s = screen(&app, 80, 24);
+    assert!(s.contains("Y quit"), "{s}");
+    press(&mut app, "Y");
+    assert!(app.quit);
+}
+
+/// Wide characters (CJK class names, emoji ids) take two cells: columns
+/// after them still line up, in the list and in the detail pane.
+#[test]
+fn wide_characters_keep_the_columns_in_line() {
+    let mut ds = demo();
+    ds.classes[0] = "日本語クラス".into();
+    ds.ids[0] = "🐱猫".into();
+    ds.ids[1] = "x".into();
+    let mut app = fitted(ds);
+    // The emoji id near the top, next to narrow ones.
+    press(&mut app, "s");
+    while app.session.sort_key().name() != "id" {
+        press(&mut app, "s");
+    }
+    let t = render(&app, 160, 40);
+    let buf = t.backend().buffer();
+    let row_text = |y: u16, from: u16, to: u16| -> String {
+        (from..to)
+            .map(|x| buf[(x, y)].symbol().to_string())
+            .collect()
+    };
+    let header = 1;
+    let p_x = (0..150)
+        .find(|&x| row_text(header, x, x + 10) == "p_mislabel")
+        .expect("a p_mislabel header");
+    let mut rows_with_wide = 0;
+    for y in header + 1..37 {
+        let cell = row_text(y, p_x, p_x + 2);
+        assert!(
+            cell.chars().next().unwrap().is_ascii_digit() && cell.ends_with('.'),
+            "row {y}: {:?}",
+            row_text(y, 0, 80)
+        );
+        let line = row_text(y, 0, p_x);
+        if line.contains('🐱') || line.contains('日') {
+            rows_with_wide += 1;
+        }
+    }
+    assert!(rows_with_wide > 0, "no wide text on screen");
+    // Detail pane: the posterior numbers start at one x for every class.
+    let detail_x = (0..160)
+        .find(|&x| row_text(2, x, x + 9) == "posterior")
+        .expect("a posterior heading");
+    let number_x: Vec<u16> = (3..6)
+        .map(|y| {
+            (detail_x..160)
+                .find(|&x| row_text(y, x, x + 2) == "0." || row_text(y, x, x + 2) == "1.")
+                .unwrap()
+        })
+        .collect();
+    assert!(number_x.windows(2).all(|w| w[0] == w[1]), "{number_x:?}");
+}

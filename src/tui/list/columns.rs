@@ -1,11 +1,13 @@
 //! The sample table's columns: the fixed ones sized to the data, and the
 //! model's own per-sample numbers (`Fit::extra.sample_columns`), which take
 //! what width is left. When the screen is narrow the model columns go, one
-//! by one, before anything the curator needs to decide is narrowed.
+//! by one, before anything the curator needs to decide is narrowed. How a
+//! model column looks (header, decimals, width, priority) is the model's
+//! say (`ColumnDisplay`): nothing here knows a model or a column by name.
 
 use crate::dataset::Dataset;
-use crate::models::Fit;
-use crate::models::ensemble::{DISAGREEMENT, MEMBER_PREFIX};
+use crate::models::{Fit, SampleColumn};
+use crate::tui::text::{clip, width};
 
 /// Gaps ratatui leaves between table columns.
 const SPACING: u16 = 1;
@@ -22,28 +24,25 @@ pub struct ModelColumn {
     pub header: String,
     pub width: u16,
     digits: usize,
+    /// Shown before the others when width is short.
+    first: bool,
 }
 
+/// Headers longer than this are cut (a model that gives no short label).
+const HEADER_MAX: usize = 7;
+
 impl ModelColumn {
-    pub fn of(name: &str) -> ModelColumn {
-        let (header, digits, value_width) = if let Some(member) = name.strip_prefix(MEMBER_PREFIX) {
-            (member.to_string(), 3, 5)
-        } else if name == DISAGREEMENT {
-            ("dis.".to_string(), 3, 5)
-        } else if name == "entry_lambda" {
-            ("entry".to_string(), 3, 6)
-        } else if name == "cluster" {
-            ("clu.".to_string(), 0, 3)
-        } else {
-            (name.chars().take(7).collect(), 3, 6)
-        };
+    pub fn of(column: &SampleColumn) -> ModelColumn {
+        let display = &column.display;
+        let header = clip(column.label(), HEADER_MAX);
         // One more than the header so the sort arrow never truncates it.
-        let width = (header.chars().count() as u16 + 1).max(value_width);
+        let width = (width(&header) + 1).max(display.width) as u16;
         ModelColumn {
-            name: name.to_string(),
+            name: column.name.clone(),
             header,
             width,
-            digits,
+            digits: display.decimals,
+            first: display.sort_first,
         }
     }
 
@@ -57,7 +56,7 @@ impl ModelColumn {
         let mut digits = self.digits;
         loop {
             let s = format!("{v:.digits$}");
-            if s.chars().count() <= w {
+            if width(&s) <= w {
                 return format!("{s:>w$}");
             }
             if digits == 0 {
@@ -68,12 +67,16 @@ impl ModelColumn {
     }
 }
 
-/// The model columns of a fit, in report order.
+/// The model columns a fit shows, in report order (hidden ones left out).
 pub fn model_columns(fit: &Fit) -> Vec<ModelColumn> {
-    fit.extra
-        .sample_columns
+    shown_columns(&fit.extra.sample_columns)
+}
+
+fn shown_columns(columns: &[SampleColumn]) -> Vec<ModelColumn> {
+    columns
         .iter()
-        .map(|c| ModelColumn::of(&c.name))
+        .filter(|c| !c.display.hidden)
+        .map(ModelColumn::of)
         .collect()
 }
 
@@ -96,12 +99,12 @@ pub const CLASS_MAX: u16 = 12;
 pub const GAMMA: u16 = 6;
 
 impl Core {
-    /// `id_width`: the longest id in characters (cached: it needs every id).
+    /// `id_width`: the longest id in cells (cached: it needs every id).
     pub fn new(ds: &Dataset, id_width: usize, fit: Option<&Fit>) -> Core {
         let class = ds
             .classes
             .iter()
-            .map(|c| c.chars().count())
+            .map(|c| width(c))
             .max()
             .unwrap_or(1)
             .min(CLASS_MAX as usize) as u16;
@@ -144,10 +147,11 @@ pub struct Plan {
     pub hidden: Vec<usize>,
 }
 
-/// Disagreement first (it is why one runs `all`), then report order.
+/// The columns the model puts first (e.g. `all`'s disagreement: it is why
+/// one runs `all`), then report order.
 fn priority(columns: &[ModelColumn]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..columns.len()).collect();
-    order.sort_by_key(|&i| columns[i].name != DISAGREEMENT);
+    order.sort_by_key(|&i| !columns[i].first);
     order
 }
 
@@ -186,11 +190,26 @@ pub fn full_width(core: Core, columns: &[ModelColumn]) -> u16 {
 mod tests {
     use super::*;
 
+    use crate::models::ColumnDisplay;
+
+    /// Columns as a model would describe them: short labels, the last
+    /// one asking to be shown first.
+    fn column(name: &str, label: &str, width: usize, first: bool) -> ModelColumn {
+        ModelColumn::of(
+            &SampleColumn::new(name, Vec::new()).with_display(ColumnDisplay {
+                label: Some(label.into()),
+                width,
+                sort_first: first,
+                ..ColumnDisplay::default()
+            }),
+        )
+    }
+
     fn all_columns() -> Vec<ModelColumn> {
         ["rnda", "rlr", "shift", "rmda"]
             .iter()
-            .map(|m| ModelColumn::of(&format!("{MEMBER_PREFIX}{m}")))
-            .chain([ModelColumn::of(DISAGREEMENT)])
+            .map(|m| column(&format!("p_{m}"), m, 5, false))
+            .chain([column("spread", "dis.", 5, true)])
             .collect()
     }
 
@@ -211,11 +230,37 @@ mod tests {
         assert_eq!(c[0].format(0.5), "0.500");
         assert_eq!(c[2].format(1.0), " 1.000");
         assert_eq!(c[4].format(f64::NAN), "    -");
-        let lambda = ModelColumn::of("entry_lambda");
+        let lambda = column("lambda", "entry", 6, false);
         assert_eq!(lambda.format(1.150443), " 1.150");
         assert_eq!(lambda.format(1234.5678), "1234.6");
         assert_eq!(lambda.format(1.0e9), "   1e9");
-        assert_eq!(ModelColumn::of("cluster").format(3.0), "    3");
+        let counts = ModelColumn::of(&SampleColumn::new("k", Vec::new()).with_display(
+            ColumnDisplay {
+                label: Some("clu.".into()),
+                decimals: 0,
+                width: 3,
+                ..ColumnDisplay::default()
+            },
+        ));
+        assert_eq!(counts.format(3.0), "    3");
+    }
+
+    #[test]
+    fn hints_size_columns_and_hidden_ones_are_not_drawn() {
+        let long = ModelColumn::of(&SampleColumn::new("a_long_column_name", Vec::new()));
+        assert_eq!((long.header.as_str(), long.width), ("a_long_", 8));
+        let columns = [
+            SampleColumn::new("shown", vec![]),
+            SampleColumn::new("secret", vec![]).with_display(ColumnDisplay {
+                hidden: true,
+                ..ColumnDisplay::default()
+            }),
+        ];
+        let names: Vec<String> = shown_columns(&columns)
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        assert_eq!(names, ["shown"]);
     }
 
     #[test]

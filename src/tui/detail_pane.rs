@@ -1,0 +1,96 @@
+//! The detail pane: the selected sample's posterior per class (with the
+//! keys that relabel to each), its most unusual features and its nearest
+//! neighbours.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+
+use super::app::{App, Pane};
+use super::keys::Action;
+use super::text::{bar, num, pad};
+use super::ui::pane_block;
+
+/// "1-9" when the relabel keys are the digits, else the keys one by one.
+fn relabel_keys(app: &App) -> String {
+    let keys: Vec<String> = (1..=9)
+        .map(|n| app.keys.hint(Action::RelabelNth(n)))
+        .collect();
+    let digits: Vec<String> = (1..=9).map(|n: u8| n.to_string()).collect();
+    if keys == digits {
+        "1-9".to_string()
+    } else {
+        keys.join(" ")
+    }
+}
+
+fn posterior_lines(app: &App, i: usize, lines: &mut Vec<Line<'static>>) {
+    let s = &app.session;
+    let Some(fit) = s.fit() else { return };
+    let classes = &s.dataset().classes;
+    lines.push(Line::from(format!(
+        "posterior (keys {} relabel to these):",
+        relabel_keys(app)
+    )));
+    for (n, c) in s.classes_by_posterior(i).into_iter().enumerate() {
+        let p = fit.posterior[(i, c)];
+        let key = u8::try_from(n + 1)
+            .ok()
+            .filter(|k| *k <= 9)
+            .map(|k| app.keys.hint(Action::RelabelNth(k)))
+            .unwrap_or_else(|| " ".into());
+        lines.push(Line::from(format!(
+            " {key} {} {} {}",
+            pad(&classes[c], 14),
+            num(p, 3),
+            bar(p, 12)
+        )));
+    }
+}
+
+fn sample_lines(app: &App, i: usize, lines: &mut Vec<Line<'static>>) {
+    let ds = app.session.dataset();
+    let Some(d) = app.detail.current.as_ref().filter(|d| d.sample == i) else {
+        return;
+    };
+    lines.push(Line::from(
+        "features (most unusual first, z = standardised):",
+    ));
+    for &(j, v, z) in d.features.iter().take(6) {
+        lines.push(Line::from(format!(
+            "   {} {:>10} z {:>+6.2}",
+            pad(&ds.feature_names[j], 20),
+            format!("{v:.4}"),
+            z
+        )));
+    }
+    lines.push(Line::from("nearest neighbours:"));
+    for &(k, dist) in &d.neighbours {
+        lines.push(Line::from(format!(
+            "   {} {} d {dist:.2}",
+            pad(&ds.ids[k], 12),
+            pad(ds.given_label(k), 14),
+        )));
+    }
+}
+
+pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let s = &app.session;
+    let ds = s.dataset();
+    let block = pane_block("detail", app.focus == Pane::Detail, &app.theme);
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let Some(i) = s.selected() else {
+        Paragraph::new("nothing selected").render(inner, buf);
+        return;
+    };
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("{} ", ds.ids[i]), app.theme.header),
+        Span::raw(format!("(row {}) given ", ds.rows[i])),
+        Span::styled(ds.given_label(i).to_string(), app.theme.given),
+    ])];
+    posterior_lines(app, i, &mut lines);
+    sample_lines(app, i, &mut lines);
+    Paragraph::new(lines).render(inner, buf);
+}

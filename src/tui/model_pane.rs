@@ -1,0 +1,313 @@
+//! The model pane: the flip table (gamma) as a heat map, the report's
+//! matrices, numbers, lists and notes, and charts: objective, p_mislabel
+//! histogram, a 2-D projection with the flagged samples highlighted.
+//! Matrices a model marks hidden (`MatrixDisplay`) are not drawn.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::symbols::Marker;
+use ratatui::text::Line;
+use ratatui::widgets::{
+    Axis, BarChart, Block, Cell, Chart, Dataset, GraphType, Paragraph, Row, Table, Widget, Wrap,
+};
+
+use super::app::{App, Pane};
+use super::keys::Action;
+use super::text::{integral_or, num, short, width};
+use super::theme::Theme;
+use super::ui::pane_block;
+use crate::models::{Fit, GammaTable, NamedMatrix};
+
+pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    let title = match app.session.model_name() {
+        Some(m) => format!("model {m}"),
+        None => "model".to_string(),
+    };
+    let block = pane_block(&title, app.focus == Pane::Model, &app.theme);
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let Some(fit) = app.session.fit() else {
+        let text = if app.fitting() {
+            "fitting...".to_string()
+        } else {
+            format!(
+                "no fit yet ({} picks a model)",
+                app.keys.hint(Action::Model)
+            )
+        };
+        Paragraph::new(text).render(inner, buf);
+        return;
+    };
+    let [left, right] = if inner.width >= 60 {
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(inner)
+    } else {
+        Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(inner)
+    };
+    render_tables(app, fit, left, buf);
+    // A chart needs about five rows to say anything; on a short pane
+    // fewer charts beat three empty frames. The histogram goes last.
+    let charts = (right.height / 5).clamp(1, 3) as u32;
+    let areas = Layout::vertical((0..charts).map(|_| Constraint::Ratio(1, charts))).split(right);
+    let theme = &app.theme;
+    match areas.len() {
+        3 => {
+            render_objective(fit, areas[0], buf, theme);
+            render_histogram(fit, areas[1], buf, theme);
+            render_scatter(app, fit, areas[2], buf);
+        }
+        2 => {
+            render_histogram(fit, areas[0], buf, theme);
+            render_scatter(app, fit, areas[1], buf);
+        }
+        _ => render_histogram(fit, right, buf, theme),
+    }
+}
+
+/// The part of `area` from row `y` down.
+fn below(area: Rect, y: u16) -> Rect {
+    Rect {
+        y,
+        height: (area.y + area.height).saturating_sub(y),
+        ..area
+    }
+}
+
+/// The gamma heat map, matrices from the model's report, and its numbers.
+fn render_tables(app: &App, fit: &Fit, area: Rect, buf: &mut Buffer) {
+    let classes = &app.session.dataset().classes;
+    let theme = &app.theme;
+    let mut y = area.y;
+    let bottom = area.y + area.height;
+    if let Some(g) = &fit.gamma {
+        y += render_gamma(g, classes, below(area, y), buf, theme);
+    }
+    for m in fit.extra.matrices.iter().filter(|m| !m.display.hidden) {
+        if y + 3 >= bottom {
+            break;
+        }
+        y += render_matrix(m, below(area, y), buf, theme);
+    }
+    if y < bottom {
+        Paragraph::new(report_lines(fit))
+            .wrap(Wrap { trim: true })
+            .render(below(area, y), buf);
+    }
+}
+
+/// Convergence, then the report's scalars, lists, series and notes.
+fn report_lines(fit: &Fit) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::from(format!(
+        "{} after {} iterations",
+        if fit.converged {
+            "converged"
+        } else {
+            "NOT converged"
+        },
+        fit.iterations
+    ))];
+    for (name, v) in fit.extra.scalars.iter().take(6) {
+        lines.push(Line::from(format!("{name} = {}", integral_or(*v, 4))));
+    }
+    for (name, items) in &fit.extra.lists {
+        lines.push(Line::from(format!("{name}: {}", items.join(" "))));
+    }
+    for series in &fit.extra.series {
+        let pts: Vec<String> = series
+            .points
+            .iter()
+            .take(8)
+            .map(|(x, y)| format!("{}:{}", num(*x, 2), integral_or(*y, 1)))
+            .collect();
+        lines.push(Line::from(format!(
+            "{} ({} vs {}): {}",
+            series.name,
+            series.y_label,
+            series.x_label,
+            pts.join(" ")
+        )));
+    }
+    for note in &fit.extra.notes {
+        lines.push(Line::from(note.clone()));
+    }
+    lines
+}
+
+/// A labelled heat map: what it shows, the labels, and the values.
+struct HeatTable<'a> {
+    title: &'a str,
+    orientation: &'a str,
+    rows: &'a [String],
+    cols: &'a [String],
+    value: &'a dyn Fn(usize, usize) -> f64,
+}
+
+impl HeatTable<'_> {
+    /// Draws the table; returns the height used.
+    fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) -> u16 {
+        let height = (self.rows.len() as u16 + 4).min(area.height);
+        let rect = Rect { height, ..area };
+        let widest = |labels: &[String]| labels.iter().map(|l| width(l)).max().unwrap_or(4) as u16;
+        let cell = widest(self.cols).clamp(5, 10);
+        let label = widest(self.rows).clamp(5, 12);
+        let header = Row::new(
+            std::iter::once(Cell::from(""))
+                .chain(
+                    self.cols
+                        .iter()
+                        .map(|c| Cell::from(short(c, cell as usize))),
+                )
+                .collect::<Vec<_>>(),
+        )
+        .style(theme.header);
+        let body: Vec<Row> = (0..self.rows.len())
+            .map(|r| {
+                let name = Cell::from(short(&self.rows[r], label as usize)).style(theme.header);
+                let values = (0..self.cols.len()).map(|c| {
+                    let v = (self.value)(r, c);
+                    Cell::from(num(v, 2)).style(theme.heat(v))
+                });
+                Row::new(std::iter::once(name).chain(values).collect::<Vec<_>>())
+            })
+            .collect();
+        let widths: Vec<Constraint> = std::iter::once(Constraint::Length(label))
+            .chain(self.cols.iter().map(|_| Constraint::Length(cell)))
+            .collect();
+        let block = Block::bordered().title(Line::from(format!(" {} ", self.title)));
+        let inner = block.inner(rect);
+        block.render(rect, buf);
+        Paragraph::new(Line::from(self.orientation.to_string()).style(theme.dim))
+            .render(Rect { height: 1, ..inner }, buf);
+        Table::new(body, widths)
+            .header(header)
+            .render(below(inner, inner.y + 1), buf);
+        height
+    }
+}
+
+fn render_gamma(
+    g: &GammaTable,
+    classes: &[String],
+    area: Rect,
+    buf: &mut Buffer,
+    theme: &Theme,
+) -> u16 {
+    HeatTable {
+        title: "gamma P(given | true)",
+        orientation: "rows: true class, cols: given",
+        rows: classes,
+        cols: classes,
+        value: &|r, c| g.p_given_true(r, c),
+    }
+    .render(area, buf, theme)
+}
+
+fn render_matrix(m: &NamedMatrix, area: Rect, buf: &mut Buffer, theme: &Theme) -> u16 {
+    HeatTable {
+        title: &m.name,
+        orientation: &m.orientation,
+        rows: &m.row_labels,
+        cols: &m.col_labels,
+        value: &|r, c| m.values[r][c],
+    }
+    .render(area, buf, theme)
+}
+
+fn render_histogram(fit: &Fit, area: Rect, buf: &mut Buffer, theme: &Theme) {
+    let mut bins = [0u64; 10];
+    for p in fit.p_mislabel.iter().filter(|p| p.is_finite()) {
+        bins[((p * 10.0) as usize).min(9)] += 1;
+    }
+    let labels: Vec<String> = (0..10).map(|b| format!(".{b}")).collect();
+    let data: Vec<(&str, u64)> = labels.iter().map(String::as_str).zip(bins).collect();
+    let bar_width = (area.width.saturating_sub(2) / 10).clamp(1, 6);
+    BarChart::default()
+        .block(Block::bordered().title(Line::from(" p_mislabel histogram ")))
+        .data(&data)
+        .bar_width(bar_width.saturating_sub(1).max(1))
+        .bar_gap(1)
+        .bar_style(theme.histogram)
+        .render(area, buf);
+}
+
+fn render_scatter(app: &App, fit: &Fit, area: Rect, buf: &mut Buffer) {
+    let pr = &app.projection;
+    let theme = &app.theme;
+    let t = app.session.threshold();
+    let background: Vec<(f64, f64)> = pr
+        .background
+        .iter()
+        .filter(|&&i| fit.p_mislabel[i] < t || fit.p_mislabel[i].is_nan())
+        .map(|&i| pr.points[i])
+        .collect();
+    let flagged: Vec<(f64, f64)> = (0..pr.points.len())
+        .filter(|&i| fit.p_mislabel[i] >= t)
+        .take(4000)
+        .map(|i| pr.points[i])
+        .collect();
+    let selected: Vec<(f64, f64)> = app
+        .session
+        .selected()
+        .map(|i| pr.points[i])
+        .into_iter()
+        .collect();
+    let datasets = vec![
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Scatter)
+            .style(theme.scatter_background)
+            .data(&background),
+        Dataset::default()
+            .name("flagged")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Scatter)
+            .style(theme.scatter_flagged)
+            .data(&flagged),
+        Dataset::default()
+            .name("selected")
+            .marker(Marker::Block)
+            .graph_type(GraphType::Scatter)
+            .style(theme.scatter_selected)
+            .data(&selected),
+    ];
+    Chart::new(datasets)
+        .block(Block::bordered().title(Line::from(" PC1 x PC2 ")))
+        .x_axis(Axis::default().bounds([pr.bounds[0].0, pr.bounds[0].1]))
+        .y_axis(Axis::default().bounds([pr.bounds[1].0, pr.bounds[1].1]))
+        .render(area, buf);
+}
+
+fn render_objective(fit: &Fit, area: Rect, buf: &mut Buffer, theme: &Theme) {
+    let points: Vec<(f64, f64)> = fit
+        .trace
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.is_finite())
+        .map(|(i, v)| ((i + 1) as f64, *v))
+        .collect();
+    let (lo, hi) = points
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(p.1), hi.max(p.1))
+        });
+    let (lo, hi) = if hi > lo {
+        (lo, hi)
+    } else {
+        (lo - 1.0, lo + 1.0)
+    };
+    let n = points.len().max(2) as f64;
+    let last = points
+        .last()
+        .map(|p| format!("{:.4}", p.1))
+        .unwrap_or_default();
+    Chart::new(vec![
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(theme.objective)
+            .data(&points),
+    ])
+    .block(Block::bordered().title(Line::from(format!(" objective {last} "))))
+    .x_axis(Axis::default().bounds([1.0, n]))
+    .y_axis(Axis::default().bounds([lo, hi]))
+    .render(area, buf);
+}

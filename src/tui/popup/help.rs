@@ -1,0 +1,111 @@
+//! The help: every binding of both key tables, built from the key map so it
+//! never disagrees with the keys. It scrolls on short screens.
+
+use std::cell::Cell;
+
+use crossterm::event::KeyEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+
+use super::{PopupComponent, PopupContext, PopupOutcome, frame, step};
+use crate::tui::keys::{Action, PopupAction};
+use crate::tui::text::width;
+
+/// Lines a page key scrolls.
+const PAGE: usize = 10;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Help {
+    /// The first help line shown.
+    pub scroll: usize,
+    /// How far the help can scroll on the last frame's screen.
+    max: Cell<usize>,
+}
+
+/// `text` right-aligned in `n` cells; never cut.
+fn right(text: &str, n: usize) -> String {
+    format!("{}{text}", " ".repeat(n.saturating_sub(width(text))))
+}
+
+/// `text` left-aligned in `n` cells; never cut.
+fn left(text: &str, n: usize) -> String {
+    format!("{text}{}", " ".repeat(n.saturating_sub(width(text))))
+}
+
+/// "keys  description" for the main screen, then for the popups; the keys
+/// right-aligned in a column as wide as the widest (at least 17 cells).
+fn entries(ctx: &PopupContext) -> Vec<String> {
+    let main = ctx.keys.help_lines();
+    let popup = ctx.keys.popup_help_lines();
+    let keys_width = main
+        .iter()
+        .chain(&popup)
+        .map(|(k, _)| width(k))
+        .fold(17, usize::max);
+    let line = |(k, d): (String, String)| format!("{}  {d}", right(&k, keys_width));
+    let mut v: Vec<String> = main.into_iter().map(line).collect();
+    v.push(String::new());
+    v.push(format!("{}  in popups:", right("", keys_width)));
+    v.extend(popup.into_iter().map(line));
+    v
+}
+
+impl PopupComponent for Help {
+    fn handle_key(&mut self, key: &KeyEvent, ctx: &PopupContext) -> PopupOutcome {
+        let action = ctx.keys.popup_action(key);
+        let closes = matches!(
+            action,
+            Some(PopupAction::Cancel | PopupAction::Close | PopupAction::Confirm)
+        ) || (action.is_none() && ctx.keys.action(key) == Some(Action::Help));
+        if closes {
+            return PopupOutcome::Close;
+        }
+        let max = self.max.get();
+        if let Some(s) = step(action, self.scroll, max + 1, PAGE) {
+            self.scroll = s.min(max);
+        }
+        PopupOutcome::Stay
+    }
+
+    fn render(&self, area: Rect, buf: &mut Buffer, ctx: &PopupContext) {
+        let entries = entries(ctx);
+        // Two columns when one does not fit the screen's height.
+        let rows = if entries.len() as u16 + 2 > area.height && area.width >= 140 {
+            entries.len().div_ceil(2)
+        } else {
+            entries.len()
+        };
+        let lines: Vec<Line> = (0..rows)
+            .map(
+                |r| match entries.get(r + rows).filter(|_| rows < entries.len()) {
+                    Some(second) => Line::from(format!("{}{second}", left(&entries[r], 66))),
+                    None => Line::from(entries[r].clone()),
+                },
+            )
+            .collect();
+        // What still does not fit scrolls, and the title says so.
+        let visible = (area.height.saturating_sub(2) as usize).max(1);
+        let max = lines.len().saturating_sub(visible);
+        self.max.set(max);
+        let first = self.scroll.min(max);
+        let k = |a| ctx.keys.popup_hint(a);
+        let title = if max > 0 {
+            format!(
+                "keys {}-{} of {} ({}/{} scroll, {} closes)",
+                first + 1,
+                (first + visible).min(lines.len()),
+                lines.len(),
+                k(PopupAction::Down),
+                k(PopupAction::Up),
+                k(PopupAction::Cancel)
+            )
+        } else {
+            format!("keys ({} closes)", k(PopupAction::Cancel))
+        };
+        let lines: Vec<Line> = lines.into_iter().skip(first).collect();
+        let w = if rows < entries.len() { 136 } else { 68 };
+        let h = lines.len() as u16 + 2;
+        frame(&title, lines, (w, h), area, buf, ctx.theme);
+    }
+}

@@ -1,0 +1,85 @@
+//! The two bottom lines: the status bar (file, model, counts, filter, the
+//! fit in flight) and the hint line (the last message, else the main keys).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+
+use super::app::App;
+use super::keys::Action;
+use super::text::bar;
+
+/// " │ fitting rnda: em it 3 obj -1.2 [███ ] Esc cancels"
+fn fit_progress(app: &App) -> Option<String> {
+    let job = app.job.as_ref()?;
+    let progress = job.last.as_ref().map_or_else(
+        || "starting".to_string(),
+        |p| format!("{} it {} obj {:.4}", p.stage, p.iteration, p.objective),
+    );
+    let fraction = job
+        .last
+        .as_ref()
+        .map_or(0.0, |p| p.fraction.clamp(0.0, 1.0));
+    Some(format!(
+        " │ fitting {}: {progress} [{}] {} cancels",
+        job.model,
+        bar(fraction, 10),
+        app.keys.hint(Action::Cancel)
+    ))
+}
+
+pub fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
+    let s = &app.session;
+    let c = s.counts();
+    let path = &s.dataset().raw.path;
+    let file = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let model = s.model_name().unwrap_or(&app.model);
+    let mut text = format!(
+        " {file} │ {model} │ flagged {} at p≥{:.2} │ decided {}/{}",
+        c.flagged,
+        s.threshold(),
+        c.decided,
+        c.total,
+    );
+    if !s.filter().is_empty() {
+        text.push_str(&format!(
+            " │ filter {} ({} shown)",
+            s.filter().describe(&s.dataset().classes),
+            c.shown
+        ));
+    }
+    if s.has_unexported() {
+        text.push_str(" [+]");
+    }
+    text.push_str(&fit_progress(app).unwrap_or_default());
+    Paragraph::new(text)
+        .style(app.theme.status_bar)
+        .render(area, buf);
+}
+
+pub fn render_hint(app: &App, area: Rect, buf: &mut Buffer) {
+    let line = match &app.message {
+        Some(m) if m.error => Line::from(Span::styled(m.text.clone(), app.theme.error)),
+        Some(m) => Line::from(m.text.clone()),
+        None => {
+            let k = |a| app.keys.hint(a);
+            Line::from(format!(
+                "{} accept  {} keep  {} drop  {} undo  {} model  {} export  {} help  {} quit",
+                k(Action::Accept),
+                k(Action::Keep),
+                k(Action::Drop),
+                k(Action::Undo),
+                k(Action::Model),
+                k(Action::Export),
+                k(Action::Help),
+                k(Action::Quit)
+            ))
+            .style(app.theme.dim)
+        }
+    };
+    Paragraph::new(line).render(area, buf);
+}
