@@ -133,9 +133,9 @@ pub struct ModelArgs {
     /// [default: auto; a resumed review keeps its last model unless given].
     #[arg(long, global = true, value_parser = model_names())]
     pub model: Option<String>,
-    /// Covariance family of the Gaussian models: full, tied, diag, spherical.
-    #[arg(long = "cov", global = true)]
-    pub covariance: Option<String>,
+    /// Covariance family of the Gaussian models.
+    #[arg(long = "cov", global = true, value_enum)]
+    pub covariance: Option<CovarianceFamily>,
     /// Covariance shrinkage in [0, 1] (default: chosen from the data, OAS).
     #[arg(long, global = true)]
     pub shrinkage: Option<f64>,
@@ -173,12 +173,8 @@ impl ModelArgs {
     }
     pub fn model_options(&self) -> Result<ModelOptions, CliError> {
         let mut o = ModelOptions::default();
-        if let Some(c) = &self.covariance {
-            o.covariance = CovarianceFamily::parse(c).ok_or_else(|| {
-                CliError::BadInput(format!(
-                    "--cov must be full, tied, diag or spherical, got \"{c}\""
-                ))
-            })?;
+        if let Some(c) = self.covariance {
+            o.covariance = c;
         }
         if self.shrinkage.is_some() {
             o.shrinkage = self.shrinkage;
@@ -208,7 +204,7 @@ impl ModelArgs {
             })?;
             o.set(k, v)?;
         }
-        o.validate_common()?;
+        o.check_with_every_model()?;
         Ok(o)
     }
 }

@@ -13,17 +13,20 @@ use serde::{Deserialize, Serialize};
 use super::FitError;
 
 /// Covariance structure of the Gaussian models.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum CovarianceFamily {
     /// One full covariance per class (QDA).
     #[default]
     Full,
     /// One full covariance shared by all classes (LDA).
+    #[value(alias = "common", alias = "shared")]
     Tied,
     /// One diagonal covariance per class.
+    #[value(alias = "diagonal")]
     Diag,
     /// One variance per class (sigma^2 I).
+    #[value(alias = "sphere")]
     Spherical,
 }
 
@@ -179,10 +182,10 @@ pub struct Iterations {
 }
 
 impl ModelOptions {
-    /// Checks every field by building every model with these options, so a
-    /// front end rejects a bad value when it is given, whatever model runs.
-    /// The checks themselves are the models' constructors.
-    pub fn validate_common(&self) -> Result<(), FitError> {
+    /// Asks every model's constructor (where the checks live) about these
+    /// options, so that a command line with a bad value fails at once, before
+    /// a large table is read and whatever model `auto` picks.
+    pub fn check_with_every_model(&self) -> Result<(), FitError> {
         for model in super::MODELS {
             super::build_model(model.name, self)?;
         }
