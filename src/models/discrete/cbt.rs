@@ -325,10 +325,29 @@ pub fn leave_one_out(symbols: &Symbols, alpha: &[f64]) -> LeaveOneOut {
     out
 }
 
+/// The classes whose alpha is searched together: each class with enough
+/// samples alone, and every smaller one in one shared group. The search
+/// resolves alpha to `GRID_STEP`, which a class of fewer than 1 / GRID_STEP
+/// samples cannot inform (one relabelled sample moves its rate by more than
+/// a step): its own alpha would be noise, and K of them cost K searches
+/// (100 classes of 2 samples each ran for minutes).
+fn alpha_groups(given_totals: &[f64]) -> Vec<Vec<usize>> {
+    let min_own = (1.0 / GRID_STEP).ceil();
+    let (own, pooled): (Vec<usize>, Vec<usize>) = (0..given_totals.len())
+        .filter(|&g| given_totals[g] > 0.0)
+        .partition(|&g| given_totals[g] >= min_own);
+    let mut groups: Vec<Vec<usize>> = own.into_iter().map(|g| vec![g]).collect();
+    if !pooled.is_empty() {
+        groups.push(pooled);
+    }
+    groups
+}
+
 /// Maximises the leave-one-out predictive likelihood over alpha, one class
-/// at a time. `tick` is called once per evaluation and returns false to
-/// stop; returns the alphas, the objective after each class update and
-/// whether the last sweep moved no alpha by more than `ALPHA_TOL`.
+/// (or group of small classes, see [`alpha_groups`]) at a time. `tick` is
+/// called once per evaluation and returns false to stop; returns the
+/// alphas, the objective after each update and whether the last sweep moved
+/// no alpha by more than `ALPHA_TOL`.
 pub fn estimate_alpha(
     symbols: &Symbols,
     k: usize,
@@ -341,16 +360,15 @@ pub fn estimate_alpha(
         let ll = leave_one_out(symbols, alpha).log_likelihood;
         tick(ll).then_some(ll)
     };
+    let groups = alpha_groups(&symbols.given_totals);
     let mut converged = false;
     for _sweep in 0..MAX_SWEEPS {
         let mut moved: f64 = 0.0;
-        for g in 0..k {
-            if symbols.given_totals[g] == 0.0 {
-                continue;
-            }
+        for group in &groups {
+            let g = group[0];
             let at = |v: f64, tick: &mut dyn FnMut(f64) -> bool| {
                 let mut trial = alpha.clone();
-                trial[g] = v;
+                group.iter().for_each(|&c| trial[c] = v);
                 evaluate(&trial, tick)
             };
             let steps = (hi / GRID_STEP).floor() as usize;
@@ -390,7 +408,7 @@ pub fn estimate_alpha(
                 }
             }
             moved = moved.max((best.1 - alpha[g]).abs());
-            alpha[g] = best.1;
+            group.iter().for_each(|&c| alpha[c] = best.1);
             trace.push(best.0);
         }
         if moved <= ALPHA_TOL {

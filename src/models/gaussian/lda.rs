@@ -40,6 +40,12 @@ impl RobustModel for Lda {
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
+        // Checked here too so that the refusal names the model asked for.
+        CovarianceParams {
+            family: CovarianceFamily::Tied,
+            shrinkage: None,
+        }
+        .require_estimable(self.name(), "--model nda --cov diag", x)?;
         self.inner.fit(x, given, n_classes, progress)
     }
 }

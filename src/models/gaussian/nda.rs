@@ -46,6 +46,8 @@ impl RobustModel for Nda {
             counts,
             standardizer,
         } = Prologue::new(x, given, n_classes, true, Scaling::PerFeature)?;
+        self.covariance
+            .require_estimable(self.name(), "--cov diag", x)?;
         let z = standardizer.apply(x);
         let components = GaussianComponents::estimate(
             &z,

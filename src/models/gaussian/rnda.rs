@@ -93,6 +93,7 @@ impl RobustModel for Rnda {
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
         let prologue = Prologue::new(x, given, n_classes, true, Scaling::PerFeature)?;
+        self.covariance.require_estimable("rnda", "--cov diag", x)?;
         let k = n_classes;
         let (cov, opts) = (self.covariance, self.iterations);
         let z = prologue.scaled(x);

@@ -444,18 +444,41 @@ fn newton_rounds(
 ) {
     let n = p.x.nrows();
     let c_count = p.n_logits();
+    let softmax = p.n_classes() > 2;
     let pf = |j: usize| p.penalty_factor.map_or(1.0, |f| f[j]);
     for _ in 0..max_outer {
         let mut max_change: f64 = 0.0;
+        // Softmax: each class's working response needs only its own
+        // probabilities, exp(eta_ik - lse_i); keeping the row normalisers
+        // lse_i up to date as one class changes makes a round O(nK), where
+        // recomputing every probability per class made it O(nK^2) (100
+        // classes ran for minutes). Exact again at every round.
+        let mut lse = if softmax {
+            row_log_normalisers(eta)
+        } else {
+            Vec::new()
+        };
         for k in 0..c_count {
             let class = class_of(c_count, k);
-            let probs = probabilities(eta, p.n_classes());
-            for i in 0..n {
-                let pi = probs[(i, class)];
-                // Floor the curvature so confident points still move.
-                w[i] = (pi * (1.0 - pi)).max(1e-5);
-                r[i] = p.targets[(i, class)] - pi;
+            if softmax {
+                for i in 0..n {
+                    let pi = (eta[(i, k)] - lse[i]).exp();
+                    // Floor the curvature so confident points still move.
+                    w[i] = (pi * (1.0 - pi)).max(1e-5);
+                    r[i] = p.targets[(i, class)] - pi;
+                }
+            } else {
+                for i in 0..n {
+                    let pi = sigmoid(eta[(i, 0)]);
+                    w[i] = (pi * (1.0 - pi)).max(1e-5);
+                    r[i] = p.targets[(i, class)] - pi;
+                }
             }
+            let before: Vec<f64> = if softmax {
+                eta.column(k).iter().copied().collect()
+            } else {
+                Vec::new()
+            };
             v.iter_mut().for_each(|x| *x = f64::NAN);
             active.clear();
             active.extend(coords.iter().copied().filter(|&j| c.beta[(j, k)] != 0.0));
@@ -536,10 +559,47 @@ fn newton_rounds(
                     full_sweep = false;
                 }
             }
+            if softmax {
+                update_log_normalisers(eta, k, &before, &mut lse);
+            }
         }
         if max_change < tol {
             break;
         }
+    }
+}
+
+/// ln sum_k exp(eta_ik) of every row.
+fn row_log_normalisers(eta: &DMatrix<f64>) -> Vec<f64> {
+    let mut row = vec![0.0; eta.ncols()];
+    (0..eta.nrows())
+        .map(|i| {
+            row.iter_mut()
+                .enumerate()
+                .for_each(|(k, v)| *v = eta[(i, k)]);
+            crate::models::numerics::log_sum_exp(&row)
+        })
+        .collect()
+}
+
+/// The row normalisers after column `k` of `eta` changed from `before`:
+/// the other classes' mass, ln(e^lse - e^old), plus the new term. Where the
+/// changed class held most of the mass that difference cancels, so those
+/// rows are summed again exactly (a row has at most one such class).
+fn update_log_normalisers(eta: &DMatrix<f64>, k: usize, before: &[f64], lse: &mut [f64]) {
+    for (i, old) in before.iter().enumerate() {
+        let new = eta[(i, k)];
+        if new == *old {
+            continue;
+        }
+        let p_old = (old - lse[i]).exp();
+        lse[i] = if p_old < 0.5 {
+            let others = lse[i] + (-p_old).ln_1p();
+            crate::models::numerics::log_add_exp(others, new)
+        } else {
+            let row: Vec<f64> = (0..eta.ncols()).map(|c| eta[(i, c)]).collect();
+            crate::models::numerics::log_sum_exp(&row)
+        };
     }
 }
 

@@ -335,3 +335,14 @@ fn fits_are_deterministic() {
     assert_eq!(a.p_mislabel, b.p_mislabel);
     assert_eq!(a.ranking(), b.ranking());
 }
+
+#[test]
+fn small_classes_share_one_alpha_and_large_ones_get_their_own() {
+    // 1 / GRID_STEP = 20 samples resolve a class's own alpha.
+    assert_eq!(
+        alpha_groups(&[30.0, 5.0, 0.0, 19.0, 20.0]),
+        vec![vec![0], vec![4], vec![1, 3]]
+    );
+    assert_eq!(alpha_groups(&[2.0, 2.0, 2.0]), vec![vec![0, 1, 2]]);
+    assert_eq!(alpha_groups(&[25.0, 40.0]), vec![vec![0], vec![1]]);
+}

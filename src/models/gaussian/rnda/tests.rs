@@ -160,10 +160,11 @@ fn conversion_between_orientations_round_trips() {
 }
 
 #[test]
-fn every_covariance_family_fits_and_stays_finite_with_more_features_than_samples() {
+fn every_covariance_family_stays_finite_with_more_features_than_class_samples() {
+    // 40 samples, 30 features: each class has 20 < p, the whole table n > p.
     let mut rng = Rng::new(4);
-    let x = DMatrix::from_fn(20, 30, |_, _| rng.normal());
-    let given: Vec<usize> = (0..20).map(|i| i % 2).collect();
+    let x = DMatrix::from_fn(40, 30, |_, _| rng.normal());
+    let given: Vec<usize> = (0..40).map(|i| i % 2).collect();
     for family in CovarianceFamily::ALL {
         let opts = ModelOptions {
             covariance: family,
@@ -175,6 +176,29 @@ fn every_covariance_family_fits_and_stays_finite_with_more_features_than_samples
             .unwrap();
         assert!(f.p_mislabel.iter().all(|p| p.is_finite()), "{family}");
         assert!(f.trace.iter().all(|v| v.is_finite()), "{family}");
+    }
+}
+
+#[test]
+fn wide_tables_fit_diagonal_covariances_and_refuse_full_ones() {
+    let mut rng = Rng::new(4);
+    let x = DMatrix::from_fn(20, 30, |_, _| rng.normal());
+    let given: Vec<usize> = (0..20).map(|i| i % 2).collect();
+    for family in CovarianceFamily::ALL {
+        let opts = ModelOptions {
+            covariance: family,
+            ..ModelOptions::default()
+        };
+        let r = Rnda::new(&opts)
+            .unwrap()
+            .fit(&x, &given, 2, &mut no_progress());
+        match family {
+            CovarianceFamily::Full | CovarianceFamily::Tied => match r {
+                Err(FitError::NotApplicable(m)) => assert!(m.contains("--cov diag"), "{m}"),
+                other => panic!("{family}: {other:?}"),
+            },
+            _ => assert!(r.unwrap().p_mislabel.iter().all(|p| p.is_finite())),
+        }
     }
 }
 
