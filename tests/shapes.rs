@@ -1,4 +1,5 @@
 //! Tables of shapes that used to hang a model for minutes: each must now
+#![allow(clippy::unwrap_used)]
 //! answer, or refuse in one line with exit code 2 and a way out.
 
 use std::fmt::Write as _;
