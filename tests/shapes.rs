@@ -1,6 +1,6 @@
 //! Tables of shapes that used to hang a model for minutes: each must now
-#![allow(clippy::unwrap_used)]
 //! answer, or refuse in one line with exit code 2 and a way out.
+#![allow(clippy::unwrap_used)]
 
 use std::fmt::Write as _;
 use std::path::Path;
