@@ -1,10 +1,21 @@
 //! Robust normal discriminant analysis (Bootkrajang & Kaban 2011): Gaussian
 //! classes plus a learned label-flip table, fitted by the EM of eqs. (4)-(7).
 //!
-//! The paper's table is `gamma_jk = P(true = k | given = j)` (eq. 7). relabel
-//! reports every flip table as `P(given | true)`, so the fitted table is
-//! converted by Bayes' rule with the empirical `P(given = j) = N_j / N` before
-//! it leaves this file.
+//! The paper's table is `gamma_jk = P(true = k | given = j)` (eq. 7), with
+//! `P(given = j)` the empirical `N_j / N`. The EM here carries the joint
+//! `P(given = j, true = k) = P(given = j) gamma_jk` instead: unconstrained, its
+//! M-step is eq. (7) exactly (the empirical marginal is the maximum-likelihood
+//! one), and it separates by true class, so the identifiability constraint
+//! below is a constraint on one true class at a time. relabel reports every
+//! flip table as `P(given | true)`, the joint normalised by true class.
+//!
+//! Identifiability: a table in which a true class is given another label more
+//! often than its own describes the same data as the classes with their names
+//! swapped (on breast cancer the unconstrained EM reached P(given = benign |
+//! true = malignant) = 0.54). The M-step therefore keeps every true class's
+//! own label at least as likely as any other (the diagonal dominance of the
+//! label-noise literature; Natarajan et al. 2013 need rho_0 + rho_1 < 1),
+//! and the report says when that bound.
 
 use std::sync::Arc;
 
@@ -43,41 +54,71 @@ impl Rnda {
 }
 
 /// The E-step (eq. 4): posterior of the true class given x and the given
-/// label, in log space. Returns the posterior (n x K) and the observed-data
-/// log-likelihood of eq. (2), including the constant `log P(given)`.
-fn e_step(
-    log_dens: &DMatrix<f64>,
-    given: &[usize],
-    p_true_given: &DMatrix<f64>,
-    log_p_given: &[f64],
-) -> (DMatrix<f64>, f64) {
+/// label, in log space, from the joint `joint[(j, k)] = P(given = j, true =
+/// k)`. Returns the posterior (n x K) and the observed-data log-likelihood of
+/// eq. (2).
+fn e_step(log_dens: &DMatrix<f64>, given: &[usize], joint: &DMatrix<f64>) -> (DMatrix<f64>, f64) {
     let mut w = log_dens.clone();
     let k = w.ncols();
-    let log_gamma = p_true_given.map(f64::ln);
+    let log_joint = joint.map(f64::ln);
     for c in 0..k {
         for (v, &g) in w.column_mut(c).iter_mut().zip(given) {
-            *v += log_gamma[(g, c)];
+            *v += log_joint[(g, c)];
         }
     }
     let ll = normalise_log_rows(&mut w);
-    let constant: f64 = given.iter().map(|&g| log_p_given[g]).sum();
-    (w, ll + constant)
+    (w, ll)
 }
 
-/// The flip-table M-step (eq. 7): for every given label j, the average
-/// posterior over the samples labelled j.
-fn update_gamma(posterior: &DMatrix<f64>, given: &[usize], counts: &[usize]) -> DMatrix<f64> {
+/// The flip-table M-step: expected counts of (given j, true k) over N, each
+/// true class's column held diagonally dominant. Unconstrained, row j over
+/// N_j / N is eq. (7). Returns whether the constraint bound.
+fn update_joint(posterior: &DMatrix<f64>, given: &[usize]) -> (DMatrix<f64>, bool) {
     let k = posterior.ncols();
-    let mut gamma = DMatrix::zeros(k, k);
+    let mut joint = DMatrix::zeros(k, k);
     for (i, &g) in given.iter().enumerate() {
         for c in 0..k {
-            gamma[(g, c)] += posterior[(i, c)];
+            joint[(g, c)] += posterior[(i, c)];
         }
     }
-    for (j, &n) in counts.iter().enumerate() {
-        gamma.row_mut(j).unscale_mut(n as f64);
+    joint.unscale_mut(given.len() as f64);
+    let mut bound = false;
+    for c in 0..k {
+        let mut column: Vec<f64> = joint.column(c).iter().copied().collect();
+        if hold_diagonal(&mut column, c) {
+            bound = true;
+            joint.column_mut(c).copy_from_slice(&column);
+        }
     }
-    gamma
+    (joint, bound)
+}
+
+/// The maximum-likelihood multinomial `counts` under the constraint that
+/// entry `d` is at least every other (order-restricted inference: the
+/// maximum of a tree order): `d` is pooled with the largest entries for as
+/// long as they exceed the pooled mean. Keeps the total; returns whether
+/// anything was pooled.
+fn hold_diagonal(counts: &mut [f64], d: usize) -> bool {
+    let mut others: Vec<usize> = (0..counts.len()).filter(|&j| j != d).collect();
+    others.sort_by(|a, b| counts[*b].total_cmp(&counts[*a]));
+    let (mut sum, mut pooled) = (counts[d], 1usize);
+    for &j in &others {
+        if counts[j] > sum / pooled as f64 {
+            sum += counts[j];
+            pooled += 1;
+        } else {
+            break;
+        }
+    }
+    if pooled == 1 {
+        return false;
+    }
+    let mean = sum / pooled as f64;
+    counts[d] = mean;
+    for &j in &others[..pooled - 1] {
+        counts[j] = mean;
+    }
+    true
 }
 
 impl RobustModel for Rnda {
@@ -98,11 +139,7 @@ impl RobustModel for Rnda {
         let (cov, opts) = (self.covariance, self.iterations);
         let z = prologue.scaled(x);
         let p_given = prologue.label_frequencies();
-        let Prologue {
-            counts,
-            standardizer,
-        } = prologue;
-        let log_p_given: Vec<f64> = p_given.iter().map(|p| p.ln()).collect();
+        let Prologue { standardizer, .. } = prologue;
 
         // Start from NDA on the given labels and a mostly-diagonal table.
         let estimate = |weights: &DMatrix<f64>| {
@@ -110,13 +147,10 @@ impl RobustModel for Rnda {
         };
         let mut components = estimate(&one_hot(given, k))?;
         let off = INITIAL_FLIP_MASS / (k - 1) as f64;
-        let mut gamma = DMatrix::from_fn(
-            k,
-            k,
-            |j, c| {
-                if j == c { 1.0 - INITIAL_FLIP_MASS } else { off }
-            },
-        );
+        let mut joint = DMatrix::from_fn(k, k, |j, c| {
+            p_given[j] * if j == c { 1.0 - INITIAL_FLIP_MASS } else { off }
+        });
+        let mut constrained = false;
 
         let mut trace = Vec::new();
         let mut converged = false;
@@ -125,7 +159,7 @@ impl RobustModel for Rnda {
         loop {
             iteration += 1;
             let log_dens = components.log_densities(&z);
-            let (post, ll) = e_step(&log_dens, given, &gamma, &log_p_given);
+            let (post, ll) = e_step(&log_dens, given, &joint);
             posterior = post;
             if !ll.is_finite() {
                 return Err(FitError::Numerical(format!(
@@ -154,15 +188,31 @@ impl RobustModel for Rnda {
             }
             // M-step: eqs. (5)-(6) through weighted estimation, then eq. (7).
             components = estimate(&posterior)?;
-            gamma = update_gamma(&posterior, given, &counts);
+            (joint, constrained) = update_joint(&posterior, given);
         }
 
-        let table = GammaTable::from_p_true_given(&gamma, &p_given);
+        // P(given | true): the joint normalised by true class; the paper's
+        // gamma: the joint normalised by given label.
+        let p_true: Vec<f64> = (0..k).map(|c| joint.column(c).sum()).collect();
+        let table = GammaTable {
+            p_given_true: DMatrix::from_fn(k, k, |c, j| joint[(j, c)] / p_true[c]),
+        };
+        let gamma = DMatrix::from_fn(k, k, |j, c| joint[(j, c)] / joint.row(j).sum());
         // Prediction prior of eq. (8): P(true = k) = sum_j gamma_jk P(given = j).
-        let log_prior: Vec<f64> = (0..k)
-            .map(|c| (0..k).map(|j| gamma[(j, c)] * p_given[j]).sum::<f64>().ln())
-            .collect();
+        let log_prior: Vec<f64> = p_true.iter().map(|p| p.ln()).collect();
         let mut fit = Fit::from_posterior(posterior, given);
+        if constrained {
+            fit.extra.notes.push(
+                "the flip table was held diagonally dominant: without the constraint a true \
+                 class would be given another label more often than its own (the same data \
+                 as swapped class names)"
+                    .into(),
+            );
+        }
+        fit.extra.scalars.push((
+            "flip_constraint_bound".into(),
+            f64::from(u8::from(constrained)),
+        ));
         fit.gamma = Some(table);
         fit.trace = trace;
         fit.converged = converged;

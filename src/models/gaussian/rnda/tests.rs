@@ -268,3 +268,31 @@ fn predicts_new_rows_with_the_marginal_prior_of_eq_8() {
     let acc = crate::eval::metrics::accuracy(&predicted, &test.true_labels);
     assert!(acc > 0.85, "test accuracy {acc}");
 }
+
+#[test]
+fn the_diagonal_is_pooled_with_the_entries_that_exceed_it() {
+    let mut v = vec![0.2, 0.5, 0.3];
+    assert!(hold_diagonal(&mut v, 0));
+    // 0.5 > 0.2: pool to 0.35; 0.3 < 0.35 stays.
+    assert!((v[0] - 0.35).abs() < 1e-15 && (v[1] - 0.35).abs() < 1e-15);
+    assert_eq!(v[2], 0.3);
+    assert!((v.iter().sum::<f64>() - 1.0).abs() < 1e-15);
+    let mut v = vec![0.1, 0.45, 0.45];
+    assert!(hold_diagonal(&mut v, 0));
+    assert!(v.iter().all(|x| (x - 1.0 / 3.0).abs() < 1e-15), "{v:?}");
+    let mut v = vec![0.6, 0.3, 0.1];
+    assert!(!hold_diagonal(&mut v, 0));
+    assert_eq!(v, [0.6, 0.3, 0.1]);
+}
+
+#[test]
+fn an_unconstrained_m_step_is_eq_7() {
+    // Joint over N, normalised by given label = average posterior per label.
+    let posterior = DMatrix::from_row_slice(4, 2, &[0.9, 0.1, 0.8, 0.2, 0.3, 0.7, 0.1, 0.9]);
+    let given = [0, 0, 1, 1];
+    let (joint, bound) = update_joint(&posterior, &given);
+    assert!(!bound);
+    let gamma_row0 = joint.row(0) / joint.row(0).sum();
+    assert!((gamma_row0[0] - 0.85).abs() < 1e-15);
+    assert!((joint.sum() - 1.0).abs() < 1e-15);
+}
