@@ -38,6 +38,17 @@ pub enum Command {
     Eval(EvalArgs),
     /// Write the cleaned file and audit trail from a file's saved review session.
     Export(ExportArgs),
+    /// Print a shell completion script (e.g. `relabel completions bash > ~/.local/share/bash-completion/completions/relabel`).
+    Completions(CompletionsArgs),
+    /// Print the man page, generated from these same definitions (e.g. `relabel man > relabel.1`).
+    Man,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]
