@@ -5,6 +5,7 @@ mod build;
 mod cells;
 mod compatible;
 mod grid;
+mod probs;
 mod read;
 mod rewrite;
 #[cfg(test)]
@@ -70,6 +71,13 @@ pub struct LoadOptions {
     /// so session keys made before it existed still match.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub log2: bool,
+    /// `--probs FILE`: another classifier's class probabilities are the
+    /// features (one column per class); the table gives only ids and labels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probs: Option<PathBuf>,
+    /// `--sheet NAME|INDEX`: the worksheet of a spreadsheet (default the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sheet: Option<String>,
 }
 
 /// One bad-input message: file, 1-based line and column, what is wrong and
@@ -230,6 +238,15 @@ pub fn load_bytes(path: &Path, bytes: Vec<u8>, opts: &LoadOptions) -> Result<Dat
         Some(d) => d,
         None => read::sniff_delimiter(path, &bytes[records[0].content.clone()])?,
     };
+    if opts.transpose && opts.probs.is_some() {
+        return Err(err(
+            path,
+            0,
+            0,
+            "--probs needs a table with one row per sample, not --transpose".into(),
+            "write the ids and labels as two columns (id,label)",
+        ));
+    }
     let grid = if opts.transpose {
         grid::samples_as_columns(path, &bytes, &records, delimiter, opts)?
     } else {
@@ -241,7 +258,10 @@ pub fn load_bytes(path: &Path, bytes: Vec<u8>, opts: &LoadOptions) -> Result<Dat
         n_fields: grid.n_fields,
     };
     let label_name = grid.label_name.clone();
-    let built = build::build(path, grid, opts)?;
+    let mut built = build::build(path, grid, opts)?;
+    if let Some(probs_path) = &opts.probs {
+        probs::attach(probs_path, &mut built)?;
+    }
     if built.classes.len() < 2 {
         return Err(err(
             path,

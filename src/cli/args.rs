@@ -96,6 +96,16 @@ pub struct DataArgs {
     /// exports still write the original values.
     #[arg(long, global = true)]
     pub log2: bool,
+    /// Another classifier's out-of-fold class probabilities, one column per
+    /// class (named like the classes, or p_<class>), matched to FILE by an id
+    /// column or by order. FILE then needs only an id and a label column;
+    /// the default model becomes probs.
+    #[arg(long, global = true, value_name = "PROBS.csv")]
+    pub probs: Option<PathBuf>,
+    /// Worksheet of an .xlsx/.xls/.ods file, by name or 0-based index
+    /// (default: the first).
+    #[arg(long, global = true, value_name = "NAME|INDEX")]
+    pub sheet: Option<String>,
 }
 
 impl DataArgs {
@@ -134,6 +144,8 @@ impl DataArgs {
             categorical,
             transpose: self.transpose,
             log2: self.log2,
+            probs: self.probs.clone(),
+            sheet: self.sheet.clone(),
         })
     }
 }
