@@ -31,7 +31,6 @@ fn bad_input(cmd: &mut Command) -> String {
     err
 }
 
-#[allow(dead_code)]
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests")
@@ -39,7 +38,6 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-#[allow(dead_code)]
 fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("sample_data")
@@ -160,4 +158,127 @@ fn probs_by_order_needs_only_ids_and_labels_and_a_matching_count() {
             .arg(&labels),
     );
     assert!(err.contains("\"cat\"") && err.contains("p_cat"), "{err}");
+}
+
+/// Exports a session in which sample 0 was relabelled to class 1 and sample
+/// 1 dropped; returns the directory holding the input and its exports.
+fn export_after_review(input: &Path, options: &relabel::dataset::LoadOptions) -> tempfile::TempDir {
+    use relabel::review::Session;
+    let data_home = tempfile::tempdir().unwrap();
+    let store = data_home.path().join("relabel").join("sessions");
+    let ds = relabel::dataset::load(input, options).unwrap();
+    let (mut session, _) = Session::open(ds, Some(&store)).unwrap();
+    session.relabel(0, 1).unwrap();
+    session.drop_sample(1).unwrap();
+    drop(session);
+    let mut cmd = relabel();
+    cmd.arg("export")
+        .arg(input)
+        .env("XDG_DATA_HOME", data_home.path());
+    if let Some(label) = &options.label {
+        cmd.args(["--label", label]);
+    }
+    if let Some(sheet) = &options.sheet {
+        cmd.args(["--sheet", sheet]);
+    }
+    succeed(cmd.args(["--missing", "mean"]));
+    data_home
+}
+
+#[test]
+fn a_series_matrix_opens_with_a_characteristic_as_label_gzip_or_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = fixture("GSE99999_series_matrix.txt");
+    let gz = dir.path().join("GSE99999_series_matrix.txt.gz");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut enc, &std::fs::read(&plain).unwrap()).unwrap();
+    std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+    for file in [&plain, &gz] {
+        let err = bad_input(relabel().arg("scan").arg(file));
+        assert!(
+            err.contains("--label") && err.contains("\"tissue\" (tumor, normal)"),
+            "{err}"
+        );
+        let err = bad_input(relabel().arg("scan").arg(file).args(["--label", "tissue"]));
+        assert!(err.contains(":13:4:") && err.contains("--missing"), "{err}");
+        let out = succeed(relabel().arg("scan").arg(file).args([
+            "--label",
+            "tissue",
+            "--missing",
+            "mean",
+            "--model",
+            "nda",
+            "--opt",
+            "shrinkage=0.5",
+        ]));
+        let (_, rows) = parse_csv(&String::from_utf8(out.stdout).unwrap());
+        assert_eq!(
+            (
+                rows[0][1].as_str(),
+                rows[0][2].as_str(),
+                rows[0][3].as_str()
+            ),
+            ("GSM6", "normal", "tumor")
+        );
+    }
+    // Any !Sample_ field, with or without its prefix.
+    let out = succeed(relabel().arg("scan").arg(&plain).args([
+        "--label",
+        "!Sample_title",
+        "--missing",
+        "drop",
+        "--model",
+        "nda",
+    ]));
+    assert!(String::from_utf8(out.stdout).unwrap().contains("tumour 1"));
+}
+
+#[test]
+fn a_series_matrix_exports_a_labels_sheet_and_the_audit() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("GSE99999_series_matrix.txt");
+    std::fs::copy(fixture("GSE99999_series_matrix.txt"), &input).unwrap();
+    let options = relabel::dataset::LoadOptions {
+        label: Some("tissue".into()),
+        missing: relabel::dataset::MissingPolicy::Mean,
+        ..Default::default()
+    };
+    export_after_review(&input, &options);
+    let sheet =
+        std::fs::read_to_string(dir.path().join("GSE99999_series_matrix.labels.csv")).unwrap();
+    assert_eq!(
+        sheet,
+        "id,label,tissue\nGSM1,normal,tumor\nGSM3,tumor,tumor\nGSM4,normal,normal\nGSM5,normal,normal\nGSM6,normal,normal\n"
+    );
+    assert!(dir.path().join("GSE99999_series_matrix.audit.csv").exists());
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        std::fs::read(fixture("GSE99999_series_matrix.txt")).unwrap()
+    );
+}
+
+#[test]
+fn the_real_gds507_opens_with_its_disease_state_subsets() {
+    let file = sample("GDS507.soft.gz");
+    let err = bad_input(relabel().arg("scan").arg(&file));
+    assert!(
+        err.contains("\"disease state\" (RCC, normal)") && err.contains("\"individual\""),
+        "{err}"
+    );
+    let ds = relabel::dataset::load(
+        &file,
+        &relabel::dataset::LoadOptions {
+            label: Some("disease state".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!((ds.n_samples(), ds.n_features()), (17, 22645));
+    assert_eq!(ds.class_counts(), [9, 8]);
+    assert_eq!(ds.ids[0], "GSM11815");
+    assert_eq!(ds.feature_names[0], "PRPF8");
+    assert!(
+        ds.feature_names.iter().any(|f| f.ends_with(')')),
+        "duplicate symbols get their probe"
+    );
 }
