@@ -181,7 +181,10 @@ fn export_after_review(input: &Path, options: &relabel::dataset::LoadOptions) ->
     if let Some(sheet) = &options.sheet {
         cmd.args(["--sheet", sheet]);
     }
-    succeed(cmd.args(["--missing", "mean"]));
+    if options.missing == relabel::dataset::MissingPolicy::Mean {
+        cmd.args(["--missing", "mean"]);
+    }
+    succeed(&mut cmd);
     data_home
 }
 
@@ -280,5 +283,66 @@ fn the_real_gds507_opens_with_its_disease_state_subsets() {
     assert!(
         ds.feature_names.iter().any(|f| f.ends_with(')')),
         "duplicate symbols get their probe"
+    );
+}
+
+#[test]
+fn xlsx_and_ods_sheets_keep_their_numbers() {
+    for name in ["small.xlsx", "small.ods"] {
+        let out = succeed(
+            relabel()
+                .arg("scan")
+                .arg(fixture(name))
+                .args(["--model", "nda"]),
+        );
+        let (_, rows) = parse_csv(&String::from_utf8(out.stdout).unwrap());
+        assert_eq!(rows.len(), 6, "{name}");
+        assert_eq!(
+            (rows[0][1].as_str(), rows[0][3].as_str()),
+            ("s6", "a"),
+            "{name}"
+        );
+    }
+    let ds = relabel::dataset::load(&fixture("small.xlsx"), &Default::default()).unwrap();
+    assert_eq!(ds.x[(1, 1)], 0.125);
+    assert_eq!(ds.feature_names, ["x1", "x2"]);
+}
+
+#[test]
+fn a_date_in_a_feature_column_and_an_unknown_sheet_are_one_line_errors() {
+    let file = fixture("small.xlsx");
+    let err = bad_input(relabel().arg("scan").arg(&file).args(["--sheet", "dated"]));
+    assert!(
+        err.contains(":2:2:") && err.contains("B2") && err.contains("--ignore when"),
+        "{err}"
+    );
+    succeed(
+        relabel()
+            .arg("scan")
+            .arg(&file)
+            .args(["--sheet", "1", "--ignore", "when", "--model", "nda"]),
+    );
+    let err = bad_input(relabel().arg("scan").arg(&file).args(["--sheet", "nope"]));
+    assert!(
+        err.contains("\"samples\"") && err.contains("\"dated\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_workbook_exports_a_csv_beside_it_and_is_never_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("small.xlsx");
+    std::fs::copy(fixture("small.xlsx"), &input).unwrap();
+    export_after_review(&input, &Default::default());
+    let cleaned = std::fs::read_to_string(dir.path().join("small.cleaned.csv")).unwrap();
+    assert_eq!(
+        cleaned,
+        "id,x1,x2,label\ns1,1,0.1,b\ns3,0.9,0.3,a\ns4,5,2.5,b\ns5,5.5,2.25,b\ns6,1.1,0.2,b\n"
+    );
+    assert!(dir.path().join("small.audit.csv").exists());
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        std::fs::read(fixture("small.xlsx")).unwrap()
     );
 }

@@ -153,13 +153,16 @@ fn read_table(
     Ok((samples, features))
 }
 
+/// Numbered non-blank lines (1-based line, text).
+type Lines<'a> = [(usize, &'a str)];
+
 /// The lines strictly between the table markers, and the header lines before.
 fn split_at_table<'a>(
     path: &Path,
-    lines: &'a [(usize, &'a str)],
+    lines: &'a Lines<'a>,
     begin: &str,
     end: &str,
-) -> Result<(&'a [(usize, &'a str)], &'a [(usize, &'a str)]), DataError> {
+) -> Result<(&'a Lines<'a>, &'a Lines<'a>), DataError> {
     let start = lines
         .iter()
         .position(|(_, l)| l.trim().eq_ignore_ascii_case(begin))

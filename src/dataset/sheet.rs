@@ -68,7 +68,7 @@ fn cell_text(cell: &Data) -> (String, bool) {
         Data::Float(v) => (v.to_string(), false),
         Data::String(s) => (s.clone(), false),
         Data::Bool(b) => (if *b { "TRUE" } else { "FALSE" }.to_string(), false),
-        Data::DateTime(d) => (d.to_string(), true),
+        Data::DateTime(d) => (format!("date serial {d}"), true),
         Data::DateTimeIso(s) | Data::DurationIso(s) => (s.clone(), true),
         // #N/A, #DIV/0! and friends: no value.
         Data::Error(_) => ("NA".to_string(), false),
