@@ -10,6 +10,7 @@ pub mod args;
 pub mod eval;
 pub mod output;
 pub mod scan;
+pub mod shell;
 
 pub use args::{Cli, Command, DataArgs, ModelArgs};
 
@@ -57,6 +58,8 @@ pub fn run(command: &Command, data: &DataArgs, model: &ModelArgs) -> Result<(), 
         Command::Scan(a) => scan::run(a, data, model),
         Command::Eval(a) => eval::run(a, data, model),
         Command::Export(a) => export(a, data, model.name()),
+        Command::Completions(a) => shell::completions(a.shell, &mut std::io::stdout().lock()),
+        Command::Man => shell::man(&mut std::io::stdout().lock()),
     }
 }
 

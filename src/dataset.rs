@@ -4,9 +4,12 @@
 mod build;
 mod cells;
 mod compatible;
+mod geo;
 mod grid;
+mod probs;
 mod read;
 mod rewrite;
+mod sheet;
 #[cfg(test)]
 mod tests;
 
@@ -70,6 +73,13 @@ pub struct LoadOptions {
     /// so session keys made before it existed still match.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub log2: bool,
+    /// `--probs FILE`: another classifier's class probabilities are the
+    /// features (one column per class); the table gives only ids and labels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probs: Option<PathBuf>,
+    /// `--sheet NAME|INDEX`: the worksheet of a spreadsheet (default the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sheet: Option<String>,
 }
 
 /// One bad-input message: file, 1-based line and column, what is wrong and
@@ -116,6 +126,34 @@ pub struct RawTable {
     pub delimiter: u8,
     /// Where every record lies (header first): its content and its terminator.
     pub records: Vec<RecordSpan>,
+    /// What the file was; for a spreadsheet or a GEO file, `bytes` is the
+    /// CSV that stands for it (the sheet's cells; a labels sheet for GEO).
+    pub format: SourceFormat,
+}
+
+/// The kind of file a table was read from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SourceFormat {
+    /// CSV/TSV, optionally gzip: an export rewrites its bytes.
+    #[default]
+    Delimited,
+    /// .xlsx/.xls/.ods: the export is a CSV beside it.
+    Spreadsheet,
+    /// GEO SOFT or series matrix: the export is a labels sheet.
+    Geo,
+}
+
+impl SourceFormat {
+    /// What the export of such a file is named: `None` keeps the input's
+    /// name and extension (`<stem>.cleaned.<ext>`); `Some(suffix)` is a CSV
+    /// named `<stem><suffix>`, since the input's own format is never written.
+    pub fn export_suffix(self) -> Option<&'static str> {
+        match self {
+            SourceFormat::Delimited => None,
+            SourceFormat::Spreadsheet => Some(".cleaned.csv"),
+            SourceFormat::Geo => Some(".labels.csv"),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -213,9 +251,30 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
 }
 
 /// Builds a dataset from a file's bytes already in memory; `path` names it
-/// in messages.
+/// in messages. GEO files are recognised by their content and spreadsheets
+/// by their container (zip or OLE) and extension; both become a CSV that
+/// stands for them (a labels sheet for GEO), which is what an export writes.
 pub fn load_bytes(path: &Path, bytes: Vec<u8>, opts: &LoadOptions) -> Result<Dataset, DataError> {
-    let (bytes, gzip) = read::decompress(path, bytes)?;
+    let workbook = sheet::is_workbook(path, &bytes)
+        .then(|| sheet::to_csv(path, &bytes, opts))
+        .transpose()?;
+    let (bytes, gzip) = match &workbook {
+        Some(w) => (w.csv.clone(), false),
+        None => read::decompress(path, bytes)?,
+    };
+    if let Some(kind) = geo::sniff(&bytes) {
+        let (grid, sheet) = geo::grid(path, &bytes, kind, opts)?;
+        let records = read::scan_records(&sheet);
+        let raw = RawTable {
+            path: path.to_path_buf(),
+            bytes: sheet,
+            gzip: false,
+            delimiter: b',',
+            records,
+            format: SourceFormat::Geo,
+        };
+        return finish(path, grid, raw, opts);
+    }
     let records = read::scan_records(&bytes);
     if records.is_empty() {
         return Err(err(
@@ -226,8 +285,18 @@ pub fn load_bytes(path: &Path, bytes: Vec<u8>, opts: &LoadOptions) -> Result<Dat
             "a header row and data rows are needed",
         ));
     }
+    if opts.transpose && opts.probs.is_some() {
+        return Err(err(
+            path,
+            0,
+            0,
+            "--probs needs a table with one row per sample, not --transpose".into(),
+            "write the ids and labels as two columns (id,label)",
+        ));
+    }
     let delimiter = match opts.delimiter {
         Some(d) => d,
+        None if workbook.is_some() => b',',
         None => read::sniff_delimiter(path, &bytes[records[0].content.clone()])?,
     };
     let grid = if opts.transpose {
@@ -235,13 +304,42 @@ pub fn load_bytes(path: &Path, bytes: Vec<u8>, opts: &LoadOptions) -> Result<Dat
     } else {
         grid::samples_as_rows(path, &bytes, &records, delimiter, opts)?
     };
+    if let Some(w) = &workbook {
+        w.check_dates(path, &grid, opts)?;
+    }
+    let raw = RawTable {
+        path: path.to_path_buf(),
+        bytes,
+        gzip,
+        delimiter,
+        records,
+        format: if workbook.is_some() {
+            SourceFormat::Spreadsheet
+        } else {
+            SourceFormat::Delimited
+        },
+    };
+    finish(path, grid, raw, opts)
+}
+
+/// The grid through the policies (missing values, levels, classes), with
+/// the probabilities of `--probs` as features when given.
+fn finish(
+    path: &Path,
+    grid: grid::Grid,
+    raw: RawTable,
+    opts: &LoadOptions,
+) -> Result<Dataset, DataError> {
     let layout = Layout {
-        transpose: opts.transpose,
+        transpose: opts.transpose && raw.format == SourceFormat::Delimited,
         label_field: grid.label_field,
         n_fields: grid.n_fields,
     };
     let label_name = grid.label_name.clone();
-    let built = build::build(path, grid, opts)?;
+    let mut built = build::build(path, grid, opts)?;
+    if let Some(probs_path) = &opts.probs {
+        probs::attach(probs_path, &mut built)?;
+    }
     if built.classes.len() < 2 {
         return Err(err(
             path,
@@ -255,13 +353,7 @@ pub fn load_bytes(path: &Path, bytes: Vec<u8>, opts: &LoadOptions) -> Result<Dat
         ));
     }
     Ok(Dataset {
-        raw: RawTable {
-            path: path.to_path_buf(),
-            bytes,
-            gzip,
-            delimiter,
-            records,
-        },
+        raw,
         options: opts.clone(),
         x: built.x,
         feature_names: built.feature_names,

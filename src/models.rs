@@ -18,6 +18,7 @@ pub mod gaussian;
 pub mod logistic;
 pub mod numerics;
 pub mod options;
+pub mod probs;
 pub mod prologue;
 pub mod registry;
 pub mod report;

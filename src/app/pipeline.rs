@@ -49,6 +49,12 @@ impl FitPlan {
         requested: &str,
         options: &ModelOptions,
     ) -> Result<FitPlan, FitError> {
+        // --probs gives class probabilities, which only `probs` reads as such.
+        if requested == AUTO && ds.options.probs.is_some() {
+            let mut plan = Self::new("probs", options, &DataShape::of(&ds.x))?;
+            plan.note = Some("auto chose probs: --probs gives class probabilities".into());
+            return Ok(plan);
+        }
         Self::new(requested, options, &DataShape::of(&ds.x))
     }
 

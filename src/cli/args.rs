@@ -38,6 +38,17 @@ pub enum Command {
     Eval(EvalArgs),
     /// Write the cleaned file and audit trail from a file's saved review session.
     Export(ExportArgs),
+    /// Print a shell completion script (e.g. `relabel completions bash > ~/.local/share/bash-completion/completions/relabel`).
+    Completions(CompletionsArgs),
+    /// Print the man page, generated from these same definitions (e.g. `relabel man > relabel.1`).
+    Man,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]
@@ -85,6 +96,16 @@ pub struct DataArgs {
     /// exports still write the original values.
     #[arg(long, global = true)]
     pub log2: bool,
+    /// Another classifier's out-of-fold class probabilities, one column per
+    /// class (named like the classes, or p_<class>), matched to FILE by an id
+    /// column or by order. FILE then needs only an id and a label column;
+    /// the default model becomes probs.
+    #[arg(long, global = true, value_name = "PROBS.csv")]
+    pub probs: Option<PathBuf>,
+    /// Worksheet of an .xlsx/.xls/.ods file, by name or 0-based index
+    /// (default: the first).
+    #[arg(long, global = true, value_name = "NAME|INDEX")]
+    pub sheet: Option<String>,
 }
 
 impl DataArgs {
@@ -123,6 +144,8 @@ impl DataArgs {
             categorical,
             transpose: self.transpose,
             log2: self.log2,
+            probs: self.probs.clone(),
+            sheet: self.sheet.clone(),
         })
     }
 }

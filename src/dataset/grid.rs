@@ -98,10 +98,12 @@ pub fn samples_as_rows(
             .ok_or_else(|| not_found(path, "column to ignore", name, &header))?;
         ignored.insert(i);
     }
+    // With --probs the features come from the probabilities file.
     let feature_fields: Vec<usize> = (0..n_fields)
         .filter(|i| *i != label_field && Some(*i) != id_field && !ignored.contains(i))
+        .filter(|_| opts.probs.is_none())
         .collect();
-    if feature_fields.is_empty() {
+    if feature_fields.is_empty() && opts.probs.is_none() {
         return Err(err(
             path,
             1,

@@ -4,6 +4,7 @@ use super::discrete::cbt::Cbt;
 use super::ensemble::AllModels;
 use super::gaussian::{lda::Lda, mda::Mda, nda::Nda, rmda::Rmda, rnda::Rnda};
 use super::logistic::{rlr::Rlr, shift::ShiftLr};
+use super::probs::Probs;
 use super::{FitError, ModelOptions, RobustModel};
 
 /// What the CLI help and the TUI model picker show about a model.
@@ -107,6 +108,12 @@ pub const MODELS: &[ModelInfo] = &[
         options: &["alpha", "levels", "bdra"],
     },
     ModelInfo {
+        name: "probs",
+        title: "flip table on a classifier's probabilities",
+        summary: "EM for P(given | true) on any classifier's out-of-fold class probabilities (--probs FILE)",
+        options: &["max_iter", "tol"],
+    },
+    ModelInfo {
         name: "all",
         title: "every applicable robust model",
         summary: "runs the robust models together: mean posterior and per-sample disagreement",
@@ -128,6 +135,7 @@ pub fn build_model(name: &str, options: &ModelOptions) -> Result<Box<dyn RobustM
         "mda" => Ok(Box::new(Mda::new(options)?)),
         "lda" => Ok(Box::new(Lda::new(options)?)),
         "cbt" => Ok(Box::new(Cbt::new(options)?)),
+        "probs" => Ok(Box::new(Probs::new(options)?)),
         other => Err(FitError::UnknownModel(
             other.to_string(),
             MODELS.iter().map(|m| m.name).collect::<Vec<_>>().join(", "),

@@ -130,7 +130,7 @@ impl ModelReport {
         self.sample_columns.iter().find(|c| c.name == name)
     }
 
-    /// Models label classes "class #k" in their matrices, since they never
+    /// Models label classes "class #k" in their matrices and lists, since they never
     /// see the class names; this puts the names in their place.
     pub fn name_classes(&mut self, classes: &[String]) {
         let rename = |label: &mut String| {
@@ -145,6 +145,9 @@ impl ModelReport {
         for m in &mut self.matrices {
             m.row_labels.iter_mut().for_each(rename);
             m.col_labels.iter_mut().for_each(rename);
+        }
+        for (_, items) in &mut self.lists {
+            items.iter_mut().for_each(rename);
         }
     }
 

@@ -71,6 +71,20 @@ pub fn default_paths(input: &Path) -> (PathBuf, PathBuf) {
     )
 }
 
+/// [`default_paths`] for a loaded table: a spreadsheet's or GEO file's
+/// export is a CSV beside it (`<stem>.cleaned.csv`, `<stem>.labels.csv`),
+/// since their own formats are never written.
+pub fn default_paths_for(ds: &crate::dataset::Dataset) -> (PathBuf, PathBuf) {
+    let (cleaned, audit) = default_paths(&ds.raw.path);
+    match ds.raw.format.export_suffix() {
+        Some(suffix) if ds.raw.path.is_file() => {
+            let (dir, stem, _, _) = parts(&ds.raw.path);
+            (dir.join(format!("{stem}{suffix}")), audit)
+        }
+        _ => (cleaned, audit),
+    }
+}
+
 fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,
@@ -103,7 +117,7 @@ fn gzip(bytes: &[u8]) -> Result<Vec<u8>, ReviewError> {
 pub fn export(session: &mut Session, opts: &ExportOptions) -> Result<ExportSummary, ReviewError> {
     let ds = session.dataset();
     let input = ds.raw.path.clone();
-    let (default_cleaned, default_audit) = default_paths(&input);
+    let (default_cleaned, default_audit) = default_paths_for(ds);
     let cleaned = opts.out.clone().unwrap_or(default_cleaned);
     let audit = match &opts.out {
         Some(out) => {
