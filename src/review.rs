@@ -42,6 +42,10 @@ pub enum ReviewError {
         "no review session was found for {0}: open it with `relabel FILE` and make some decisions first"
     )]
     NoSession(String),
+    #[error(
+        "not saved: {holder} has this session open for writing, so this one is read-only; close the other and open the file again to decide here"
+    )]
+    ReadOnly { holder: String },
 }
 
 impl Session {
