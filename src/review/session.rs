@@ -159,7 +159,7 @@ impl Session {
         let mut notes: Vec<String> = self.recovery.describe(j.path()).into_iter().collect();
         if let Some(holder) = j.read_only_holder() {
             notes.push(format!(
-                "read-only: {holder} has this session open for writing; decisions made here are refused"
+                "read-only: {holder} has this session open for writing; decisions are refused here and an export is not recorded in the journal"
             ));
         }
         notes.extend(j.lock_warning().map(str::to_string));
