@@ -527,6 +527,10 @@ pub fn record_key(store: &Path, input: &Path, key: &str) -> Result<Option<String
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
+mod fuzz_tests;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
