@@ -43,7 +43,7 @@ pub enum ReviewError {
     )]
     NoSession(String),
     #[error(
-        "not saved: {holder} has this session open for writing, so this one is read-only; close the other and open the file again to decide here"
+        "read-only, not saved: {holder} has this session open for writing; quit that one and open the file again to decide here"
     )]
     ReadOnly { holder: String },
 }

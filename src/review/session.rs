@@ -387,8 +387,20 @@ impl Session {
         self.decisions.get(sample).copied().flatten()
     }
 
+    /// Refuses a decision (even one that would change nothing) in a
+    /// read-only session, so its screen never says "accepted" for it.
+    fn writable(&self) -> Result<(), ReviewError> {
+        match self.read_only_holder() {
+            Some(holder) => Err(ReviewError::ReadOnly {
+                holder: holder.to_string(),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Records one undo step: journal first, then memory.
     fn apply(&mut self, changes: Vec<(usize, Option<Decision>)>) -> Result<(), ReviewError> {
+        self.writable()?;
         let changes: Vec<(usize, Option<Decision>, Option<Decision>)> = changes
             .into_iter()
             .map(|(s, after)| (s, self.decisions[s], after))
@@ -502,6 +514,7 @@ impl Session {
     }
 
     pub fn undo(&mut self) -> Result<bool, ReviewError> {
+        self.writable()?;
         if self.undo.is_empty() {
             return Ok(false);
         }
@@ -518,6 +531,7 @@ impl Session {
     }
 
     pub fn redo(&mut self) -> Result<bool, ReviewError> {
+        self.writable()?;
         if self.redo.is_empty() {
             return Ok(false);
         }

@@ -53,15 +53,17 @@ fn change() -> impl Strategy<Value = Change> {
 fn entry() -> impl Strategy<Value = Entry> {
     let group = prop_oneof![0u64..10, any::<u64>()];
     prop_oneof![
-        (0..=SESSION_FORMAT_VERSION, text(), any::<usize>()).prop_map(|(version, file, samples)| {
-            Entry::Header {
-                version,
-                file,
-                key: "k".into(),
-                samples,
-                created: "t".into(),
+        (0..=SESSION_FORMAT_VERSION, text(), any::<usize>()).prop_map(
+            |(version, file, samples)| {
+                Entry::Header {
+                    version,
+                    file,
+                    key: "k".into(),
+                    samples,
+                    created: "t".into(),
+                }
             }
-        }),
+        ),
         (group, text(), prop::collection::vec(change(), 0..4)).prop_map(
             |(group, time, changes)| Entry::Step {
                 group,
@@ -156,7 +158,11 @@ pub(super) fn check(pieces: &[Piece]) -> Result<(), TestCaseError> {
     let opened = match Journal::open(dir.path(), "k") {
         Ok(o) => o,
         Err(ReviewError::NewerSession { .. }) => {
-            prop_assert_eq!(std::fs::read(&path).ok(), Some(bytes), "a refused journal is touched");
+            prop_assert_eq!(
+                std::fs::read(&path).ok(),
+                Some(bytes),
+                "a refused journal is touched"
+            );
             return Ok(());
         }
         Err(e) => return Err(TestCaseError::fail(e.to_string())),
@@ -166,7 +172,11 @@ pub(super) fn check(pieces: &[Piece]) -> Result<(), TestCaseError> {
         entries,
         recovery,
     } = opened;
-    prop_assert_eq!(std::fs::read(&path).ok(), Some(bytes.clone()), "opening wrote");
+    prop_assert_eq!(
+        std::fs::read(&path).ok(),
+        Some(bytes.clone()),
+        "opening wrote"
+    );
     prop_assert!(
         is_subsequence(&intact, &entries),
         "lost an intact entry: {:?} of {:?}",
@@ -192,8 +202,12 @@ pub(super) fn check(pieces: &[Piece]) -> Result<(), TestCaseError> {
 /// A session replays whatever the reader let through without panicking.
 fn replay_in_a_session(bytes: &[u8]) -> Result<(), TestCaseError> {
     let fail = |e: String| TestCaseError::fail(e);
-    let ds = load_bytes(Path::new("t.csv"), TABLE.as_bytes().to_vec(), &LoadOptions::default())
-        .map_err(|e| fail(e.to_string()))?;
+    let ds = load_bytes(
+        Path::new("t.csv"),
+        TABLE.as_bytes().to_vec(),
+        &LoadOptions::default(),
+    )
+    .map_err(|e| fail(e.to_string()))?;
     let store = scratch().map_err(|e| fail(e.to_string()))?;
     let path = store.path().join(format!("{}.jsonl", session_key(&ds)));
     std::fs::write(&path, bytes).map_err(|e| fail(e.to_string()))?;

@@ -589,6 +589,10 @@ fn a_second_session_on_the_same_file_is_read_only_until_the_first_closes() {
     let e = second.keep(5).unwrap_err();
     assert!(matches!(e, ReviewError::ReadOnly { .. }), "{e}");
     assert_eq!(second.decision(5), None, "refused, not kept in memory");
+    assert!(
+        second.relabel(1, 1).is_err(),
+        "even a decision that changes nothing is refused"
+    );
     assert!(second.undo().is_err());
     // Choosing a model and exporting read the session: they still work.
     second
