@@ -425,7 +425,8 @@ impl Session {
             time: time.clone(),
             changes: recorded,
         })?;
-        self.next_group += 1;
+        // A journal may carry any number here (it is data): saturate.
+        self.next_group = self.next_group.saturating_add(1);
         for (s, _, after) in &changes {
             self.decisions[*s] = *after;
             self.decided_at[*s] = after.map(|_| time.clone());

@@ -41,7 +41,7 @@ fn recorded() -> impl Strategy<Value = Option<Recorded>> {
 }
 
 fn change() -> impl Strategy<Value = Change> {
-    let row = prop_oneof![0usize..8, any::<usize>()];
+    let row = prop_oneof![0usize..8, Just(usize::MAX), any::<usize>()];
     (row, text(), recorded(), recorded()).prop_map(|(row, id, before, after)| Change {
         row,
         id,
@@ -51,7 +51,7 @@ fn change() -> impl Strategy<Value = Change> {
 }
 
 fn entry() -> impl Strategy<Value = Entry> {
-    let group = prop_oneof![0u64..10, any::<u64>()];
+    let group = prop_oneof![0u64..10, Just(u64::MAX), any::<u64>()];
     prop_oneof![
         (0..=SESSION_FORMAT_VERSION, text(), any::<usize>()).prop_map(
             |(version, file, samples)| {
@@ -213,9 +213,12 @@ fn replay_in_a_session(bytes: &[u8]) -> Result<(), TestCaseError> {
     std::fs::write(&path, bytes).map_err(|e| fail(e.to_string()))?;
     match Session::open(ds, Some(store.path())) {
         Ok((mut s, _)) => {
-            // The replayed history must still step without panicking.
+            // The replayed history must still step, and take a new step,
+            // without panicking.
             while s.undo().map_err(|e| fail(e.to_string()))? {}
             while s.redo().map_err(|e| fail(e.to_string()))? {}
+            s.keep(0).map_err(|e| fail(e.to_string()))?;
+            s.undo().map_err(|e| fail(e.to_string()))?;
             Ok(())
         }
         Err(ReviewError::NewerSession { .. }) => Ok(()),

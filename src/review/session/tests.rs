@@ -699,3 +699,27 @@ fn an_export_removes_stale_temporary_files_of_ours_only() {
         ]
     );
 }
+
+/// The step counter of a journal is data like any other: the largest group
+/// number replays (it overflowed `group + 1` and panicked) and the next
+/// step still gets a number.
+#[test]
+fn a_step_numbered_u64_max_replays_without_overflow() {
+    let store = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (input, journal) = five_decisions(dir.path(), store.path());
+    let mut bytes = std::fs::read(&journal).unwrap();
+    bytes.extend_from_slice(
+        format!(
+            "{{\"kind\":\"step\",\"group\":{},\"time\":\"t\",\"changes\":[{{\"row\":5,\"id\":\"f\",\"before\":null,\"after\":\"keep\"}}]}}\n",
+            u64::MAX
+        )
+        .as_bytes(),
+    );
+    std::fs::write(&journal, &bytes).unwrap();
+    let (mut s, info) = open_in(&input, store.path());
+    assert_eq!(info, ResumeInfo::Resumed { decisions: 6 });
+    assert!(s.undo().unwrap());
+    assert_eq!(s.decision(5), None);
+    s.keep(5).unwrap();
+}
