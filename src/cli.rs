@@ -77,7 +77,9 @@ fn export(a: &args::ExportArgs, data: &DataArgs, model: &str) -> Result<(), CliE
         keep_dropped_with_flag: a.keep_dropped,
         model: String::new(),
     };
-    match export_from_journal(&a.data, &data.load_options_for(&[model])?, &store, &opts) {
+    let load_options = data.load_options_for(&[model])?;
+    let mut notice = |n: &str| eprintln!("relabel: {n}");
+    match export_from_journal(&a.data, &load_options, &store, &opts, &mut notice) {
         Ok(s) => {
             println!(
                 "wrote {} ({} relabelled, {} dropped, {} kept) and {}",

@@ -42,6 +42,10 @@ pub enum ReviewError {
         "no review session was found for {0}: open it with `relabel FILE` and make some decisions first"
     )]
     NoSession(String),
+    #[error(
+        "read-only, not saved: {holder} has this session open for writing; quit that one and open the file again to decide here"
+    )]
+    ReadOnly { holder: String },
 }
 
 impl Session {
@@ -56,14 +60,23 @@ pub fn default_store() -> Option<PathBuf> {
 }
 
 /// `relabel export FILE`: loads the input, replays its journal, exports.
+/// What reading the journal found (lines skipped, a backup, a review
+/// screen holding the session) goes to `notice` before anything else, so
+/// it is said even when the export then fails. Export only needs to read:
+/// it works while a review screen holds the session, and then the export
+/// is not recorded in the journal.
 pub fn export_from_journal(
     path: &Path,
     load_options: &LoadOptions,
     store: &Path,
     opts: &ExportOptions,
+    notice: &mut dyn FnMut(&str),
 ) -> Result<ExportSummary, ReviewError> {
     let ds = load(path, load_options).map_err(|e| ReviewError::Data(e.to_string()))?;
     let (mut session, info) = Session::open(ds, Some(store))?;
+    for n in session.journal_notices() {
+        notice(&n);
+    }
     if !matches!(info, ResumeInfo::Resumed { .. }) {
         return Err(ReviewError::NoSession(path.display().to_string()));
     }

@@ -327,6 +327,52 @@ fn export_writes_the_cleaned_file_from_a_saved_session() {
     assert!(String::from_utf8_lossy(&none.stderr).contains("no review session"));
 }
 
+/// Issue 12: a damaged line at line 4 of the journal lost every later
+/// decision and cut them off the file, with exit 0 and no word.
+#[test]
+fn export_keeps_every_decision_around_a_damaged_journal_line_and_says_so() {
+    use relabel::dataset::{LoadOptions, load};
+    use relabel::review::Session;
+    let dir = tempfile::tempdir().unwrap();
+    let data_home = tempfile::tempdir().unwrap();
+    let input = dir.path().join("wine_noisy.csv");
+    std::fs::copy(sample("wine_noisy.csv"), &input).unwrap();
+    let store = data_home.path().join("relabel").join("sessions");
+    let ds = load(&input, &LoadOptions::default()).unwrap();
+    let (mut session, _) = Session::open(ds, Some(&store)).unwrap();
+    for s in 0..5 {
+        session.drop_sample(s).unwrap();
+    }
+    let journal = session.journal_path().unwrap().to_path_buf();
+    drop(session);
+    let bytes = std::fs::read(&journal).unwrap();
+    let mut lines: Vec<&[u8]> = bytes.split_inclusive(|b| *b == b'\n').collect();
+    lines.insert(3, b"{\"kind\":\"mystery\"}\n");
+    let damaged = lines.concat();
+    std::fs::write(&journal, &damaged).unwrap();
+
+    let out = succeed(
+        relabel()
+            .arg("export")
+            .arg(&input)
+            .args([
+                "--out",
+                dir.path().join("r.csv").to_str().unwrap(),
+                "--force",
+            ])
+            .env("XDG_DATA_HOME", data_home.path()),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("5 dropped"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("skipped 1 unreadable line (4)") && stderr.contains(".bak"),
+        "{stderr}"
+    );
+    let after = std::fs::read(&journal).unwrap();
+    assert!(after.starts_with(&damaged), "the journal is not cut");
+}
+
 #[test]
 fn scan_with_cbt_reads_string_levels_of_house_votes() {
     let votes = sample("house_votes_84.csv");

@@ -9,7 +9,7 @@ use super::ReviewError;
 use super::decision::Decision;
 use super::session::Session;
 use super::time::now;
-use crate::atomic_write::write_atomic;
+use crate::atomic_write::{STALE_AFTER, Staged, remove_stale_temps, stage};
 use crate::dataset::{CellEdit, rewrite};
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -92,17 +92,51 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Writes one export file whole (see [`write_atomic`]). A file that
-/// appeared since the check in [`export`] is still not replaced without
-/// `overwrite`.
-fn write_file(path: &Path, bytes: &[u8], overwrite: bool) -> Result<(), ReviewError> {
-    write_atomic(path, overwrite, |w| w.write_all(bytes)).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::AlreadyExists && !overwrite {
-            ReviewError::Exists(path.to_path_buf())
-        } else {
-            ReviewError::Io(format!("cannot write {}: {e}", path.display()))
-        }
-    })
+fn write_error(path: &Path, e: std::io::Error, overwrite: bool) -> ReviewError {
+    if e.kind() == std::io::ErrorKind::AlreadyExists && !overwrite {
+        ReviewError::Exists(path.to_path_buf())
+    } else {
+        ReviewError::Io(format!("cannot write {}: {e}", path.display()))
+    }
+}
+
+/// Writes one export file whole under a temporary name, not yet in place.
+fn stage_file(path: &Path, bytes: &[u8]) -> Result<Staged, ReviewError> {
+    stage(path, |w| w.write_all(bytes)).map_err(|e| write_error(path, e, true))
+}
+
+/// Puts both files in place. Both are written and synced first; then the
+/// audit is renamed into place before the cleaned file, never after: a
+/// crash between the two renames leaves an audit without a cleaned file
+/// (harmless: nothing takes an audit alone for a finished export, and the
+/// next export writes both again), never a cleaned file without its audit.
+/// A crash before either rename leaves only temporary files, which the
+/// next export removes. A file that appeared since the check in [`export`]
+/// is still not replaced without `overwrite`.
+fn put_in_place(
+    audit: (&Path, Staged),
+    cleaned: (&Path, Staged),
+    overwrite: bool,
+) -> Result<(), ReviewError> {
+    let (cleaned_path, cleaned_staged) = cleaned;
+    audit
+        .1
+        .commit(overwrite)
+        .map_err(|e| write_error(audit.0, e, overwrite))?;
+    cleaned_staged
+        .commit(overwrite)
+        .map_err(|e| write_error(cleaned_path, e, overwrite))
+}
+
+/// Removes what a killed export left in the directories it writes to.
+fn remove_leftovers(paths: [&Path; 2]) {
+    for p in paths {
+        let dir = p
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        remove_stale_temps(dir, STALE_AFTER);
+    }
 }
 
 fn gzip(bytes: &[u8]) -> Result<Vec<u8>, ReviewError> {
@@ -195,8 +229,14 @@ pub fn export(session: &mut Session, opts: &ExportOptions) -> Result<ExportSumma
     let audit_bytes = audit_rows
         .into_inner()
         .map_err(|e| ReviewError::Io(format!("cannot write the audit file: {e}")))?;
-    write_file(&cleaned, &bytes, opts.overwrite)?;
-    write_file(&audit, &audit_bytes, opts.overwrite)?;
+    remove_leftovers([&cleaned, &audit]);
+    let staged_cleaned = stage_file(&cleaned, &bytes)?;
+    let staged_audit = stage_file(&audit, &audit_bytes)?;
+    put_in_place(
+        (&audit, staged_audit),
+        (&cleaned, staged_cleaned),
+        opts.overwrite,
+    )?;
     session.mark_exported(&cleaned)?;
     Ok(ExportSummary {
         cleaned,

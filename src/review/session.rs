@@ -9,7 +9,8 @@ use nalgebra::DMatrix;
 use super::ReviewError;
 use super::decision::Decision;
 use super::journal::{
-    Change, Entry, Journal, Recorded, SESSION_FORMAT_VERSION, record_key, session_key,
+    Change, Entry, Journal, Opened, Recorded, Recovery, SESSION_FORMAT_VERSION, record_key,
+    session_key,
 };
 use super::time::now;
 use super::view::{self, Filter, SortKey, ViewInputs};
@@ -66,6 +67,8 @@ pub struct Session {
     cursor: usize,
     search: Option<String>,
     journal: Option<Journal>,
+    /// What reading the journal found (damaged lines skipped, a backup).
+    recovery: Recovery,
     unexported: bool,
     next_group: u64,
 }
@@ -91,41 +94,86 @@ impl Session {
             cursor: 0,
             search: None,
             journal: None,
+            recovery: Recovery::default(),
             unexported: false,
             next_group: 1,
             dataset,
         };
+        let info = match store {
+            Some(store) => s.open_journal(store)?,
+            None => ResumeInfo::New,
+        };
+        s.refresh_view();
+        Ok((s, info))
+    }
+
+    /// Finds the journal of this input in `store`, replays it, and begins
+    /// it (a header) when it holds no entry and this session may write.
+    fn open_journal(&mut self, store: &Path) -> Result<ResumeInfo, ReviewError> {
+        // Temporary files a killed write of the index or a backup left.
+        crate::atomic_write::remove_stale_temps(store, crate::atomic_write::STALE_AFTER);
+        let key = session_key(&self.dataset);
+        let input = self.dataset.raw.path.clone();
+        let previous = if input.exists() {
+            record_key(store, &input, &key)?
+        } else {
+            None
+        };
+        let Opened {
+            mut journal,
+            entries,
+            recovery,
+        } = Journal::open(store, &key)?;
+        self.recovery = recovery;
         let mut info = ResumeInfo::New;
-        if let Some(store) = store {
-            let key = session_key(&s.dataset);
-            let input = s.dataset.raw.path.clone();
-            let previous = if input.exists() {
-                record_key(store, &input, &key)?
-            } else {
-                None
-            };
-            let (mut journal, entries) = Journal::open(store, &key)?;
-            if entries.is_empty() {
+        if entries.is_empty() {
+            if journal.read_only_holder().is_none() {
                 journal.append(&Entry::Header {
                     version: SESSION_FORMAT_VERSION,
                     file: input.display().to_string(),
                     key: key.clone(),
-                    samples: n,
+                    samples: self.dataset.n_samples(),
                     created: now(),
                 })?;
-                if previous.is_some_and(|p| p != key) {
-                    info = ResumeInfo::InputChanged;
-                }
-            } else {
-                s.replay(&entries);
-                info = ResumeInfo::Resumed {
-                    decisions: s.decisions.iter().filter(|d| d.is_some()).count(),
-                };
             }
-            s.journal = Some(journal);
+            if previous.is_some_and(|p| p != key) {
+                info = ResumeInfo::InputChanged;
+            }
+        } else {
+            self.replay(&entries);
+            info = ResumeInfo::Resumed {
+                decisions: self.decisions.iter().filter(|d| d.is_some()).count(),
+            };
         }
-        s.refresh_view();
-        Ok((s, info))
+        self.journal = Some(journal);
+        Ok(info)
+    }
+
+    /// What the curator should be told about the journal on opening: lines
+    /// skipped and where the copy went, that another relabel holds the
+    /// session (this one is read-only), that no lock could be taken.
+    pub fn journal_notices(&self) -> Vec<String> {
+        let Some(j) = &self.journal else {
+            return Vec::new();
+        };
+        let mut notes: Vec<String> = self.recovery.describe(j.path()).into_iter().collect();
+        if let Some(holder) = j.read_only_holder() {
+            notes.push(format!(
+                "read-only: {holder} has this session open for writing; decisions are refused here and an export is not recorded in the journal"
+            ));
+        }
+        notes.extend(j.lock_warning().map(str::to_string));
+        notes
+    }
+
+    /// What reading the journal found.
+    pub fn journal_recovery(&self) -> &Recovery {
+        &self.recovery
+    }
+
+    /// Who holds the session, when this one is read-only.
+    pub fn read_only_holder(&self) -> Option<&str> {
+        self.journal.as_ref().and_then(Journal::read_only_holder)
     }
 
     fn replay(&mut self, entries: &[Entry]) {
@@ -159,7 +207,7 @@ impl Session {
                     self.undo.push(step);
                     self.redo.clear();
                     self.unexported = true;
-                    self.next_group = self.next_group.max(group + 1);
+                    self.next_group = self.next_group.max(group.saturating_add(1));
                 }
                 Entry::Undo { .. } => {
                     if let Some(step) = self.undo.pop() {
@@ -211,6 +259,16 @@ impl Session {
         }
     }
 
+    /// Journals what is not a decision (the model chosen, an export): a
+    /// read-only session keeps it in memory only, since refusing it would
+    /// stop a read-only screen from fitting or exporting.
+    fn note(&mut self, entry: Entry) -> Result<(), ReviewError> {
+        if self.read_only_holder().is_some() {
+            return Ok(());
+        }
+        self.write(entry)
+    }
+
     pub fn dataset(&self) -> &Dataset {
         &self.dataset
     }
@@ -230,7 +288,7 @@ impl Session {
         name: &str,
         options: &ModelOptions,
     ) -> Result<(), ReviewError> {
-        self.write(Entry::Model {
+        self.note(Entry::Model {
             name: name.to_string(),
             options: Box::new(options.clone()),
             time: now(),
@@ -329,8 +387,20 @@ impl Session {
         self.decisions.get(sample).copied().flatten()
     }
 
+    /// Refuses a decision (even one that would change nothing) in a
+    /// read-only session, so its screen never says "accepted" for it.
+    fn writable(&self) -> Result<(), ReviewError> {
+        match self.read_only_holder() {
+            Some(holder) => Err(ReviewError::ReadOnly {
+                holder: holder.to_string(),
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Records one undo step: journal first, then memory.
     fn apply(&mut self, changes: Vec<(usize, Option<Decision>)>) -> Result<(), ReviewError> {
+        self.writable()?;
         let changes: Vec<(usize, Option<Decision>, Option<Decision>)> = changes
             .into_iter()
             .map(|(s, after)| (s, self.decisions[s], after))
@@ -355,7 +425,8 @@ impl Session {
             time: time.clone(),
             changes: recorded,
         })?;
-        self.next_group += 1;
+        // A journal may carry any number here (it is data): saturate.
+        self.next_group = self.next_group.saturating_add(1);
         for (s, _, after) in &changes {
             self.decisions[*s] = *after;
             self.decided_at[*s] = after.map(|_| time.clone());
@@ -444,6 +515,7 @@ impl Session {
     }
 
     pub fn undo(&mut self) -> Result<bool, ReviewError> {
+        self.writable()?;
         if self.undo.is_empty() {
             return Ok(false);
         }
@@ -460,6 +532,7 @@ impl Session {
     }
 
     pub fn redo(&mut self) -> Result<bool, ReviewError> {
+        self.writable()?;
         if self.redo.is_empty() {
             return Ok(false);
         }
@@ -746,7 +819,7 @@ impl Session {
     }
 
     pub(crate) fn mark_exported(&mut self, cleaned: &Path) -> Result<(), ReviewError> {
-        self.write(Entry::Export {
+        self.note(Entry::Export {
             cleaned: cleaned.display().to_string(),
             time: now(),
         })?;

@@ -46,6 +46,11 @@ pub struct App {
     pub theme: Theme,
     pub focus: Pane,
     pub popup: Option<Popup>,
+    /// What opening the session found (resumed, the file changed, journal
+    /// lines skipped, read-only): shown at the bottom, each on rows of its
+    /// own above `message`, until the curator's first key, so the fit that
+    /// starts at once cannot hide them before the first frame.
+    pub notices: Vec<Message>,
     pub message: Option<Message>,
     pub model: String,
     pub options: ModelOptions,
@@ -65,6 +70,16 @@ pub struct App {
     pub id_width: usize,
     /// Where exports go when the user did not say (tests point it elsewhere).
     pub export_dir: Option<PathBuf>,
+}
+
+/// The start-up notices: how the session was resumed, then what reading its
+/// journal found (as errors: the curator should look).
+fn start_notices(session: &Session, resume: &ResumeInfo) -> Vec<Message> {
+    let journal = session
+        .journal_notices()
+        .into_iter()
+        .map(|text| Message { text, error: true });
+    resume_message(resume).into_iter().chain(journal).collect()
 }
 
 fn resume_message(resume: &ResumeInfo) -> Option<Message> {
@@ -109,6 +124,7 @@ impl App {
             .map(|i| width(i))
             .max()
             .unwrap_or(0);
+        let notices = start_notices(&session, resume);
         let (model, options) = match session.model_choice() {
             Some((m, o)) => (m, o),
             None => (model.to_string(), options),
@@ -119,7 +135,8 @@ impl App {
             theme: Theme::coloured(),
             focus: Pane::List,
             popup: None,
-            message: resume_message(resume),
+            notices,
+            message: None,
             model,
             options,
             job: None,
@@ -170,6 +187,8 @@ impl App {
     // ----- keys -----
 
     pub fn handle_key(&mut self, key: &KeyEvent) {
+        // The curator has had the first frame to read them.
+        self.notices.clear();
         if self.popup.is_some() {
             self.handle_popup_key(key);
             return;

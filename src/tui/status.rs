@@ -55,13 +55,70 @@ pub fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
     if s.has_unexported() {
         text.push_str(" [+]");
     }
+    if s.read_only_holder().is_some() {
+        text.push_str(" [read-only]");
+    }
     text.push_str(&fit_progress(app).unwrap_or_default());
     Paragraph::new(text)
         .style(app.theme.status_bar)
         .render(area, buf);
 }
 
+/// Rows of at most `cells` terminal cells each (a long path breaks anywhere).
+fn wrap_cells(text: &str, cells: usize) -> Vec<String> {
+    let mut rows = vec![String::new()];
+    let mut used = 0;
+    for c in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > cells.max(1) && used > 0 {
+            rows.push(String::new());
+            used = 0;
+        }
+        if let Some(row) = rows.last_mut() {
+            row.push(c);
+        }
+        used += w;
+    }
+    rows
+}
+
+/// While there are start-up notices: each of them and then the last
+/// message, on rows of their own, wrapped to `cells`.
+fn notice_rows(app: &App, cells: usize) -> Vec<Line<'static>> {
+    if app.notices.is_empty() {
+        return Vec::new();
+    }
+    let mut rows = Vec::new();
+    for m in app.notices.iter().chain(&app.message) {
+        let style = if m.error {
+            app.theme.error
+        } else {
+            ratatui::style::Style::default()
+        };
+        rows.extend(
+            wrap_cells(&m.text, cells)
+                .into_iter()
+                .map(|r| Line::from(Span::styled(r, style))),
+        );
+    }
+    rows
+}
+
+/// How many rows the hint line takes in a screen of `area`: one, or while
+/// start-up notices are shown, enough for all of them (up to a third of
+/// the screen).
+pub fn hint_height(app: &App, area: Rect) -> u16 {
+    let rows = notice_rows(app, usize::from(area.width)).len();
+    let rows = u16::try_from(rows).unwrap_or(u16::MAX);
+    rows.clamp(1, (area.height / 3).max(1))
+}
+
 pub fn render_hint(app: &App, area: Rect, buf: &mut Buffer) {
+    let rows = notice_rows(app, usize::from(area.width));
+    if !rows.is_empty() {
+        Paragraph::new(rows).render(area, buf);
+        return;
+    }
     let line = match &app.message {
         Some(m) if m.error => Line::from(Span::styled(m.text.clone(), app.theme.error)),
         Some(m) => Line::from(m.text.clone()),

@@ -688,3 +688,104 @@ fn wide_characters_keep_the_columns_in_line() {
         .collect();
     assert!(number_x.windows(2).all(|w| w[0] == w[1]), "{number_x:?}");
 }
+
+/// A session on the demo in `dir` with two decisions journalled in `store`.
+fn resumable(dir: &Path, store: &Path) -> std::path::PathBuf {
+    let input = dir.join("iris_noisy.csv");
+    std::fs::write(&input, DEMO).unwrap();
+    let (mut s, _) =
+        Session::open(load(&input, &LoadOptions::default()).unwrap(), Some(store)).unwrap();
+    s.keep(0).unwrap();
+    s.drop_sample(1).unwrap();
+    input
+}
+
+/// Issue 12 item 6: the fit that starts at once used to replace the resume
+/// message before the first frame.
+#[test]
+fn the_resume_message_survives_the_first_fit() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let input = resumable(dir.path(), store.path());
+    let mut app = app_with(
+        load(&input, &LoadOptions::default()).unwrap(),
+        Some(store.path()),
+    );
+    app.start_fit(false);
+    let text = screen(&app, 100, 30);
+    assert!(
+        text.contains("resumed the earlier session: 2 decisions restored"),
+        "{text}"
+    );
+    assert!(text.contains("fitting rnda"), "{text}");
+    app.wait_for_fit();
+    let text = screen(&app, 100, 30);
+    assert!(text.contains("resumed the earlier session"), "{text}");
+    assert!(
+        text.contains("converged"),
+        "the fit's outcome beside it: {text}"
+    );
+    // The first key puts the bottom line back to one row of hints.
+    press(&mut app, "j");
+    assert!(app.notices.is_empty());
+    assert!(!screen(&app, 100, 30).contains("resumed"));
+}
+
+#[test]
+fn a_changed_file_is_said_on_the_first_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let input = resumable(dir.path(), store.path());
+    std::fs::write(&input, DEMO.replacen("5.1", "5.2", 1)).unwrap();
+    let mut app = app_with(
+        load(&input, &LoadOptions::default()).unwrap(),
+        Some(store.path()),
+    );
+    app.start_fit(false);
+    let text = screen(&app, 100, 30);
+    assert!(
+        text.contains("the file changed since the last session"),
+        "{text}"
+    );
+}
+
+#[test]
+fn journal_recovery_and_read_only_are_said_on_the_first_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let input = resumable(dir.path(), store.path());
+    let ds = || load(&input, &LoadOptions::default()).unwrap();
+    let journal = {
+        let (s, _) = Session::open(ds(), Some(store.path())).unwrap();
+        s.journal_path().unwrap().to_path_buf()
+    };
+    let mut bytes = std::fs::read(&journal).unwrap();
+    bytes.extend_from_slice(b"\0\0\0 not an entry\n");
+    std::fs::write(&journal, &bytes).unwrap();
+    let mut app = app_with(ds(), Some(store.path()));
+    app.start_fit(false);
+    // 80 columns: the long journal notice wraps onto rows of its own.
+    let text = screen(&app, 80, 30);
+    assert!(
+        text.contains("resumed the earlier session: 2 decisions"),
+        "{text}"
+    );
+    assert!(text.contains("skipped 1 unreadable line (4)"), "{text}");
+    assert!(text.contains(".bak"), "{text}");
+    assert!(text.contains("fitting rnda"), "{text}");
+    app.wait_for_fit();
+
+    // A second screen on the same file while this one is open.
+    let mut second = app_with(ds(), Some(store.path()));
+    second.start_fit(false);
+    let text = screen(&second, 120, 30);
+    assert!(text.contains("read-only: another relabel, pid"), "{text}");
+    assert!(text.contains("[read-only]"), "{text}");
+    second.wait_for_fit();
+    press(&mut second, " ");
+    let message = second.message.clone().unwrap();
+    assert!(
+        message.error && message.text.contains("read-only"),
+        "{message:?}"
+    );
+}

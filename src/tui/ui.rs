@@ -43,7 +43,7 @@ impl Widget for &App {
         let [main, status_line, hint] = Layout::vertical([
             Constraint::Min(3),
             Constraint::Length(1),
-            Constraint::Length(1),
+            Constraint::Length(status::hint_height(self, area)),
         ])
         .areas(area);
         if area.width >= WIDE {
