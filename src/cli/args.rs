@@ -85,6 +85,10 @@ pub struct DataArgs {
     /// exports still write the original values.
     #[arg(long, global = true)]
     pub log2: bool,
+    /// Let a quoted label or id span several lines (legal CSV; without it
+    /// such a cell is refused, as it is almost always a stray quote).
+    #[arg(long, global = true)]
+    pub multiline_cells: bool,
 }
 
 impl DataArgs {
@@ -123,6 +127,7 @@ impl DataArgs {
             categorical,
             transpose: self.transpose,
             log2: self.log2,
+            multiline_cells: self.multiline_cells,
         })
     }
 }

@@ -8,6 +8,7 @@ use nalgebra::DMatrix;
 use super::cells::{CellAt, RawColumn};
 use super::grid::Grid;
 use super::read::err;
+use super::shown::{as_arg, shown};
 use super::{
     CategoricalColumn, CategoricalPolicy, DataError, FeatureSource, LoadOptions, MissingPolicy,
 };
@@ -29,7 +30,8 @@ pub struct Built {
 
 fn hint_for(name: &str) -> String {
     format!(
-        "use --ignore {name} to leave the column out, or --categorical onehot to turn its levels into 0/1 columns (--model cbt reads the levels as they are)"
+        "use --ignore {} to leave the column out, or --categorical onehot to turn its levels into 0/1 columns (--model cbt reads the levels as they are)",
+        as_arg(name)
     )
 }
 
@@ -94,7 +96,7 @@ fn check_labels(path: &Path, grid: &Grid) -> Result<(), DataError> {
                 path,
                 line,
                 column,
-                format!("the label in column \"{}\" is empty", grid.label_name),
+                format!("the label in column {} is empty", shown(&grid.label_name)),
                 "every sample needs a label: fill it in, or remove the row",
             ));
         }
@@ -122,8 +124,8 @@ fn choose_ids(
             1,
             0,
             format!(
-                "the id column \"{}\" has repeated values",
-                opts.id.as_deref().unwrap_or("")
+                "the id column {} has repeated values",
+                shown(opts.id.as_deref().unwrap_or(""))
             ),
             "choose a column with unique values, or leave out --id",
         ))
@@ -140,7 +142,7 @@ fn check_cells(path: &Path, features: &[RawColumn], opts: &LoadOptions) -> Resul
             path,
             at.line,
             at.column,
-            format!("\"{}\" is not a finite number", at.text),
+            format!("{} is not a finite number", shown(&at.text)),
             "replace it with a number, or mark it missing (NA)",
         ));
     }
@@ -152,8 +154,9 @@ fn check_cells(path: &Path, features: &[RawColumn], opts: &LoadOptions) -> Resul
             at.line,
             at.column,
             format!(
-                "cannot read \"{}\" as a number in column \"{name}\"",
-                at.text
+                "cannot read {} as a number in column {}",
+                shown(&at.text),
+                shown(&name)
             ),
             &hint_for(&name),
         ));
@@ -169,11 +172,13 @@ fn check_cells(path: &Path, features: &[RawColumn], opts: &LoadOptions) -> Resul
             at.line,
             at.column,
             format!(
-                "cannot read \"{}\" as a number in column \"{name}\", whose other cells are numbers",
-                at.text
+                "cannot read {} as a number in column {}, whose other cells are numbers",
+                shown(&at.text),
+                shown(&name)
             ),
             &format!(
-                "fix the cell, mark it missing (NA), or use --ignore {name} to leave the column out"
+                "fix the cell, mark it missing (NA), or use --ignore {} to leave the column out",
+                as_arg(&name)
             ),
         ));
     }
@@ -193,11 +198,13 @@ fn take_log2(path: &Path, features: &mut [RawColumn]) -> Result<(), DataError> {
             at.line,
             at.column,
             format!(
-                "--log2 needs positive values, but column \"{name}\" has {}",
-                at.text
+                "--log2 needs positive values, but column {} has {}",
+                shown(&name),
+                shown(&at.text)
             ),
             &format!(
-                "drop --log2, or use --ignore {name} to leave the column out (or shift the data to be positive before loading)"
+                "drop --log2, or use --ignore {} to leave the column out (or shift the data to be positive before loading)",
+                as_arg(&name)
             ),
         ));
     }
@@ -239,7 +246,7 @@ fn handle_missing(
                     path,
                     at.line,
                     at.column,
-                    format!("missing value in column \"{}\"", col.name),
+                    format!("missing value in column {}", shown(&col.name)),
                     "use --missing drop to leave such samples out, or --missing mean to fill in the column mean",
                 ));
             }
@@ -247,7 +254,7 @@ fn handle_missing(
                 for (i, v) in col.values.iter().enumerate() {
                     if v.is_nan() && !drop[i] {
                         drop[i] = true;
-                        reasons[i] = Some(format!("missing value in column \"{}\"", col.name));
+                        reasons[i] = Some(format!("missing value in column {}", shown(&col.name)));
                     }
                 }
             }
@@ -284,8 +291,8 @@ fn fill_with_mean(path: &Path, col: &mut RawColumn) -> Result<f64, DataError> {
             path,
             at.line,
             at.column,
-            format!("column \"{}\" has no values at all", col.name),
-            &format!("use --ignore {}", col.name),
+            format!("column {} has no values at all", shown(&col.name)),
+            &format!("use --ignore {}", as_arg(&col.name)),
         ));
     }
     let mean = present.iter().sum::<f64>() / present.len() as f64;

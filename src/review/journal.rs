@@ -274,6 +274,7 @@ mod tests {
             categorical: CategoricalPolicy::Onehot,
             transpose: false,
             log2: true,
+            multiline_cells: false,
         };
         let rich = "name;x;colour;note;class\nn1;1;red;a;p\nn2;NA;blue;b;q\nn3;4;red;c;q\n";
         assert_eq!(key(rich, &every_option), "c50232ab85e54c85");
