@@ -5,7 +5,7 @@ use std::path::Path;
 
 use nalgebra::DMatrix;
 
-use super::cells::{CellAt, RawColumn};
+use super::cells::{CellAt, MAX_MAGNITUDE, RawColumn};
 use super::grid::Grid;
 use super::read::err;
 use super::shown::{as_arg, shown};
@@ -56,8 +56,12 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
     if opts.log2 {
         take_log2(path, &mut features)?;
     }
+    if !opts.log2 {
+        check_magnitudes(path, &features)?;
+    }
     let missing = handle_missing(path, &mut features, n, opts)?;
     let kept = missing.kept;
+    check_levels(path, &features, &kept, opts)?;
     let columns = feature_columns(features, &kept, &missing.means);
     let (classes, labels) = classes_of(&grid.labels, &kept);
     let ids = match ids {
@@ -215,6 +219,92 @@ fn take_log2(path: &Path, features: &mut [RawColumn]) -> Result<(), DataError> {
     Ok(())
 }
 
+/// Numbers too large to square and sum (see [`MAX_MAGNITUDE`]) are refused,
+/// naming the column (after `--log2`, which brings them down, they are fine).
+fn check_magnitudes(path: &Path, features: &[RawColumn]) -> Result<(), DataError> {
+    let Some((at, name)) = earliest(features, |c| {
+        c.first_text
+            .is_none()
+            .then_some(c.first_huge.as_ref())
+            .flatten()
+    }) else {
+        return Ok(());
+    };
+    Err(err(
+        path,
+        at.line,
+        at.column,
+        format!(
+            "column {} has {}, too large to compute with: values up to {MAX_MAGNITUDE:e} in size are read, as their squares must add up without overflow",
+            shown(&name),
+            shown(&at.text)
+        ),
+        &format!(
+            "rescale the column (divide it by a power of ten, or pass --log2 for positive intensities), or use --ignore {} to leave it out",
+            as_arg(&name)
+        ),
+    ))
+}
+
+/// At most this many 0/1 columns come from one string column. Every level
+/// is a feature: the Gaussian models estimate a covariance over all
+/// features, quadratic in their number (100 levels alone are 5,050
+/// parameters per class), and the logistic ones a weight per feature and
+/// class; a column of thousands of levels made a fit run for minutes or
+/// ask for gigabytes, for estimates that are noise.
+pub const MAX_ONEHOT_LEVELS: usize = 100;
+
+/// Up to this many levels a string column is a category however few rows
+/// there are (a small table may well see each of a handful of levels once).
+const FEW_LEVELS: usize = 20;
+
+/// String columns that are not categories: more levels than
+/// [`MAX_ONEHOT_LEVELS`], or (beyond [`FEW_LEVELS`]) more levels than half
+/// the samples. A level seen once on average is a 0/1 column with a single
+/// 1, from which no model learns anything: such a column names samples (an
+/// identifier) or holds free text.
+fn check_levels(
+    path: &Path,
+    features: &[RawColumn],
+    kept: &[usize],
+    opts: &LoadOptions,
+) -> Result<(), DataError> {
+    for col in features.iter().filter(|c| is_text(c)) {
+        let Some(texts) = col.texts.as_ref() else {
+            continue;
+        };
+        let levels = kept
+            .iter()
+            .map(|&i| texts[i].as_str())
+            .collect::<HashSet<_>>()
+            .len();
+        let n = kept.len();
+        if levels <= MAX_ONEHOT_LEVELS && (levels <= FEW_LEVELS || 2 * levels <= n) {
+            continue;
+        }
+        let at = col.first_text.clone().unwrap_or_else(unreachable_at);
+        let (line, column) = if opts.transpose {
+            (at.line, 1)
+        } else {
+            (1, at.column)
+        };
+        return Err(err(
+            path,
+            line,
+            column,
+            format!(
+                "column {} has {levels} different strings among {n} samples, too many to be categories (one 0/1 column each: at most {MAX_ONEHOT_LEVELS}, and at most one per two samples)",
+                shown(&col.name)
+            ),
+            &format!(
+                "it looks like an identifier or free text: use --ignore {} to leave it out",
+                as_arg(&col.name)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// What `--missing` made of the missing cells.
 struct Missing {
     /// Samples left in, in grid order.
@@ -361,13 +451,13 @@ fn feature_columns(features: Vec<RawColumn>, kept: &[usize], means: &[Option<f64
 /// among them.
 fn levels_of<'a>(texts: impl Iterator<Item = &'a String>) -> (Vec<String>, Vec<usize>) {
     let mut levels: Vec<String> = Vec::new();
+    let mut index: std::collections::HashMap<&'a str, usize> = std::collections::HashMap::new();
     let codes = texts
-        .map(|t| match levels.iter().position(|l| l == t) {
-            Some(c) => c,
-            None => {
+        .map(|t| {
+            *index.entry(t.as_str()).or_insert_with(|| {
                 levels.push(t.clone());
                 levels.len() - 1
-            }
+            })
         })
         .collect();
     (levels, codes)

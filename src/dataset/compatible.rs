@@ -5,7 +5,7 @@ use std::path::Path;
 
 use nalgebra::DMatrix;
 
-use super::cells::{Cell, read_cell};
+use super::cells::{Cell, MAX_MAGNITUDE, read_cell};
 use super::read::{
     decompress, err, field_lines, field_text, read_regular_file, split_fields, table_records,
 };
@@ -132,6 +132,19 @@ impl Dataset {
                                 ));
                             }
                             (Cell::Number(v), _) if self.options.log2 => v.log2(),
+                            (Cell::Number(v), _) if v.abs() > MAX_MAGNITUDE => {
+                                return Err(err(
+                                    path,
+                                    *line,
+                                    *column,
+                                    format!(
+                                        "column {} has {}, too large to compute with (at most {MAX_MAGNITUDE:e} in size)",
+                                        shown(name),
+                                        shown(text.trim())
+                                    ),
+                                    "rescale the column as the training table was",
+                                ));
+                            }
                             (Cell::Number(v), _) => v,
                             (Cell::Missing, Some(m)) => *m,
                             (Cell::Missing, None) => {

@@ -518,3 +518,53 @@ fn log2_transforms_training_and_test_tables_and_refuses_non_positive_values() {
     let e = error("a,b,label\n8,1,x\n2,-4,y\n", &opts);
     assert!(e.contains("t.csv:3:2") && e.contains("--log2"), "{e}");
 }
+
+#[test]
+fn values_too_large_to_square_are_refused_naming_the_column() {
+    let e = error("a,b,label\n1,1e308,x\n2,3,y\n", &LoadOptions::default());
+    assert!(
+        e.starts_with("t.csv:2:2: column \"b\" has \"1e308\", too large") && e.contains("rescale"),
+        "{e}"
+    );
+    assert!(load_str("a,b,label\n1,-1e150,x\n2,3,y\n", &LoadOptions::default()).is_ok());
+    // --log2 brings them down.
+    let opts = LoadOptions {
+        log2: true,
+        ..LoadOptions::default()
+    };
+    let d = load_str("a,b,label\n1,1e308,x\n2,3,y\n", &opts).unwrap();
+    assert!(d.x.iter().all(|v| v.is_finite()));
+}
+
+#[test]
+fn a_string_column_with_too_many_levels_is_refused_naming_it() {
+    let onehot = LoadOptions {
+        categorical: CategoricalPolicy::Onehot,
+        ..LoadOptions::default()
+    };
+    // An identifier: one level per row.
+    let mut text = String::from("a,code,label\n");
+    for i in 0..60 {
+        text.push_str(&format!("{i},c{i},{}\n", ["x", "y"][i % 2]));
+    }
+    let e = error(&text, &onehot);
+    assert!(
+        e.starts_with("t.csv:1:2: column \"code\" has 60 different strings among 60 samples")
+            && e.contains("--ignore code"),
+        "{e}"
+    );
+    // Over the absolute cap, however many rows.
+    let mut text = String::from("a,code,label\n");
+    for i in 0..1000 {
+        text.push_str(&format!("{i},c{},{}\n", i % 101, ["x", "y"][i % 2]));
+    }
+    let e = error(&text, &onehot);
+    assert!(e.contains("has 101 different strings among 1000"), "{e}");
+    // A handful of levels in a small table, or 100 levels seen twice each, are categories.
+    assert!(load_str("a,c,label\n1,u,x\n2,v,y\n3,w,x\n", &onehot).is_ok());
+    let mut text = String::from("a,code,label\n");
+    for i in 0..200 {
+        text.push_str(&format!("{i},c{},{}\n", i % 100, ["x", "y"][i % 2]));
+    }
+    assert_eq!(load_str(&text, &onehot).unwrap().n_features(), 101);
+}
