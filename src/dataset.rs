@@ -4,6 +4,8 @@
 mod build;
 mod cells;
 mod compatible;
+#[cfg(test)]
+mod fuzz;
 mod grid;
 mod read;
 mod rewrite;

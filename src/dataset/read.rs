@@ -39,6 +39,18 @@ pub fn decompress(path: &Path, bytes: Vec<u8>) -> Result<(Vec<u8>, bool), DataEr
                 "check that the file is complete, or decompress it yourself",
             )
         })?;
+    // Decoded once, it must be the table: content that is itself gzip (or
+    // merely starts like it) would be read here but could not be read back
+    // from an export, which writes the decoded bytes.
+    if out.starts_with(&GZIP_MAGIC) {
+        return Err(err(
+            path,
+            0,
+            0,
+            "the file is compressed twice (its decompressed content is gzip again)".into(),
+            "decompress it once yourself (gunzip) and read the result",
+        ));
+    }
     Ok((out, true))
 }
 
