@@ -94,11 +94,26 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
 }
 
 /// Replaces `path` whole with what `write` produces (scan's outputs are
-/// replaced when they exist, as they always were).
+/// replaced when they exist, as they always were). What is not a regular
+/// file (`/dev/null`, `/dev/stdout`, a pipe) cannot be replaced by a rename
+/// and is written in place.
 fn persist(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> Result<(), CliError>,
 ) -> Result<(), CliError> {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| {
+                CliError::Failed(
+                    anyhow::Error::new(e).context(format!("cannot write {}", path.display())),
+                )
+            })?;
+        let mut w = BufWriter::new(file);
+        write(&mut w)?;
+        return w.flush().map_err(|e| CliError::Failed(e.into()));
+    }
     let mut failed = None;
     let result = write_atomic(path, true, |w| {
         write(w).map_err(|e| {
@@ -164,7 +179,7 @@ fn would_be(path: &Path) -> PathBuf {
 }
 
 /// No output may overwrite an input (the table, or the `--predict` test
-/// table), and no two outputs may be one file. A path that does not exist
+/// table), and no two outputs may be one regular file. A path that does not exist
 /// yet cannot be an input.
 fn check_outputs(a: &ScanArgs) -> Result<(), CliError> {
     let inputs: Vec<(&str, &Path)> = std::iter::once(("the input table", a.data.as_path()))
@@ -185,9 +200,11 @@ fn check_outputs(a: &ScanArgs) -> Result<(), CliError> {
                 out.display()
             )));
         }
+        // A device (`/dev/null`) may take several outputs.
+        let device = std::fs::metadata(out).is_ok_and(|m| !m.is_file());
         if let Some((other, _)) = outputs[..o]
             .iter()
-            .find(|(_, earlier)| would_be(earlier) == would_be(out))
+            .find(|(_, earlier)| !device && would_be(earlier) == would_be(out))
         {
             return Err(CliError::BadInput(format!(
                 "{other} and {flag} both name {}: one would overwrite the other — give each its own file",
