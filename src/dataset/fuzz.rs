@@ -67,6 +67,13 @@ fn option_sets() -> Vec<LoadOptions> {
             multiline_cells: true,
             ..LoadOptions::default()
         },
+        LoadOptions {
+            transpose: true,
+            multiline_cells: true,
+            categorical: CategoricalPolicy::Onehot,
+            missing: MissingPolicy::Drop,
+            ..LoadOptions::default()
+        },
     ]
 }
 
@@ -115,18 +122,52 @@ fn token() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
-/// A table that loads, to mutate: header `id,a,b,label` (or `;`).
+/// A table that loads, to mutate: header `id,a,b,label` (or `;`), or the
+/// same cells transposed (`gene,s0,s1,..` with rows a, b, label); some
+/// labels quoted, one with a line break.
 fn table() -> impl Strategy<Value = Vec<u8>> {
-    let row = (0..5u8, -50..50i32, 0..3u8);
-    (proptest::collection::vec(row, 2..8), any::<bool>()).prop_map(|(rows, semicolon)| {
-        let d = if semicolon { ";" } else { "," };
-        let mut s = format!("id{d}a{d}b{d}label\n");
-        for (i, (a, b, l)) in rows.into_iter().enumerate() {
-            let label = ["p", "q", "\"r s\""][usize::from(l)];
-            s.push_str(&format!("s{i}{d}{a}{d}{}{d}{label}\n", f64::from(b) / 4.0));
-        }
-        s.into_bytes()
-    })
+    // The multi-line label and the transposed layout load only under some
+    // option sets, so they are the rarer cases.
+    let label = prop_oneof![3 => Just(0u8), 3 => Just(1), 1 => Just(2), 1 => Just(3)];
+    let row = (0..5u8, -50..50i32, label);
+    (
+        proptest::collection::vec(row, 2..8),
+        any::<bool>(),
+        prop_oneof![3 => Just(false), 1 => Just(true)],
+    )
+        .prop_map(|(rows, semicolon, transpose)| {
+            let d = if semicolon { ";" } else { "," };
+            let cells: Vec<[String; 4]> = rows
+                .into_iter()
+                .enumerate()
+                .map(|(i, (a, b, l))| {
+                    let label = ["p", "q", "\"r s\"", "\"t\nu\""][usize::from(l)];
+                    [
+                        format!("s{i}"),
+                        a.to_string(),
+                        (f64::from(b) / 4.0).to_string(),
+                        label.to_string(),
+                    ]
+                })
+                .collect();
+            let mut s = String::new();
+            if transpose {
+                let line = |name: &str, f: usize| {
+                    let row: Vec<&str> = cells.iter().map(|c| c[f].as_str()).collect();
+                    format!("{name}{d}{}\n", row.join(d))
+                };
+                s.push_str(&line("gene", 0));
+                s.push_str(&line("a", 1));
+                s.push_str(&line("b", 2));
+                s.push_str(&line("label", 3));
+            } else {
+                s.push_str(&format!("id{d}a{d}b{d}label\n"));
+                for c in &cells {
+                    s.push_str(&format!("{}\n", c.join(d)));
+                }
+            }
+            s.into_bytes()
+        })
 }
 
 fn gzip(bytes: Vec<u8>) -> Vec<u8> {
