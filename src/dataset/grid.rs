@@ -72,6 +72,31 @@ fn single_line(
     ))
 }
 
+/// [`single_line`] for a transposed sheet: the sample ids in the header
+/// and the cells of the label row (the first field of each names the row).
+fn single_line_sheet(
+    path: &Path,
+    opts: &LoadOptions,
+    header: &[(String, usize)],
+    label_cells: &[(String, usize)],
+    label_row: &str,
+) -> Result<(), DataError> {
+    for (j, (text, line)) in header.iter().enumerate().skip(1) {
+        single_line(
+            path,
+            opts,
+            text,
+            (*line, j + 1),
+            "the sample id in the header",
+        )?;
+    }
+    let what = format!("the label in row {}", shown(label_row));
+    for (j, (text, line)) in label_cells.iter().enumerate().skip(1) {
+        single_line(path, opts, text, (*line, j + 1), &what)?;
+    }
+    Ok(())
+}
+
 /// A record whose field count differs from the header's; when the record
 /// runs over several lines, a quote is the likely cause, and the message
 /// says where.
@@ -312,19 +337,7 @@ pub fn samples_as_columns(
         ));
     }
     let label_cells = &rows[label_row];
-    for (j, (text, line)) in header[1..].iter().enumerate() {
-        single_line(
-            path,
-            opts,
-            text,
-            (*line, j + 2),
-            "the sample id in the header",
-        )?;
-    }
-    let what = format!("the label in row {}", shown(&names[label_row]));
-    for (j, (text, line)) in label_cells[1..].iter().enumerate() {
-        single_line(path, opts, text, (*line, j + 2), &what)?;
-    }
+    single_line_sheet(path, opts, &header, label_cells, &names[label_row])?;
     Ok(Grid {
         features,
         labels: label_cells[1..].iter().map(|(t, _)| t.clone()).collect(),
