@@ -4,18 +4,22 @@
 mod build;
 mod cells;
 mod compatible;
+#[cfg(test)]
+mod fuzz;
 mod geo;
 mod grid;
 mod probs;
 mod read;
 mod rewrite;
 mod sheet;
+mod shown;
 #[cfg(test)]
 mod tests;
 
 pub use compatible::TestTable;
 pub use read::content_hash;
 pub use rewrite::rewrite;
+pub use shown::{name_list, one_line, shown};
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -80,6 +84,11 @@ pub struct LoadOptions {
     /// `--sheet NAME|INDEX`: the worksheet of a spreadsheet (default the first).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sheet: Option<String>,
+    /// Let a quoted label or id span several lines (legal CSV, but in a
+    /// label sheet almost always a stray quote). Not part of the session
+    /// key: it decides whether a file loads, not what it loads as.
+    #[serde(skip)]
+    pub multiline_cells: bool,
 }
 
 /// One bad-input message: file, 1-based line and column, what is wrong and
@@ -99,7 +108,7 @@ pub struct DataError {
 
 impl DataError {
     fn render(&self) -> String {
-        let mut s = self.file.display().to_string();
+        let mut s = one_line_path(&self.file);
         if self.line > 0 {
             s.push_str(&format!(":{}", self.line));
             if self.column > 0 {
@@ -114,6 +123,22 @@ impl DataError {
         }
         s
     }
+}
+
+/// A path on one line (a file name may hold a line break); unlike a cell,
+/// never cut: the user needs all of it.
+fn one_line_path(path: &Path) -> String {
+    path.display()
+        .to_string()
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                shown::one_line(&c.to_string())
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// The decompressed bytes of the input and where each record lies in them.
@@ -238,15 +263,7 @@ pub enum CellEdit {
 
 /// Reads a file (gzip recognised by its content) into a dataset.
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        err(
-            path,
-            0,
-            0,
-            format!("cannot read the file: {e}"),
-            "check the path and that you may read it",
-        )
-    })?;
+    let bytes = read::read_regular_file(path)?;
     load_bytes(path, bytes, opts)
 }
 
@@ -264,7 +281,7 @@ pub fn load_bytes(path: &Path, bytes: Vec<u8>, opts: &LoadOptions) -> Result<Dat
     };
     if let Some(kind) = geo::sniff(&bytes) {
         let (grid, sheet) = geo::grid(path, &bytes, kind, opts)?;
-        let records = read::scan_records(&sheet);
+        let records = read::scan(&sheet).records;
         let raw = RawTable {
             path: path.to_path_buf(),
             bytes: sheet,
@@ -275,16 +292,6 @@ pub fn load_bytes(path: &Path, bytes: Vec<u8>, opts: &LoadOptions) -> Result<Dat
         };
         return finish(path, grid, raw, opts);
     }
-    let records = read::scan_records(&bytes);
-    if records.is_empty() {
-        return Err(err(
-            path,
-            0,
-            0,
-            "the file is empty".into(),
-            "a header row and data rows are needed",
-        ));
-    }
     if opts.transpose && opts.probs.is_some() {
         return Err(err(
             path,
@@ -294,11 +301,9 @@ pub fn load_bytes(path: &Path, bytes: Vec<u8>, opts: &LoadOptions) -> Result<Dat
             "write the ids and labels as two columns (id,label)",
         ));
     }
-    let delimiter = match opts.delimiter {
-        Some(d) => d,
-        None if workbook.is_some() => b',',
-        None => read::sniff_delimiter(path, &bytes[records[0].content.clone()])?,
-    };
+    // A worksheet arrives as CSV written here, always comma-separated.
+    let delimiter = opts.delimiter.or(workbook.as_ref().map(|_| b','));
+    let (records, delimiter) = read::table_records(path, &bytes, delimiter)?;
     let grid = if opts.transpose {
         grid::samples_as_columns(path, &bytes, &records, delimiter, opts)?
     } else {
@@ -346,8 +351,8 @@ fn finish(
             0,
             0,
             format!(
-                "every sample has the label \"{}\", so there is nothing to tell apart",
-                built.classes.first().map(String::as_str).unwrap_or("")
+                "every sample has the label {}, so there is nothing to tell apart",
+                shown(built.classes.first().map(String::as_str).unwrap_or(""))
             ),
             "check that --label names the label column",
         ));

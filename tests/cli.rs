@@ -416,3 +416,339 @@ fn scan_with_cbt_reads_string_levels_of_house_votes() {
         "{stderr}"
     );
 }
+
+// ---- issue 12: bad input is refused in one line with exit 2 ----
+
+/// A small two-class table that every model fits quickly.
+fn small_table(dir: &Path, name: &str) -> PathBuf {
+    let mut text = String::from("id,f1,f2,label\n");
+    for i in 0..30 {
+        let class = i % 2;
+        let f1 = class as f64 * 2.0 + (i as f64 * 0.37).sin();
+        let f2 = (i as f64 * 0.11).cos() - class as f64;
+        text.push_str(&format!("s{i},{f1:.3},{f2:.3},{}\n", ["a", "b"][class]));
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Runs the command, expects exit 2 and one line on stderr, returns it.
+fn refused(cmd: &mut Command) -> String {
+    let out = cmd
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "wrote {:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    stderr
+}
+
+#[test]
+fn an_unclosed_quote_in_the_last_column_is_refused_where_it_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let q = dir.path().join("q.csv");
+    std::fs::write(
+        &q,
+        "id,f1,f2,label\n1,0.1,1.0,a\n2,0.2,2.0,\"b\n3,0.3,1.5,b\n4,0.4,2.5,a\n",
+    )
+    .unwrap();
+    let e = refused(relabel().arg("scan").arg(&q).args(["--model", "lda"]));
+    assert!(
+        e.contains("q.csv:3:4: a quote opens here and is never closed"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_label_over_several_lines_needs_multiline_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.csv");
+    let mut text = std::fs::read_to_string(small_table(dir.path(), "s.csv")).unwrap();
+    text.push_str("s30,0.5,0.5,\"a\nb\"\n");
+    std::fs::write(&path, text).unwrap();
+    let e = refused(relabel().arg("scan").arg(&path).args(["--model", "lda"]));
+    assert!(
+        e.contains("m.csv:32:4: the label in column \"label\" spans lines 32-33"),
+        "{e}"
+    );
+    assert!(e.contains("--multiline-cells"), "{e}");
+    let out =
+        succeed(
+            relabel()
+                .arg("scan")
+                .arg(&path)
+                .args(["--model", "lda", "--multiline-cells"]),
+        );
+    let (_, rows) = parse_csv(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(rows.len(), 31);
+}
+
+#[test]
+fn scan_never_overwrites_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = small_table(dir.path(), "d.csv");
+    let test = small_table(dir.path(), "t.csv");
+    let before = std::fs::read(&data).unwrap();
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    // The same file by another spelling, and through a symlink.
+    let other_spelling = sub.join("..").join("d.csv");
+    let mut cases = vec![
+        vec!["--out".into(), data.clone()],
+        vec!["--report".into(), other_spelling],
+        vec![
+            "--predict".into(),
+            test.clone(),
+            "--predictions".into(),
+            test.clone(),
+        ],
+        vec![
+            "--predict".into(),
+            test.clone(),
+            "--predictions".into(),
+            data.clone(),
+        ],
+    ];
+    #[cfg(unix)]
+    {
+        let link = dir.path().join("link.csv");
+        std::os::unix::fs::symlink(&data, &link).unwrap();
+        cases.push(vec!["--out".into(), link]);
+    }
+    for case in cases {
+        let e = refused(
+            relabel()
+                .arg("scan")
+                .arg(&data)
+                .args(["--model", "lda"])
+                .args(&case),
+        );
+        assert!(
+            e.contains("scan never overwrites its input"),
+            "{case:?}: {e}"
+        );
+    }
+    assert_eq!(std::fs::read(&data).unwrap(), before);
+    // Two outputs in one file.
+    let e = refused(
+        relabel()
+            .arg("scan")
+            .arg(&data)
+            .args(["--model", "lda", "--out"])
+            .arg(dir.path().join("x.csv"))
+            .arg("--report")
+            .arg(sub.join("..").join("x.csv")),
+    );
+    assert!(e.contains("--out and --report both name"), "{e}");
+}
+
+#[test]
+fn a_failed_scan_writes_nothing_and_a_good_one_replaces_its_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = small_table(dir.path(), "d.csv");
+    let bad_test = dir.path().join("bad_test.csv");
+    std::fs::write(&bad_test, "id,f1,label\ns0,1,a\n").unwrap();
+    let (out, report, pred) = (
+        dir.path().join("ranking.csv"),
+        dir.path().join("report.json"),
+        dir.path().join("pred.csv"),
+    );
+    std::fs::write(&out, "old ranking").unwrap();
+    let run = |test: &Path| {
+        let mut cmd = relabel();
+        cmd.arg("scan")
+            .arg(&data)
+            .args(["--model", "lda", "--out"])
+            .arg(&out)
+            .arg("--report")
+            .arg(&report)
+            .arg("--predict")
+            .arg(test)
+            .arg("--predictions")
+            .arg(&pred);
+        cmd
+    };
+    let e = refused(&mut run(&bad_test));
+    assert!(e.contains("no column \"f2\""), "{e}");
+    assert!(!report.exists() && !pred.exists());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old ranking");
+    succeed(&mut run(&small_table(dir.path(), "t.csv")));
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .starts_with("row,id,given")
+    );
+    assert!(report.exists() && pred.exists());
+    // A device is written in place (a rename cannot replace it).
+    #[cfg(unix)]
+    succeed(relabel().arg("scan").arg(&data).args([
+        "--model",
+        "lda",
+        "--out",
+        "/dev/null",
+        "--report",
+        "/dev/null",
+    ]));
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "bad_test.csv",
+            "d.csv",
+            "pred.csv",
+            "ranking.csv",
+            "report.json",
+            "t.csv"
+        ],
+        "no temporary file left"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_a_device_is_refused_without_reading_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.csv");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let e = refused(relabel().arg("scan").arg(&fifo));
+        assert!(
+            e.contains("pipe.csv: this is a named pipe (FIFO), not a regular file"),
+            "{e}"
+        );
+        let data = small_table(dir.path(), "d.csv");
+        let e = refused(
+            relabel()
+                .arg("scan")
+                .arg(&data)
+                .args(["--model", "lda", "--predict"])
+                .arg(&fifo)
+                .arg("--predictions")
+                .arg(dir.path().join("p.csv")),
+        );
+        assert!(e.contains("not a regular file"), "{e}");
+    }
+    let e = refused(relabel().args(["scan", "/dev/zero"]));
+    assert!(
+        e.contains("/dev/zero: this is a device, not a regular file"),
+        "{e}"
+    );
+}
+
+#[test]
+fn onehot_on_an_identifier_column_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ids.csv");
+    let mut text = String::from("f1,city,label\n");
+    for i in 0..10_000 {
+        text.push_str(&format!(
+            "{},c{i},{}\n",
+            (i % 7) as f64 / 7.0,
+            ["a", "b"][i % 2]
+        ));
+    }
+    std::fs::write(&path, text).unwrap();
+    for model in ["auto", "rnda"] {
+        let e = refused(relabel().arg("scan").arg(&path).args([
+            "--categorical",
+            "onehot",
+            "--model",
+            model,
+        ]));
+        assert!(
+            e.contains("column \"city\" has 10000 different strings among 10000 samples")
+                && e.contains("--ignore city"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn cells_in_messages_are_one_line_and_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.csv");
+    let long = "z".repeat(10_000);
+    std::fs::write(&path, format!("a,b,label\n1,\"x\ny\",p\n2,{long},q\n")).unwrap();
+    let e = refused(relabel().arg("scan").arg(&path).args(["--model", "lda"]));
+    assert!(e.contains("cannot read \"x\\ny\""), "{e}");
+    assert!(e.len() < 400, "{e}");
+}
+
+#[test]
+fn huge_values_are_refused_at_load_naming_the_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.csv");
+    let mut text = String::from("f1,big,label\n");
+    for i in 0..20 {
+        text.push_str(&format!("{i},1e308,{}\n", ["a", "b"][i % 2]));
+    }
+    std::fs::write(&path, text).unwrap();
+    for model in ["rnda", "mda", "auto"] {
+        let e = refused(relabel().arg("scan").arg(&path).args(["--model", model]));
+        assert!(
+            e.contains("h.csv:2:2: column \"big\" has \"1e308\", too large")
+                && e.contains("rescale"),
+            "{model}: {e}"
+        );
+    }
+}
+
+#[test]
+fn options_the_model_does_not_read_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = small_table(dir.path(), "d.csv");
+    let scan = |args: &[&str]| {
+        let mut cmd = relabel();
+        cmd.arg("scan").arg(&data).args(args);
+        cmd
+    };
+    let e = refused(&mut scan(&["--model", "lda", "--gamma", "abc"]));
+    assert!(
+        e.contains("--gamma is not read by model lda, which reads: shrinkage"),
+        "{e}"
+    );
+    let e = refused(&mut scan(&["--model", "rlr", "--opt", "restarts=2"]));
+    assert!(e.contains("--opt restarts is not read by model rlr"), "{e}");
+    let e = refused(&mut scan(&["--opt", "clusters_per_class=2"]));
+    assert!(e.contains("any model auto may choose"), "{e}");
+    // Typing a default value still counts as typing it.
+    let e = refused(&mut scan(&["--model", "nda", "--seed", "0"]));
+    assert!(e.contains("--seed is not read by model nda"), "{e}");
+    // all reads its members' options; auto what any candidate reads.
+    succeed(&mut scan(&[
+        "--model",
+        "rlr",
+        "--fix-gamma",
+        "--gamma",
+        "0.1,0.1",
+    ]));
+    succeed(&mut scan(&["--shrinkage", "0.1"]));
+    succeed(&mut scan(&["--model", "lda", "--opt", "shrinkage=0.2"]));
+}
+
+#[test]
+fn a_class_named_like_a_fixed_column_gets_unambiguous_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.csv");
+    let text = std::fs::read_to_string(small_table(dir.path(), "d.csv"))
+        .unwrap()
+        .replace(",a\n", ",mislabel\n");
+    std::fs::write(&path, text).unwrap();
+    let out = succeed(relabel().arg("scan").arg(&path).args(["--model", "lda"]));
+    let (header, _) = parse_csv(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(header[4], "p_mislabel");
+    assert_eq!(header[6..8], ["p[mislabel]", "p[b]"]);
+    let unique: std::collections::HashSet<&String> = header.iter().collect();
+    assert_eq!(unique.len(), header.len(), "{header:?}");
+}

@@ -8,7 +8,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::dataset::{CategoricalPolicy, LoadOptions, MissingPolicy};
 use crate::eval::noise::NoiseKind;
-use crate::models::{AUTO, CovarianceFamily, MODELS, ModelOptions};
+use crate::models::ensemble::ENSEMBLE_MEMBERS;
+use crate::models::{AUTO, CovarianceFamily, DataShape, MODELS, ModelOptions, resolve_model_name};
 
 use super::CliError;
 
@@ -106,6 +107,10 @@ pub struct DataArgs {
     /// (default: the first).
     #[arg(long, global = true, value_name = "NAME|INDEX")]
     pub sheet: Option<String>,
+    /// Let a quoted label or id span several lines (legal CSV; without it
+    /// such a cell is refused, as it is almost always a stray quote).
+    #[arg(long, global = true)]
+    pub multiline_cells: bool,
 }
 
 impl DataArgs {
@@ -146,6 +151,7 @@ impl DataArgs {
             log2: self.log2,
             probs: self.probs.clone(),
             sheet: self.sheet.clone(),
+            multiline_cells: self.multiline_cells,
         })
     }
 }
@@ -230,6 +236,121 @@ impl ModelArgs {
         o.check_with_every_model()?;
         Ok(o)
     }
+}
+
+impl ModelArgs {
+    /// The model options the user typed, each with the flag that set it:
+    /// the dedicated flags given (`Some`, or a switch turned on) and every
+    /// `--opt` key. Defaults are never compared, so typing a default counts.
+    pub fn typed(&self) -> Vec<(String, String)> {
+        let given = [
+            ("--cov", "covariance", self.covariance.is_some()),
+            ("--shrinkage", "shrinkage", self.shrinkage.is_some()),
+            ("--seed", "seed", self.seed.is_some()),
+            ("--max-iter", "max_iter", self.max_iter.is_some()),
+            ("--tol", "tol", self.tol.is_some()),
+            ("--gamma", "gamma", self.gamma.is_some()),
+            ("--fix-gamma", "fix_gamma", self.fix_gamma),
+            (
+                "--noise-fraction",
+                "noise_fraction",
+                self.noise_fraction.is_some(),
+            ),
+            ("--lambda-rule", "lambda_rule", self.lambda_rule.is_some()),
+        ];
+        let flags = given
+            .into_iter()
+            .filter(|(_, _, typed)| *typed)
+            .map(|(flag, option, _)| (flag.to_string(), option.to_string()));
+        let opts = self.opts.iter().map(|kv| {
+            let key = kv.split_once('=').map_or(kv.as_str(), |(k, _)| k);
+            let key = key.trim().replace('-', "_");
+            (format!("--opt {key}"), key)
+        });
+        flags.chain(opts).collect()
+    }
+
+    /// Refuses options the user typed that `model` does not read, which
+    /// would otherwise be silently ignored. `all` reads what its members
+    /// read; `auto` accepts what any model it may choose reads.
+    pub fn check_read_by(&self, model: &str) -> Result<(), CliError> {
+        let reads = options_read_by(model);
+        let known = ModelOptions::default();
+        for (flag, option) in self.typed() {
+            // An unknown --opt key is reported by `model_options`, with the known ones.
+            if reads.contains(&option.as_str()) || known.get(&option).is_none() {
+                continue;
+            }
+            let readers: Vec<&str> = MODELS
+                .iter()
+                .filter(|m| options_read_by(m.name).contains(&option.as_str()))
+                .map(|m| m.name)
+                .collect();
+            let whose = if model == AUTO {
+                format!(
+                    "any model auto may choose ({})",
+                    auto_candidates().join(", ")
+                )
+            } else {
+                format!("model {model}")
+            };
+            let choose = if readers.is_empty() {
+                String::new()
+            } else {
+                format!(", or choose a model that reads it: {}", readers.join(", "))
+            };
+            return Err(CliError::BadInput(format!(
+                "{flag} is not read by {whose}, which reads: {} — leave it out{choose}",
+                reads.join(", ")
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The models `auto` may resolve to: asked of the resolver itself, once per
+/// kind of table it tells apart (discrete; at least as many features as
+/// samples; continuous), so the list follows the rule.
+fn auto_candidates() -> Vec<String> {
+    let shapes = [(10, 2, true), (2, 10, false), (10, 2, false)];
+    let mut names: Vec<String> = Vec::new();
+    for (n_samples, n_features, discrete) in shapes {
+        let shape = DataShape {
+            n_samples,
+            n_features,
+            discrete,
+        };
+        let (name, _) = resolve_model_name(AUTO, &shape);
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// The option names a model reads (`ModelInfo::options`); for `all` with
+/// its members', for `auto` every candidate's, in registry order.
+fn options_read_by(model: &str) -> Vec<&'static str> {
+    let members: Vec<String> = match model {
+        AUTO => auto_candidates(),
+        "all" => std::iter::once("all")
+            .chain(ENSEMBLE_MEMBERS.iter().copied())
+            .map(String::from)
+            .collect(),
+        name => vec![name.to_string()],
+    };
+    let mut reads: Vec<&'static str> = Vec::new();
+    for info in MODELS
+        .iter()
+        .filter(|m| members.iter().any(|n| n == m.name))
+    {
+        for option in info.options {
+            if !reads.contains(option) {
+                reads.push(option);
+            }
+        }
+    }
+    reads
 }
 
 #[derive(Debug, Args)]

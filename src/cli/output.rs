@@ -1,10 +1,7 @@
 //! Writers for scan's ranking CSV, JSON report and predictions.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::Path;
+use std::io::Write;
 
-use anyhow::Context;
 use nalgebra::DMatrix;
 use serde_json::json;
 
@@ -29,19 +26,36 @@ fn num(v: f64) -> String {
     }
 }
 
+/// The ranking's fixed columns (DESIGN §3), before the per-class ones.
+pub const RANKING_COLUMNS: [&str; 6] = ["row", "id", "given", "suggested", "p_mislabel", "gamma"];
+
+/// The per-class probability columns: `p_<class>` for every class, unless
+/// one of those names would equal another column of the file (a class
+/// called `mislabel` makes a second `p_mislabel`); then every class's
+/// column is `p[<class>]`, so a script sees one rule per file and can tell
+/// which from the header. Distinct classes give distinct names either way.
+pub fn class_columns(classes: &[String], others: &[String]) -> Vec<String> {
+    let plain: Vec<String> = classes.iter().map(|c| format!("p_{c}")).collect();
+    if plain.iter().any(|p| others.contains(p)) {
+        classes.iter().map(|c| format!("p[{c}]")).collect()
+    } else {
+        plain
+    }
+}
+
 /// Writes the ranking: one line per sample, most suspect first.
 pub fn write_ranking(w: &mut dyn Write, ds: &Dataset, fit: &Fit) -> Result<(), CliError> {
     let mut out = csv::Writer::from_writer(w);
-    let mut header = vec![
-        "row".to_string(),
-        "id".into(),
-        "given".into(),
-        "suggested".into(),
-        "p_mislabel".into(),
-        "gamma".into(),
-    ];
-    header.extend(ds.classes.iter().map(|c| format!("p_{c}")));
-    header.extend(fit.extra.sample_columns.iter().map(|c| c.name.clone()));
+    let mut header: Vec<String> = RANKING_COLUMNS.iter().map(|c| c.to_string()).collect();
+    let extras: Vec<String> = fit
+        .extra
+        .sample_columns
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    let others: Vec<String> = header.iter().chain(&extras).cloned().collect();
+    header.extend(class_columns(&ds.classes, &others));
+    header.extend(extras);
     let io = |e: csv::Error| CliError::Failed(anyhow::anyhow!("cannot write the ranking: {e}"));
     out.write_record(&header).map_err(io)?;
     for i in fit.ranking() {
@@ -107,43 +121,38 @@ pub fn report_value(ds: &Dataset, fit: &Fit, info: &RunInfo) -> serde_json::Valu
     })
 }
 
-pub fn write_report(path: &Path, ds: &Dataset, fit: &Fit, info: &RunInfo) -> Result<(), CliError> {
+/// The report as the text written to REPORT.json.
+pub fn report_text(ds: &Dataset, fit: &Fit, info: &RunInfo) -> Result<String, CliError> {
     let value = report_value(ds, fit, info);
     let text = serde_json::to_string_pretty(&value)
         .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot encode the report: {e}")))?;
-    std::fs::write(path, text + "\n")
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    Ok(text + "\n")
 }
 
 /// Writes one line per test row: row, id, predicted, p_<class>, and `given`
-/// when the test file has labels. Returns the accuracy against those labels.
+/// when the test file has labels.
 pub fn write_predictions(
-    path: &Path,
+    w: &mut dyn Write,
     ds: &Dataset,
     proba: &DMatrix<f64>,
     ids: &[String],
     labels: Option<&[String]>,
-) -> Result<Option<f64>, CliError> {
-    let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-    let mut out = csv::Writer::from_writer(BufWriter::new(file));
+) -> Result<(), CliError> {
+    let mut out = csv::Writer::from_writer(w);
     let io = |e: csv::Error| CliError::Failed(anyhow::anyhow!("cannot write predictions: {e}"));
     let mut header = vec!["row".to_string(), "id".into()];
     if labels.is_some() {
         header.push("given".into());
     }
     header.push("predicted".into());
-    header.extend(ds.classes.iter().map(|c| format!("p_{c}")));
+    let others = header.clone();
+    header.extend(class_columns(&ds.classes, &others));
     out.write_record(&header).map_err(io)?;
-    let mut right = 0usize;
     for i in 0..proba.nrows() {
         let predicted = &ds.classes[argmax(proba.row(i).iter().copied())];
         let mut rec = vec![i.to_string(), ids[i].clone()];
         if let Some(l) = labels {
             rec.push(l[i].clone());
-            if &l[i] == predicted {
-                right += 1;
-            }
         }
         rec.push(predicted.clone());
         rec.extend((0..ds.classes.len()).map(|k| num(proba[(i, k)])));
@@ -151,5 +160,37 @@ pub fn write_predictions(
     }
     out.flush()
         .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot write predictions: {e}")))?;
-    Ok(labels.map(|_| right as f64 / proba.nrows().max(1) as f64))
+    Ok(())
+}
+
+/// The share of test rows whose predicted class is their label.
+pub fn accuracy(ds: &Dataset, proba: &DMatrix<f64>, labels: &[String]) -> f64 {
+    let right = (0..proba.nrows())
+        .filter(|&i| ds.classes[argmax(proba.row(i).iter().copied())] == labels[i])
+        .count();
+    right as f64 / proba.nrows().max(1) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn class_columns_are_p_class_unless_one_would_collide() {
+        let fixed = names(&RANKING_COLUMNS);
+        assert_eq!(class_columns(&names(&["a", "b"]), &fixed), ["p_a", "p_b"]);
+        assert_eq!(
+            class_columns(&names(&["mislabel", "ok"]), &fixed),
+            ["p[mislabel]", "p[ok]"]
+        );
+        let with_extra = names(&["row", "p_lambda"]);
+        assert_eq!(
+            class_columns(&names(&["lambda", "x"]), &with_extra),
+            ["p[lambda]", "p[x]"]
+        );
+    }
 }

@@ -1,20 +1,38 @@
 //! `relabel scan`: fit one model and write the ranking (DESIGN §3).
+//!
+//! Nothing is written until everything has been computed: a run that fails
+//! (bad test table, a model that cannot classify) leaves no report or
+//! ranking behind, and each output replaces its file whole
+//! ([`crate::atomic_write::write_atomic`]). No output may name an input.
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::Context;
+use nalgebra::DMatrix;
 
 use super::args::{DataArgs, ModelArgs, ScanArgs};
-use super::output::{RunInfo, write_predictions, write_ranking, write_report};
+use super::output::{RunInfo, accuracy, report_text, write_predictions, write_ranking};
 use super::{CliError, load};
 use crate::app::{FitInputs, FitPlan};
+use crate::atomic_write::write_atomic;
+use crate::dataset::Dataset;
 use crate::models::no_progress;
 
+/// The test table's predictions, computed before anything is written.
+struct Predictions {
+    proba: DMatrix<f64>,
+    ids: Vec<String>,
+    labels: Option<Vec<String>>,
+}
+
 pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliError> {
-    let ds = load(&a.data, data, &[model.name()])?;
+    // Options and output paths are checked before a large table is read.
+    // Whether the model reads an option comes before what its value is.
+    model.check_read_by(model.name())?;
     let options = model.model_options()?;
+    check_outputs(a)?;
+    let ds = load(&a.data, data, &[model.name()])?;
     let plan = FitPlan::for_table(&ds, model.name(), &options)?;
     let started = Instant::now();
     let inputs = FitInputs::of_table(&ds, &plan, None);
@@ -26,48 +44,172 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
         options,
         wall_seconds: wall.as_secs_f64(),
     };
+    let predictions = match &a.predict {
+        Some(test) if a.predictions.is_some() => {
+            let classifier = fit.classifier.as_ref().ok_or_else(|| {
+                CliError::BadInput(format!("model {name} cannot classify new rows"))
+            })?;
+            let table = ds.load_compatible(test)?;
+            let proba = classifier.predict_proba(&plan.test_matrix(&ds, &table.x));
+            Some(Predictions {
+                proba,
+                ids: table.ids,
+                labels: table.labels,
+            })
+        }
+        _ => None,
+    };
+    let report = match &a.report {
+        Some(_) => Some(report_text(&ds, &fit, &info)?),
+        None => None,
+    };
 
-    if let Some(path) = &a.report {
-        write_report(path, &ds, &fit, &info)?;
+    // Everything is computed: now write.
+    if let (Some(path), Some(text)) = (&a.report, &report) {
+        persist(path, |w| {
+            w.write_all(text.as_bytes())
+                .map_err(|e| CliError::Failed(e.into()))
+        })?;
     }
     match &a.out {
-        Some(path) => {
-            let file =
-                File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-            let mut w = BufWriter::new(file);
-            write_ranking(&mut w, &ds, &fit)?;
-            w.flush()
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
-        None => {
-            let stdout = std::io::stdout();
-            let mut w = BufWriter::new(stdout.lock());
-            // A reader that stops early (`| head`) is not an error.
-            match write_ranking(&mut w, &ds, &fit).and_then(|()| {
-                w.flush()
-                    .map_err(|e| CliError::Failed(anyhow::Error::new(e)))
-            }) {
-                Err(CliError::Failed(e)) if is_broken_pipe(&e) => return Ok(()),
-                other => other?,
-            }
+        Some(path) => persist(path, |w| write_ranking(w, &ds, &fit))?,
+        None => write_stdout(&ds, &fit)?,
+    }
+    if let (Some(path), Some(p)) = (&a.predictions, &predictions) {
+        persist(path, |w| {
+            write_predictions(w, &ds, &p.proba, &p.ids, p.labels.as_deref())
+        })?;
+    }
+    if let (Some(test), Some(p)) = (&a.predict, &predictions)
+        && let Some(labels) = &p.labels
+    {
+        eprintln!(
+            "test accuracy on {}: {:.2}% ({} rows)",
+            test.display(),
+            100.0 * accuracy(&ds, &p.proba, labels),
+            p.ids.len()
+        );
+    }
+    Ok(())
+}
+
+/// Replaces `path` whole with what `write` produces (scan's outputs are
+/// replaced when they exist, as they always were). What is not a regular
+/// file (`/dev/null`, `/dev/stdout`, a pipe) cannot be replaced by a rename
+/// and is written in place.
+fn persist(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| {
+                CliError::Failed(
+                    anyhow::Error::new(e).context(format!("cannot write {}", path.display())),
+                )
+            })?;
+        let mut w = BufWriter::new(file);
+        write(&mut w)?;
+        return w.flush().map_err(|e| CliError::Failed(e.into()));
+    }
+    let mut failed = None;
+    let result = write_atomic(path, true, |w| {
+        write(w).map_err(|e| {
+            let io = std::io::Error::other(e.to_string());
+            failed = Some(e);
+            io
+        })
+    });
+    match (result, failed) {
+        (Ok(()), _) => Ok(()),
+        (Err(_), Some(e)) => Err(e),
+        (Err(e), None) => Err(CliError::Failed(
+            anyhow::Error::new(e).context(format!("cannot write {}", path.display())),
+        )),
+    }
+}
+
+/// The ranking on stdout; a reader that stops early (`| head`) is not an error.
+fn write_stdout(ds: &Dataset, fit: &crate::models::Fit) -> Result<(), CliError> {
+    let stdout = std::io::stdout();
+    let mut w = BufWriter::new(stdout.lock());
+    match write_ranking(&mut w, ds, fit).and_then(|()| {
+        w.flush()
+            .map_err(|e| CliError::Failed(anyhow::Error::new(e)))
+    }) {
+        Err(CliError::Failed(e)) if is_broken_pipe(&e) => Ok(()),
+        other => other,
+    }
+}
+
+/// One file, however it is named: the same canonical path, or (on Unix)
+/// the same device and inode (a hard link).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) if x == y => return true,
+        (Ok(_), Ok(_)) => {}
+        _ => return false,
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return x.dev() == y.dev() && x.ino() == y.ino();
         }
     }
-    if let (Some(test), Some(out)) = (&a.predict, &a.predictions) {
-        let classifier = fit
-            .classifier
-            .as_ref()
-            .ok_or_else(|| CliError::BadInput(format!("model {name} cannot classify new rows")))?;
-        let table = ds.load_compatible(test)?;
-        let proba = classifier.predict_proba(&plan.test_matrix(&ds, &table.x));
-        let ids = table.ids;
-        let accuracy = write_predictions(out, &ds, &proba, &ids, table.labels.as_deref())?;
-        if let Some(acc) = accuracy {
-            eprintln!(
-                "test accuracy on {}: {:.2}% ({} rows)",
-                test.display(),
-                100.0 * acc,
-                ids.len()
-            );
+    false
+}
+
+/// Where a path that may not exist yet would be: its directory made
+/// canonical, joined with its name.
+fn would_be(path: &Path) -> PathBuf {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return p;
+    }
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    match (std::fs::canonicalize(dir), path.file_name()) {
+        (Ok(d), Some(name)) => d.join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// No output may overwrite an input (the table, or the `--predict` test
+/// table), and no two outputs may be one regular file. A path that does not exist
+/// yet cannot be an input.
+fn check_outputs(a: &ScanArgs) -> Result<(), CliError> {
+    let inputs: Vec<(&str, &Path)> = std::iter::once(("the input table", a.data.as_path()))
+        .chain(a.predict.as_deref().map(|p| ("the --predict table", p)))
+        .collect();
+    let outputs: Vec<(&str, &Path)> = [
+        ("--out", a.out.as_deref()),
+        ("--report", a.report.as_deref()),
+        ("--predictions", a.predictions.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| p.map(|p| (flag, p)))
+    .collect();
+    for (o, &(flag, out)) in outputs.iter().enumerate() {
+        if let Some((what, _)) = inputs.iter().find(|(_, input)| same_file(out, input)) {
+            return Err(CliError::BadInput(format!(
+                "{flag} {} is {what}: scan never overwrites its input — choose another file for {flag}",
+                out.display()
+            )));
+        }
+        // A device (`/dev/null`) may take several outputs.
+        let device = std::fs::metadata(out).is_ok_and(|m| !m.is_file());
+        if let Some((other, _)) = outputs[..o]
+            .iter()
+            .find(|(_, earlier)| !device && would_be(earlier) == would_be(out))
+        {
+            return Err(CliError::BadInput(format!(
+                "{other} and {flag} both name {}: one would overwrite the other — give each its own file",
+                out.display()
+            )));
         }
     }
     Ok(())

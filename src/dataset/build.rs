@@ -5,9 +5,10 @@ use std::path::Path;
 
 use nalgebra::DMatrix;
 
-use super::cells::{CellAt, RawColumn};
+use super::cells::{CellAt, MAX_MAGNITUDE, RawColumn};
 use super::grid::Grid;
 use super::read::err;
+use super::shown::{as_arg, shown};
 use super::{
     CategoricalColumn, CategoricalPolicy, DataError, FeatureSource, LoadOptions, MissingPolicy,
 };
@@ -29,7 +30,8 @@ pub struct Built {
 
 fn hint_for(name: &str) -> String {
     format!(
-        "use --ignore {name} to leave the column out, or --categorical onehot to turn its levels into 0/1 columns (--model cbt reads the levels as they are)"
+        "use --ignore {} to leave the column out, or --categorical onehot to turn its levels into 0/1 columns (--model cbt reads the levels as they are)",
+        as_arg(name)
     )
 }
 
@@ -54,8 +56,12 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
     if opts.log2 {
         take_log2(path, &mut features)?;
     }
+    if !opts.log2 {
+        check_magnitudes(path, &features)?;
+    }
     let missing = handle_missing(path, &mut features, n, opts)?;
     let kept = missing.kept;
+    check_levels(path, &features, &kept, opts)?;
     let columns = feature_columns(features, &kept, &missing.means);
     let (classes, labels) = classes_of(&grid.labels, &kept);
     let ids = match ids {
@@ -94,7 +100,7 @@ fn check_labels(path: &Path, grid: &Grid) -> Result<(), DataError> {
                 path,
                 line,
                 column,
-                format!("the label in column \"{}\" is empty", grid.label_name),
+                format!("the label in column {} is empty", shown(&grid.label_name)),
                 "every sample needs a label: fill it in, or remove the row",
             ));
         }
@@ -122,8 +128,8 @@ fn choose_ids(
             1,
             0,
             format!(
-                "the id column \"{}\" has repeated values",
-                opts.id.as_deref().unwrap_or("")
+                "the id column {} has repeated values",
+                shown(opts.id.as_deref().unwrap_or(""))
             ),
             "choose a column with unique values, or leave out --id",
         ))
@@ -140,7 +146,7 @@ fn check_cells(path: &Path, features: &[RawColumn], opts: &LoadOptions) -> Resul
             path,
             at.line,
             at.column,
-            format!("\"{}\" is not a finite number", at.text),
+            format!("{} is not a finite number", shown(&at.text)),
             "replace it with a number, or mark it missing (NA)",
         ));
     }
@@ -152,8 +158,9 @@ fn check_cells(path: &Path, features: &[RawColumn], opts: &LoadOptions) -> Resul
             at.line,
             at.column,
             format!(
-                "cannot read \"{}\" as a number in column \"{name}\"",
-                at.text
+                "cannot read {} as a number in column {}",
+                shown(&at.text),
+                shown(&name)
             ),
             &hint_for(&name),
         ));
@@ -169,11 +176,13 @@ fn check_cells(path: &Path, features: &[RawColumn], opts: &LoadOptions) -> Resul
             at.line,
             at.column,
             format!(
-                "cannot read \"{}\" as a number in column \"{name}\", whose other cells are numbers",
-                at.text
+                "cannot read {} as a number in column {}, whose other cells are numbers",
+                shown(&at.text),
+                shown(&name)
             ),
             &format!(
-                "fix the cell, mark it missing (NA), or use --ignore {name} to leave the column out"
+                "fix the cell, mark it missing (NA), or use --ignore {} to leave the column out",
+                as_arg(&name)
             ),
         ));
     }
@@ -193,17 +202,105 @@ fn take_log2(path: &Path, features: &mut [RawColumn]) -> Result<(), DataError> {
             at.line,
             at.column,
             format!(
-                "--log2 needs positive values, but column \"{name}\" has {}",
-                at.text
+                "--log2 needs positive values, but column {} has {}",
+                shown(&name),
+                shown(&at.text)
             ),
             &format!(
-                "drop --log2, or use --ignore {name} to leave the column out (or shift the data to be positive before loading)"
+                "drop --log2, or use --ignore {} to leave the column out (or shift the data to be positive before loading)",
+                as_arg(&name)
             ),
         ));
     }
     for col in features.iter_mut().filter(|c| c.first_text.is_none()) {
         // NaN (missing) stays NaN.
         col.values.iter_mut().for_each(|v| *v = v.log2());
+    }
+    Ok(())
+}
+
+/// Numbers too large to square and sum (see [`MAX_MAGNITUDE`]) are refused,
+/// naming the column (after `--log2`, which brings them down, they are fine).
+fn check_magnitudes(path: &Path, features: &[RawColumn]) -> Result<(), DataError> {
+    let Some((at, name)) = earliest(features, |c| {
+        c.first_text
+            .is_none()
+            .then_some(c.first_huge.as_ref())
+            .flatten()
+    }) else {
+        return Ok(());
+    };
+    Err(err(
+        path,
+        at.line,
+        at.column,
+        format!(
+            "column {} has {}, too large to compute with: values up to {MAX_MAGNITUDE:e} in size are read, as their squares must add up without overflow",
+            shown(&name),
+            shown(&at.text)
+        ),
+        &format!(
+            "rescale the column (divide it by a power of ten, or pass --log2 for positive intensities), or use --ignore {} to leave it out",
+            as_arg(&name)
+        ),
+    ))
+}
+
+/// At most this many 0/1 columns come from one string column. Every level
+/// is a feature: the Gaussian models estimate a covariance over all
+/// features, quadratic in their number (100 levels alone are 5,050
+/// parameters per class), and the logistic ones a weight per feature and
+/// class; a column of thousands of levels made a fit run for minutes or
+/// ask for gigabytes, for estimates that are noise.
+pub const MAX_ONEHOT_LEVELS: usize = 100;
+
+/// Up to this many levels a string column is a category however few rows
+/// there are (a small table may well see each of a handful of levels once).
+const FEW_LEVELS: usize = 20;
+
+/// String columns that are not categories: more levels than
+/// [`MAX_ONEHOT_LEVELS`], or (beyond [`FEW_LEVELS`]) more levels than half
+/// the samples. A level seen once on average is a 0/1 column with a single
+/// 1, from which no model learns anything: such a column names samples (an
+/// identifier) or holds free text.
+fn check_levels(
+    path: &Path,
+    features: &[RawColumn],
+    kept: &[usize],
+    opts: &LoadOptions,
+) -> Result<(), DataError> {
+    for col in features.iter().filter(|c| is_text(c)) {
+        let Some(texts) = col.texts.as_ref() else {
+            continue;
+        };
+        let levels = kept
+            .iter()
+            .map(|&i| texts[i].as_str())
+            .collect::<HashSet<_>>()
+            .len();
+        let n = kept.len();
+        if levels <= MAX_ONEHOT_LEVELS && (levels <= FEW_LEVELS || 2 * levels <= n) {
+            continue;
+        }
+        let at = col.first_text.clone().unwrap_or_else(unreachable_at);
+        let (line, column) = if opts.transpose {
+            (at.line, 1)
+        } else {
+            (1, at.column)
+        };
+        return Err(err(
+            path,
+            line,
+            column,
+            format!(
+                "column {} has {levels} different strings among {n} samples, too many to be categories (one 0/1 column each: at most {MAX_ONEHOT_LEVELS}, and at most one per two samples)",
+                shown(&col.name)
+            ),
+            &format!(
+                "it looks like an identifier or free text: use --ignore {} to leave it out",
+                as_arg(&col.name)
+            ),
+        ));
     }
     Ok(())
 }
@@ -239,7 +336,7 @@ fn handle_missing(
                     path,
                     at.line,
                     at.column,
-                    format!("missing value in column \"{}\"", col.name),
+                    format!("missing value in column {}", shown(&col.name)),
                     "use --missing drop to leave such samples out, or --missing mean to fill in the column mean",
                 ));
             }
@@ -247,7 +344,7 @@ fn handle_missing(
                 for (i, v) in col.values.iter().enumerate() {
                     if v.is_nan() && !drop[i] {
                         drop[i] = true;
-                        reasons[i] = Some(format!("missing value in column \"{}\"", col.name));
+                        reasons[i] = Some(format!("missing value in column {}", shown(&col.name)));
                     }
                 }
             }
@@ -284,8 +381,8 @@ fn fill_with_mean(path: &Path, col: &mut RawColumn) -> Result<f64, DataError> {
             path,
             at.line,
             at.column,
-            format!("column \"{}\" has no values at all", col.name),
-            &format!("use --ignore {}", col.name),
+            format!("column {} has no values at all", shown(&col.name)),
+            &format!("use --ignore {}", as_arg(&col.name)),
         ));
     }
     let mean = present.iter().sum::<f64>() / present.len() as f64;
@@ -354,13 +451,13 @@ fn feature_columns(features: Vec<RawColumn>, kept: &[usize], means: &[Option<f64
 /// among them.
 fn levels_of<'a>(texts: impl Iterator<Item = &'a String>) -> (Vec<String>, Vec<usize>) {
     let mut levels: Vec<String> = Vec::new();
+    let mut index: std::collections::HashMap<&'a str, usize> = std::collections::HashMap::new();
     let codes = texts
-        .map(|t| match levels.iter().position(|l| l == t) {
-            Some(c) => c,
-            None => {
+        .map(|t| {
+            *index.entry(t.as_str()).or_insert_with(|| {
                 levels.push(t.clone());
                 levels.len() - 1
-            }
+            })
         })
         .collect();
     (levels, codes)

@@ -8,6 +8,15 @@ pub fn is_missing(text: &str) -> bool {
     MISSING.iter().any(|m| t.eq_ignore_ascii_case(m))
 }
 
+/// The largest magnitude a feature value may have. The models square and
+/// sum features (variances, covariances, squared distances) before any
+/// rescaling: 1e150 squared is 1e300, which leaves room for a sum over ten
+/// million rows, and for the factor 4 of a squared difference, below the
+/// largest double (1.8e308). A value beyond it is almost always a unit
+/// mistake or a sentinel, so it is refused at load, naming the column,
+/// rather than every model having to guard against overflow.
+pub const MAX_MAGNITUDE: f64 = 1e150;
+
 /// A cell's value: a finite number, missing, or text that is not a number.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Cell {
@@ -50,6 +59,8 @@ pub struct RawColumn {
     pub first_nonpositive: Option<CellAt>,
     pub first_missing: Option<CellAt>,
     pub first_infinite: Option<CellAt>,
+    /// First number beyond [`MAX_MAGNITUDE`].
+    pub first_huge: Option<CellAt>,
 }
 
 impl RawColumn {
@@ -75,6 +86,9 @@ impl RawColumn {
                 }
                 if v <= 0.0 && self.first_nonpositive.is_none() {
                     self.first_nonpositive = Some(at());
+                }
+                if v.abs() > MAX_MAGNITUDE && self.first_huge.is_none() {
+                    self.first_huge = Some(at());
                 }
                 v
             }

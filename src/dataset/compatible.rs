@@ -5,10 +5,11 @@ use std::path::Path;
 
 use nalgebra::DMatrix;
 
-use super::cells::{Cell, read_cell};
+use super::cells::{Cell, MAX_MAGNITUDE, read_cell};
 use super::read::{
-    decompress, err, field_lines, field_text, scan_records, sniff_delimiter, split_fields,
+    decompress, err, field_lines, field_text, read_regular_file, split_fields, table_records,
 };
+use super::shown::shown;
 use super::{DataError, Dataset, FeatureSource};
 
 /// A cell's text and 1-based (line, column).
@@ -29,30 +30,9 @@ pub struct TestTable {
 /// Every column of a table by name, each a vector over samples, plus the
 /// sample ids (the header, when transposed).
 fn columns_by_name(path: &Path, ds: &Dataset) -> Result<Columns, DataError> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        err(
-            path,
-            0,
-            0,
-            format!("cannot read the file: {e}"),
-            "check the path",
-        )
-    })?;
+    let bytes = read_regular_file(path)?;
     let (bytes, _) = decompress(path, bytes)?;
-    let records = scan_records(&bytes);
-    if records.is_empty() {
-        return Err(err(
-            path,
-            0,
-            0,
-            "the file is empty".into(),
-            "a header row and data rows are needed",
-        ));
-    }
-    let delimiter = match ds.options.delimiter {
-        Some(d) => d,
-        None => sniff_delimiter(path, &bytes[records[0].content.clone()])?,
-    };
+    let (records, delimiter) = table_records(path, &bytes, ds.options.delimiter)?;
     let mut scratch = Vec::new();
     let mut lines = Vec::new();
     let rows: Vec<Vec<Located>> = records
@@ -128,7 +108,10 @@ impl Dataset {
                     path,
                     1,
                     0,
-                    format!("the test table has no column \"{name}\", which the model uses"),
+                    format!(
+                        "the test table has no column {}, which the model uses",
+                        shown(name)
+                    ),
                     "give it the same feature columns as the training table",
                 )
             })?;
@@ -142,12 +125,26 @@ impl Dataset {
                                     *line,
                                     *column,
                                     format!(
-                                        "--log2 needs positive values, but column \"{name}\" has {v}"
+                                        "--log2 needs positive values, but column {} has {v}",
+                                        shown(name)
                                     ),
                                     "the training table was read with --log2",
                                 ));
                             }
                             (Cell::Number(v), _) if self.options.log2 => v.log2(),
+                            (Cell::Number(v), _) if v.abs() > MAX_MAGNITUDE => {
+                                return Err(err(
+                                    path,
+                                    *line,
+                                    *column,
+                                    format!(
+                                        "column {} has {}, too large to compute with (at most {MAX_MAGNITUDE:e} in size)",
+                                        shown(name),
+                                        shown(text.trim())
+                                    ),
+                                    "rescale the column as the training table was",
+                                ));
+                            }
                             (Cell::Number(v), _) => v,
                             (Cell::Missing, Some(m)) => *m,
                             (Cell::Missing, None) => {
@@ -155,7 +152,7 @@ impl Dataset {
                                     path,
                                     *line,
                                     *column,
-                                    format!("missing value in column \"{name}\""),
+                                    format!("missing value in column {}", shown(name)),
                                     "fill it in, or read the training table with --missing mean",
                                 ));
                             }
@@ -165,8 +162,9 @@ impl Dataset {
                                     *line,
                                     *column,
                                     format!(
-                                        "cannot read \"{}\" as a number in column \"{name}\"",
-                                        text.trim()
+                                        "cannot read {} as a number in column {}",
+                                        shown(text.trim()),
+                                        shown(name)
                                     ),
                                     "the training table has numbers in this column",
                                 ));

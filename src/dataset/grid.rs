@@ -7,6 +7,7 @@ use std::path::Path;
 use super::LoadOptions;
 use super::cells::RawColumn;
 use super::read::{err, field_lines, field_text, split_fields};
+use super::shown::{name_list, shown};
 use super::{DataError, RecordSpan};
 
 const LABEL_NAMES: [&str; 4] = ["label", "class", "target", "y"];
@@ -38,8 +39,92 @@ fn not_found(path: &Path, what: &str, name: &str, names: &[String]) -> DataError
         path,
         1,
         0,
-        format!("there is no {what} named \"{name}\""),
-        &format!("the columns are: {}", names.join(", ")),
+        format!("there is no {what} named {}", shown(name)),
+        &format!("the columns are: {}", name_list(names)),
+    )
+}
+
+/// A label or id that spans several lines is refused unless the user said
+/// such cells are meant (`--multiline-cells`): in a label sheet a quoted
+/// line break is almost always a stray quote that swallowed the rows after
+/// it. `what` says which cell, e.g. `the label in column "label"`.
+fn single_line(
+    path: &Path,
+    opts: &LoadOptions,
+    text: &str,
+    (line, column): (usize, usize),
+    what: &str,
+) -> Result<(), DataError> {
+    let breaks = text.matches('\n').count();
+    if breaks == 0 || opts.multiline_cells {
+        return Ok(());
+    }
+    Err(err(
+        path,
+        line,
+        column,
+        format!(
+            "{what} spans lines {line}-{}: a quoted cell with line breaks, {}",
+            line + breaks,
+            shown(text)
+        ),
+        "this is almost always a stray quote: close it where the cell ends, or remove it; if the line breaks are meant, pass --multiline-cells",
+    ))
+}
+
+/// [`single_line`] for a transposed sheet: the sample ids in the header
+/// and the cells of the label row (the first field of each names the row).
+fn single_line_sheet(
+    path: &Path,
+    opts: &LoadOptions,
+    header: &[(String, usize)],
+    label_cells: &[(String, usize)],
+    label_row: &str,
+) -> Result<(), DataError> {
+    for (j, (text, line)) in header.iter().enumerate().skip(1) {
+        single_line(
+            path,
+            opts,
+            text,
+            (*line, j + 1),
+            "the sample id in the header",
+        )?;
+    }
+    let what = format!("the label in row {}", shown(label_row));
+    for (j, (text, line)) in label_cells.iter().enumerate().skip(1) {
+        single_line(path, opts, text, (*line, j + 1), &what)?;
+    }
+    Ok(())
+}
+
+/// A record whose field count differs from the header's; when the record
+/// runs over several lines, a quote is the likely cause, and the message
+/// says where.
+fn wrong_width(
+    path: &Path,
+    rec: &RecordSpan,
+    content: &[u8],
+    got: usize,
+    want: usize,
+) -> DataError {
+    let breaks = content.iter().filter(|&&b| b == b'\n').count();
+    let hint = if breaks > 0 {
+        format!(
+            "this record runs from line {} to line {} because a quote opened on line {} is closed only on line {}: close it where the cell ends, or remove it",
+            rec.line,
+            rec.line + breaks,
+            rec.line,
+            rec.line + breaks
+        )
+    } else {
+        "check for a missing or extra delimiter, or an unclosed quote".to_string()
+    };
+    err(
+        path,
+        rec.line,
+        0,
+        format!("this row has {got} fields but the header has {want}"),
+        &hint,
     )
 }
 
@@ -125,28 +210,28 @@ pub fn samples_as_rows(
         split_fields(&bytes[rec.content.clone()], delimiter, scratch);
     };
     let mut lines = Vec::new();
+    let label_cell = format!("the label in column {}", shown(&header[label_field]));
+    let id_cell = format!(
+        "the id in column {}",
+        shown(id_field.map_or("", |f| header[f].as_str()))
+    );
     for rec in &records[1..] {
         content_fields(rec, &mut scratch);
-        if scratch.len() != n_fields {
-            return Err(err(
-                path,
-                rec.line,
-                0,
-                format!(
-                    "this row has {} fields but the header has {n_fields}",
-                    scratch.len()
-                ),
-                "check for a missing or extra delimiter, or an unclosed quote",
-            ));
-        }
         let content = &bytes[rec.content.clone()];
+        if scratch.len() != n_fields {
+            return Err(wrong_width(path, rec, content, scratch.len(), n_fields));
+        }
         field_lines(content, &scratch, &mut lines);
         let line_of = |f: usize| rec.line + lines[f];
         let label = field_text(&content[scratch[label_field].clone()]);
+        let at = (line_of(label_field), label_field + 1);
+        single_line(path, opts, &label, at, &label_cell)?;
         labels.push(label);
-        label_at.push((line_of(label_field), label_field + 1));
+        label_at.push(at);
         if let (Some(ids), Some(f)) = (ids.as_mut(), id_field) {
-            ids.push(field_text(&content[scratch[f].clone()]).trim().to_string());
+            let id = field_text(&content[scratch[f].clone()]);
+            single_line(path, opts, &id, (line_of(f), f + 1), &id_cell)?;
+            ids.push(id.trim().to_string());
         }
         for (col, &f) in features.iter_mut().zip(&feature_fields) {
             col.push(&field_text(&content[scratch[f].clone()]), line_of(f), f + 1);
@@ -199,7 +284,10 @@ pub fn samples_as_columns(
                 path,
                 0,
                 1,
-                format!("there is no row named \"{name}\" to take the labels from"),
+                format!(
+                    "there is no row named {} to take the labels from",
+                    shown(name)
+                ),
                 "with --transpose, --label names the row (first column) holding the labels",
             )
         })?,
@@ -219,7 +307,7 @@ pub fn samples_as_columns(
                 path,
                 0,
                 1,
-                format!("there is no row named \"{name}\" to ignore"),
+                format!("there is no row named {} to ignore", shown(name)),
                 "with --transpose, --ignore names rows (first column)",
             ));
         }
@@ -229,16 +317,8 @@ pub fn samples_as_columns(
     for (r, row) in rows.iter().enumerate() {
         let rec = &records[r + 1];
         if row.len() != n_fields {
-            return Err(err(
-                path,
-                rec.line,
-                0,
-                format!(
-                    "this row has {} fields but the header has {n_fields}",
-                    row.len()
-                ),
-                "check for a missing or extra delimiter, or an unclosed quote",
-            ));
+            let content = &bytes[rec.content.clone()];
+            return Err(wrong_width(path, rec, content, row.len(), n_fields));
         }
         if r == label_row || opts.ignore.contains(&names[r]) {
             continue;
@@ -259,6 +339,7 @@ pub fn samples_as_columns(
         ));
     }
     let label_cells = &rows[label_row];
+    single_line_sheet(path, opts, &header, label_cells, &names[label_row])?;
     Ok(Grid {
         features,
         labels: label_cells[1..].iter().map(|(t, _)| t.clone()).collect(),

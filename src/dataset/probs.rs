@@ -25,15 +25,8 @@ struct Table {
 }
 
 fn read_table(path: &Path) -> Result<Table, DataError> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        err(
-            path,
-            0,
-            0,
-            format!("cannot read the probabilities file: {e}"),
-            "check the path given to --probs",
-        )
-    })?;
+    // The same refusals as the table itself (a FIFO or a device never ends).
+    let bytes = super::read::read_regular_file(path)?;
     let (bytes, _) = decompress(path, bytes)?;
     let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
     let delimiter = sniff_delimiter(path, first)?;

@@ -39,22 +39,49 @@ pub fn decompress(path: &Path, bytes: Vec<u8>) -> Result<(Vec<u8>, bool), DataEr
                 "check that the file is complete, or decompress it yourself",
             )
         })?;
+    // Decoded once, it must be the table: content that is itself gzip (or
+    // merely starts like it) would be read here but could not be read back
+    // from an export, which writes the decoded bytes.
+    if out.starts_with(&GZIP_MAGIC) {
+        return Err(err(
+            path,
+            0,
+            0,
+            "the file is compressed twice (its decompressed content is gzip again)".into(),
+            "decompress it once yourself (gunzip) and read the result",
+        ));
+    }
     Ok((out, true))
 }
 
+/// Records, and where a quote that is never closed opened.
+pub struct Scanned {
+    pub records: Vec<RecordSpan>,
+    /// (1-based line, byte offset) of a quote still open at the end of the
+    /// content: everything after it would be one cell.
+    pub unclosed: Option<(usize, usize)>,
+}
+
 /// Splits content into records. A newline inside double quotes belongs to
-/// the field; blank lines are not records (an export copies them as they are).
-pub fn scan_records(bytes: &[u8]) -> Vec<RecordSpan> {
+/// the field; blank lines are not records (an export copies them as they
+/// are). Remembers where a quote still open at the end opened.
+pub fn scan(bytes: &[u8]) -> Scanned {
     let start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
     let mut records = Vec::new();
     let mut line = 1;
     let mut record_start = start;
     let mut record_line = 1;
     let mut in_quotes = false;
+    let mut opened = (0, 0);
     let mut i = start;
     while i < bytes.len() {
         match bytes[i] {
-            b'"' => in_quotes = !in_quotes,
+            b'"' => {
+                in_quotes = !in_quotes;
+                if in_quotes {
+                    opened = (line, i);
+                }
+            }
             b'\n' if !in_quotes => {
                 let content_end = if i > record_start && bytes[i - 1] == b'\r' {
                     i - 1
@@ -90,7 +117,113 @@ pub fn scan_records(bytes: &[u8]) -> Vec<RecordSpan> {
             });
         }
     }
-    records
+    Scanned {
+        records,
+        unclosed: in_quotes.then_some(opened),
+    }
+}
+
+/// The records of a table's content and its delimiter (`given`, else
+/// sniffed from the header), refusing an empty table and a quote that is
+/// never closed.
+pub fn table_records(
+    path: &Path,
+    bytes: &[u8],
+    given: Option<u8>,
+) -> Result<(Vec<RecordSpan>, u8), DataError> {
+    let Scanned { records, unclosed } = scan(bytes);
+    let Some(header) = records.first() else {
+        return Err(err(
+            path,
+            0,
+            0,
+            "the file is empty".into(),
+            "a header row and data rows are needed",
+        ));
+    };
+    let delimiter = given.map_or_else(|| sniff_delimiter(path, &bytes[header.content.clone()]), Ok);
+    if let Some((line, at)) = unclosed {
+        // The open quote lies in the last record, which runs to the end.
+        let column = match (&delimiter, records.last()) {
+            (Ok(d), Some(rec)) if rec.content.start <= at => {
+                let mut fields = Vec::new();
+                split_fields(&bytes[rec.content.start..at], *d, &mut fields);
+                fields.len()
+            }
+            _ => 0,
+        };
+        return Err(err(
+            path,
+            line,
+            column,
+            "a quote opens here and is never closed, so the rest of the file would be one cell"
+                .into(),
+            "close the quote where the cell ends, or remove it (a quote inside a quoted cell is written twice: \"\")",
+        ));
+    }
+    Ok((records, delimiter?))
+}
+
+/// The bytes of a file, refusing what is not a regular file before opening
+/// it: a FIFO with no writer would block forever in open(), and a device
+/// like /dev/zero never ends. A symlink to a regular file is followed.
+pub fn read_regular_file(path: &Path) -> Result<Vec<u8>, DataError> {
+    let cannot = |e: std::io::Error| {
+        err(
+            path,
+            0,
+            0,
+            format!("cannot read the file: {e}"),
+            "check the path and that you may read it",
+        )
+    };
+    let meta = std::fs::metadata(path).map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(not_regular(path, &meta.file_type()));
+    }
+    let mut file = std::fs::File::open(path).map_err(cannot)?;
+    // It may have been replaced between the look and the open.
+    let meta = file.metadata().map_err(cannot)?;
+    if !meta.is_file() {
+        return Err(not_regular(path, &meta.file_type()));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes).map_err(cannot)?;
+    Ok(bytes)
+}
+
+fn not_regular(path: &Path, kind: &std::fs::FileType) -> DataError {
+    let what = if kind.is_dir() {
+        "a directory"
+    } else {
+        special_kind(kind)
+    };
+    err(
+        path,
+        0,
+        0,
+        format!("this is {what}, not a regular file"),
+        "give a table saved as a file (to read a stream, save it to a file first)",
+    )
+}
+
+#[cfg(unix)]
+fn special_kind(kind: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "a named pipe (FIFO)"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind(_kind: &std::fs::FileType) -> &'static str {
+    "a special file"
 }
 
 /// Byte ranges of the fields of one record (quotes included).
@@ -210,7 +343,7 @@ mod tests {
     #[test]
     fn records_keep_terminators_and_skip_blank_lines() {
         let b = b"a,b\r\n1,2\n\n3,4";
-        let r = scan_records(b);
+        let r = scan(b).records;
         assert_eq!(r.len(), 3);
         assert_eq!(&b[r[0].content.clone()], b"a,b");
         assert_eq!(&b[r[0].terminator.clone()], b"\r\n");
@@ -221,7 +354,7 @@ mod tests {
     #[test]
     fn quoted_newlines_stay_in_the_record_and_lines_are_counted() {
         let b = b"a,b\n\"x\ny\",2\n3,4\n";
-        let r = scan_records(b);
+        let r = scan(b).records;
         assert_eq!(r.len(), 3);
         assert_eq!(r[1].line, 2);
         assert_eq!(r[2].line, 4);
@@ -233,7 +366,7 @@ mod tests {
     #[test]
     fn bom_is_skipped() {
         let b = b"\xEF\xBB\xBFa,b\n1,2\n";
-        let r = scan_records(b);
+        let r = scan(b).records;
         assert_eq!(&b[r[0].content.clone()], b"a,b");
     }
 

@@ -98,11 +98,134 @@ fn a_bad_cell_names_line_column_and_the_fixes() {
 
 #[test]
 fn line_numbers_count_newlines_inside_quoted_fields() {
+    let multiline = LoadOptions {
+        multiline_cells: true,
+        ..LoadOptions::default()
+    };
+    let e = error("a,b,label\n1,\"2\",\"multi\nline\"\n3,bad,y\n", &multiline);
+    assert!(e.starts_with("t.csv:4:2:"), "{e}");
+}
+
+#[test]
+fn an_unclosed_quote_is_refused_where_it_opens() {
+    // Issue 12: the quote before b swallowed the rest of the file.
+    let text = "id,f1,f2,label\n1,0.1,1.0,a\n2,0.2,2.0,\"b\n3,0.3,1.5,b\n4,0.4,2.5,a\n";
+    let e = error(text, &LoadOptions::default());
+    assert!(
+        e.starts_with("t.csv:3:4: a quote opens here and is never closed"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "{e}");
+    // In the header, with no delimiter sniffed before it.
+    let e = error("a,\"b\n1,x\n", &LoadOptions::default());
+    assert!(e.starts_with("t.csv:1:2: a quote opens"), "{e}");
+    let e = error("\"a\n1,x\n", &LoadOptions::default());
+    assert!(e.starts_with("t.csv:1:"), "{e}");
+}
+
+#[test]
+fn a_label_or_id_over_several_lines_is_refused_unless_allowed() {
+    let text = "id,a,label\ns1,1,\"x\n\ns2,2,y\"\ns3,3,y\ns4,4,x\n";
+    let e = error(text, &LoadOptions::default());
+    assert!(
+        e.starts_with("t.csv:2:3: the label in column \"label\" spans lines 2-4")
+            && e.contains("--multiline-cells")
+            && !e.contains('\n'),
+        "{e}"
+    );
+    let allowed = LoadOptions {
+        multiline_cells: true,
+        ..LoadOptions::default()
+    };
+    let d = load_str(text, &allowed).unwrap();
+    assert_eq!(d.classes, ["x\n\ns2,2,y", "y", "x"]);
     let e = error(
-        "a,b,label\n1,\"2\",\"multi\nline\"\n3,bad,y\n",
+        "id,a,label\n\"s\n1\",1,x\ns2,2,y\n",
         &LoadOptions::default(),
     );
-    assert!(e.starts_with("t.csv:4:2:"), "{e}");
+    assert!(
+        e.starts_with("t.csv:2:1: the id in column \"id\" spans lines 2-3"),
+        "{e}"
+    );
+    // Transposed: the label row and the sample ids in the header.
+    let opts = LoadOptions {
+        transpose: true,
+        ..LoadOptions::default()
+    };
+    let e = error("gene,s1,s2\ng1,1,2\nlabel,\"a\nb\",c\n", &opts);
+    assert!(
+        e.starts_with("t.csv:3:2: the label in row \"label\" spans lines 3-4"),
+        "{e}"
+    );
+    let e = error("gene,\"s\n1\",s2\ng1,1,2\nlabel,a,c\n", &opts);
+    assert!(e.starts_with("t.csv:1:2: the sample id"), "{e}");
+}
+
+#[test]
+fn a_row_swallowed_by_a_quote_says_which_lines() {
+    let e = error(
+        "a,b,label\n1,2\"x\n3,4\",y,z\n5,6,x\n",
+        &LoadOptions::default(),
+    );
+    assert!(
+        e.starts_with("t.csv:2: this row has 4 fields")
+            && e.contains("a quote opened on line 2 is closed only on line 3"),
+        "{e}"
+    );
+}
+
+#[test]
+fn messages_show_cells_on_one_line_and_short() {
+    let long = "y".repeat(10_000);
+    for text in [
+        "a,b,label\n1,\"x\ny\",p\n2,3,q\n".to_string(),
+        format!("a,b,label\n1,{long},p\n2,3,q\n"),
+        "a,b,label\n1,\u{1b}[2J,p\n2,3,q\n".to_string(),
+    ] {
+        let e = error(&text, &LoadOptions::default());
+        assert!(e.contains("cannot read \""), "{e}");
+        assert!(!e.chars().any(char::is_control), "{e}");
+        assert!(e.len() < 400, "{} characters: {e}", e.len());
+    }
+    let opts = LoadOptions {
+        label: Some("no\nsuch".into()),
+        ..LoadOptions::default()
+    };
+    let e = error("a,b,label\n1,2,p\n2,3,q\n", &opts);
+    assert!(e.contains("\"no\\nsuch\""), "{e}");
+}
+
+#[cfg(unix)]
+#[test]
+fn what_is_not_a_regular_file_is_refused_before_it_is_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.csv");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        // Opening a FIFO with no writer would block this test forever.
+        let e = load(&fifo, &LoadOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("named pipe (FIFO), not a regular file"), "{e}");
+    }
+    let e = load(Path::new("/dev/zero"), &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("/dev/zero: this is a device"), "{e}");
+    let e = load(dir.path(), &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("a directory, not a regular file"), "{e}");
+    // A symlink to a regular file is read through it, gzip included.
+    let target = dir.path().join("t.csv.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, b"a,label\n1,x\n2,y\n").unwrap();
+    std::fs::write(&target, gz.finish().unwrap()).unwrap();
+    let link = dir.path().join("link.csv");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let d = load(&link, &LoadOptions::default()).unwrap();
+    assert!(d.raw.gzip);
+    assert_eq!(d.classes, ["x", "y"]);
 }
 
 #[test]
@@ -394,4 +517,54 @@ fn log2_transforms_training_and_test_tables_and_refuses_non_positive_values() {
     assert!(e.contains("test.csv:2:1") && e.contains("positive"), "{e}");
     let e = error("a,b,label\n8,1,x\n2,-4,y\n", &opts);
     assert!(e.contains("t.csv:3:2") && e.contains("--log2"), "{e}");
+}
+
+#[test]
+fn values_too_large_to_square_are_refused_naming_the_column() {
+    let e = error("a,b,label\n1,1e308,x\n2,3,y\n", &LoadOptions::default());
+    assert!(
+        e.starts_with("t.csv:2:2: column \"b\" has \"1e308\", too large") && e.contains("rescale"),
+        "{e}"
+    );
+    assert!(load_str("a,b,label\n1,-1e150,x\n2,3,y\n", &LoadOptions::default()).is_ok());
+    // --log2 brings them down.
+    let opts = LoadOptions {
+        log2: true,
+        ..LoadOptions::default()
+    };
+    let d = load_str("a,b,label\n1,1e308,x\n2,3,y\n", &opts).unwrap();
+    assert!(d.x.iter().all(|v| v.is_finite()));
+}
+
+#[test]
+fn a_string_column_with_too_many_levels_is_refused_naming_it() {
+    let onehot = LoadOptions {
+        categorical: CategoricalPolicy::Onehot,
+        ..LoadOptions::default()
+    };
+    // An identifier: one level per row.
+    let mut text = String::from("a,code,label\n");
+    for i in 0..60 {
+        text.push_str(&format!("{i},c{i},{}\n", ["x", "y"][i % 2]));
+    }
+    let e = error(&text, &onehot);
+    assert!(
+        e.starts_with("t.csv:1:2: column \"code\" has 60 different strings among 60 samples")
+            && e.contains("--ignore code"),
+        "{e}"
+    );
+    // Over the absolute cap, however many rows.
+    let mut text = String::from("a,code,label\n");
+    for i in 0..1000 {
+        text.push_str(&format!("{i},c{},{}\n", i % 101, ["x", "y"][i % 2]));
+    }
+    let e = error(&text, &onehot);
+    assert!(e.contains("has 101 different strings among 1000"), "{e}");
+    // A handful of levels in a small table, or 100 levels seen twice each, are categories.
+    assert!(load_str("a,c,label\n1,u,x\n2,v,y\n3,w,x\n", &onehot).is_ok());
+    let mut text = String::from("a,code,label\n");
+    for i in 0..200 {
+        text.push_str(&format!("{i},c{},{}\n", i % 100, ["x", "y"][i % 2]));
+    }
+    assert_eq!(load_str(&text, &onehot).unwrap().n_features(), 101);
 }

@@ -198,6 +198,8 @@ impl Table {
             delimiter: Some(self.delimiter),
             ignore: (0..self.n_text).map(|t| format!("c{t}")).collect(),
             transpose: self.transpose,
+            // Labels with line breaks are legal CSV, which the export keeps.
+            multiline_cells: true,
             ..LoadOptions::default()
         }
     }
