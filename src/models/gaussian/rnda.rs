@@ -209,10 +209,6 @@ impl RobustModel for Rnda {
                     .into(),
             );
         }
-        fit.extra.scalars.push((
-            "flip_constraint_bound".into(),
-            f64::from(u8::from(constrained)),
-        ));
         fit.gamma = Some(table);
         fit.trace = trace;
         fit.converged = converged;
