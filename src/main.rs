@@ -44,6 +44,7 @@ fn one_line(e: &clap::Error) -> String {
 /// `relabel [FILE]`: the review screen on FILE, or on the embedded demo.
 fn open_review(args: &Cli) -> Result<(), CliError> {
     let model = args.model.name();
+    args.model.check_read_by(model)?;
     let load_options = args.data.load_options_for(&[model])?;
     let dataset = relabel::app::load_or_demo(args.file.as_deref(), &load_options)?;
     let options = args.model.model_options()?;

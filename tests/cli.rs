@@ -752,3 +752,40 @@ fn a_class_named_like_a_fixed_column_gets_unambiguous_columns() {
     let unique: std::collections::HashSet<&String> = header.iter().collect();
     assert_eq!(unique.len(), header.len(), "{header:?}");
 }
+
+#[test]
+fn eval_and_the_review_screen_refuse_options_no_chosen_model_reads() {
+    let iris = sample("iris.csv");
+    let iris = iris.to_str().unwrap();
+    // eval draws its noise with --seed, so the seed is always read.
+    succeed(relabel().args([
+        "eval",
+        iris,
+        "--models",
+        "nda",
+        "--seed",
+        "5",
+        "--repeats",
+        "1",
+    ]));
+    for args in [
+        vec![
+            "eval",
+            iris,
+            "--models",
+            "nda,lda",
+            "--gamma",
+            "0.1",
+            "--repeats",
+            "1",
+        ],
+        // Without a subcommand: the review screen, refused before it opens.
+        vec![iris, "--model", "lda", "--gamma", "0.2"],
+    ] {
+        let out = relabel().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains("--gamma is not read"), "{stderr}");
+    }
+}

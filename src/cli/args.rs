@@ -274,7 +274,26 @@ impl ModelArgs {
     /// would otherwise be silently ignored. `all` reads what its members
     /// read; `auto` accepts what any model it may choose reads.
     pub fn check_read_by(&self, model: &str) -> Result<(), CliError> {
-        let reads = options_read_by(model);
+        self.check_read_by_any(&[model], &[])
+    }
+
+    /// [`ModelArgs::check_read_by`] for a comparison of models (`eval
+    /// --models`): an option is fine when one of them reads it, or when the
+    /// command itself does (`command_reads`: eval draws its noise with
+    /// `seed`).
+    pub fn check_read_by_any(
+        &self,
+        models: &[&str],
+        command_reads: &[&'static str],
+    ) -> Result<(), CliError> {
+        let mut reads: Vec<&str> = command_reads.to_vec();
+        for m in models {
+            for o in options_read_by(m) {
+                if !reads.contains(&o) {
+                    reads.push(o);
+                }
+            }
+        }
         let known = ModelOptions::default();
         for (flag, option) in self.typed() {
             // An unknown --opt key is reported by `model_options`, with the known ones.
@@ -286,13 +305,13 @@ impl ModelArgs {
                 .filter(|m| options_read_by(m.name).contains(&option.as_str()))
                 .map(|m| m.name)
                 .collect();
-            let whose = if model == AUTO {
-                format!(
+            let whose = match models {
+                [m] if *m == AUTO => format!(
                     "any model auto may choose ({})",
                     auto_candidates().join(", ")
-                )
-            } else {
-                format!("model {model}")
+                ),
+                [m] => format!("model {m}"),
+                _ => format!("any of the models {}", models.join(", ")),
             };
             let choose = if readers.is_empty() {
                 String::new()

@@ -30,6 +30,7 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
         .filter(|s| !s.is_empty())
         .collect();
     let ds = load(path, data, &requested)?;
+    model.check_read_by_any(&requested, &["seed"])?;
     let options = model.model_options()?;
     let kind = a.noise;
     if !(0.0..1.0).contains(&a.rate) {

@@ -409,8 +409,7 @@ impl App {
             ..ExportOptions::default()
         };
         if let Some(dir) = &self.export_dir {
-            let (cleaned, _) =
-                crate::review::export::default_paths(&self.session.dataset().raw.path);
+            let (cleaned, _) = crate::review::export::default_paths_for(self.session.dataset());
             if let Some(name) = cleaned.file_name() {
                 opts.out = Some(dir.join(name));
             }
