@@ -460,20 +460,7 @@ fn newton_rounds(
         };
         for k in 0..c_count {
             let class = class_of(c_count, k);
-            if softmax {
-                for i in 0..n {
-                    let pi = (eta[(i, k)] - lse[i]).exp();
-                    // Floor the curvature so confident points still move.
-                    w[i] = (pi * (1.0 - pi)).max(1e-5);
-                    r[i] = p.targets[(i, class)] - pi;
-                }
-            } else {
-                for i in 0..n {
-                    let pi = sigmoid(eta[(i, 0)]);
-                    w[i] = (pi * (1.0 - pi)).max(1e-5);
-                    r[i] = p.targets[(i, class)] - pi;
-                }
-            }
+            working_response(p, eta, &lse, k, class, w, r);
             let before: Vec<f64> = if softmax {
                 eta.column(k).iter().copied().collect()
             } else {
@@ -522,32 +509,11 @@ fn newton_rounds(
                     }
                 }
                 if let Some((s, lambda)) = shifts.as_mut() {
-                    for i in 0..n {
-                        let old = s[i];
-                        let new = (soft_threshold(r[i] + w[i] * old, *lambda) / w[i]).clamp(
-                            round_start[i] - MAX_SHIFT_STEP,
-                            round_start[i] + MAX_SHIFT_STEP,
-                        );
-                        let delta = new - old;
-                        if delta != 0.0 {
-                            s[i] = old + delta;
-                            r[i] -= w[i] * delta;
-                            eta_k[i] += delta;
-                            sweep_change = sweep_change.max(w[i] * delta * delta);
-                        }
-                    }
+                    let change = update_shifts(s, *lambda, &round_start, w, r, eta_k);
+                    sweep_change = sweep_change.max(change);
                 }
-                // The intercept is never penalised.
-                let wsum: f64 = w.iter().sum();
-                let d0 = r.iter().sum::<f64>() / wsum;
-                if d0 != 0.0 {
-                    for i in 0..n {
-                        r[i] -= w[i] * d0;
-                        eta_k[i] += d0;
-                    }
-                    c.intercept[k] += d0;
-                    sweep_change = sweep_change.max(wsum * d0 * d0);
-                }
+                let change = update_intercept(&mut c.intercept[k], w, r, eta_k);
+                sweep_change = sweep_change.max(change);
                 max_change = max_change.max(sweep_change);
                 if sweep_change < tol {
                     if full_sweep {
@@ -566,6 +532,75 @@ fn newton_rounds(
         if max_change < tol {
             break;
         }
+    }
+}
+
+/// One coordinate pass over the shifts (binary only), each kept within
+/// MAX_SHIFT_STEP of its value at the start of the Newton round; returns the
+/// largest weighted squared change.
+fn update_shifts(
+    s: &mut [f64],
+    lambda: f64,
+    round_start: &[f64],
+    w: &[f64],
+    r: &mut [f64],
+    eta_k: &mut [f64],
+) -> f64 {
+    let mut largest: f64 = 0.0;
+    for i in 0..s.len() {
+        let old = s[i];
+        let new = (soft_threshold(r[i] + w[i] * old, lambda) / w[i]).clamp(
+            round_start[i] - MAX_SHIFT_STEP,
+            round_start[i] + MAX_SHIFT_STEP,
+        );
+        let delta = new - old;
+        if delta != 0.0 {
+            s[i] = old + delta;
+            r[i] -= w[i] * delta;
+            eta_k[i] += delta;
+            largest = largest.max(w[i] * delta * delta);
+        }
+    }
+    largest
+}
+
+/// The exact step of the (never penalised) intercept; returns the weighted
+/// squared change.
+fn update_intercept(intercept: &mut f64, w: &[f64], r: &mut [f64], eta_k: &mut [f64]) -> f64 {
+    let wsum: f64 = w.iter().sum();
+    let d0 = r.iter().sum::<f64>() / wsum;
+    if d0 == 0.0 {
+        return 0.0;
+    }
+    for i in 0..r.len() {
+        r[i] -= w[i] * d0;
+        eta_k[i] += d0;
+    }
+    *intercept += d0;
+    wsum * d0 * d0
+}
+
+/// The weights and residuals of the quadratic approximation for logit `k`
+/// (class `class`): P(class | x_i) from the row normalisers `lse` for a
+/// softmax, from the sigmoid for two classes (`lse` empty).
+fn working_response(
+    p: &Problem<'_>,
+    eta: &DMatrix<f64>,
+    lse: &[f64],
+    k: usize,
+    class: usize,
+    w: &mut [f64],
+    r: &mut [f64],
+) {
+    for i in 0..eta.nrows() {
+        let pi = if lse.is_empty() {
+            sigmoid(eta[(i, 0)])
+        } else {
+            (eta[(i, k)] - lse[i]).exp()
+        };
+        // Floor the curvature so confident points still move.
+        w[i] = (pi * (1.0 - pi)).max(1e-5);
+        r[i] = p.targets[(i, class)] - pi;
     }
 }
 
