@@ -1,41 +1,12 @@
 //! The headless contract (DESIGN §3), exercised through the real binary.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+use common::*;
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-
-fn relabel() -> Command {
-    Command::cargo_bin("relabel").unwrap()
-}
-
-/// Runs the command and fails the test with its stderr unless it succeeds.
-fn succeed(cmd: &mut Command) -> std::process::Output {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn sample(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("sample_data")
-        .join(name)
-}
-
-/// Rows of scan's CSV output as (header, records).
-fn parse_csv(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
-    let mut r = csv::Reader::from_reader(text.as_bytes());
-    let header = r.headers().unwrap().iter().map(String::from).collect();
-    let rows = r
-        .records()
-        .map(|rec| rec.unwrap().iter().map(String::from).collect())
-        .collect();
-    (header, rows)
-}
 
 /// 0-based rows flipped in a `*.truth.csv`.
 fn flipped_rows(truth: &Path) -> Vec<usize> {

@@ -2,24 +2,12 @@
 //! spreadsheets, `--probs`, completions and the man page.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+use common::*;
+
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-
-fn relabel() -> Command {
-    Command::cargo_bin("relabel").unwrap()
-}
-
-/// Runs the command and fails the test with its stderr unless it succeeds.
-fn succeed(cmd: &mut Command) -> std::process::Output {
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
 
 /// Runs the command, which must fail with exit 2 and one line on stderr;
 /// returns that line.
@@ -38,12 +26,6 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn sample(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("sample_data")
-        .join(name)
-}
-
 #[test]
 fn completions_and_man_page_name_scan() {
     for shell in ["bash", "zsh", "fish"] {
@@ -56,17 +38,6 @@ fn completions_and_man_page_name_scan() {
     assert!(text.contains(".TH") && text.contains("scan"), "{text}");
     let err = bad_input(relabel().args(["completions", "tcsh"]));
     assert!(err.contains("tcsh"), "{err}");
-}
-
-/// Rows of a CSV as (header, records).
-fn parse_csv(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
-    let mut r = csv::Reader::from_reader(text.as_bytes());
-    let header = r.headers().unwrap().iter().map(String::from).collect();
-    let rows = r
-        .records()
-        .map(|rec| rec.unwrap().iter().map(String::from).collect())
-        .collect();
-    (header, rows)
 }
 
 #[test]

@@ -4,13 +4,8 @@
 //! of 0.42 and 0.40 before the constraint).
 #![allow(clippy::unwrap_used)]
 
-use assert_cmd::Command;
-
-fn relabel() -> Command {
-    let mut c = Command::cargo_bin("relabel").unwrap();
-    c.env("HOME", std::env::temp_dir());
-    c
-}
+mod common;
+use common::*;
 
 #[test]
 fn rnda_keeps_every_class_its_own_label_at_least_half_the_time_on_breast_cancer() {

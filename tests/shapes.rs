@@ -2,16 +2,11 @@
 //! answer, or refuse in one line with exit code 2 and a way out.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+use common::*;
+
 use std::fmt::Write as _;
 use std::path::Path;
-
-use assert_cmd::Command;
-
-fn relabel() -> Command {
-    let mut c = Command::cargo_bin("relabel").expect("the relabel binary is built");
-    c.env("HOME", std::env::temp_dir());
-    c
-}
 
 /// `rows` samples of `features` standard-normal-ish features, labels cycling
 /// through `classes` classes, shifted by class so the data has structure.
