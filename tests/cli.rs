@@ -252,18 +252,28 @@ fn eval_writes_a_noisy_copy_and_its_truth() {
     assert_eq!(flipped.len(), (0.2f64 * 178.0).round() as usize);
 }
 
-#[test]
-fn export_writes_the_cleaned_file_from_a_saved_session() {
+/// A copy of wine_noisy.csv in a temp dir and a review session on it in a
+/// temp data home (the Linux layout the binary finds with XDG_DATA_HOME).
+fn reviewed_wine() -> (
+    tempfile::TempDir,
+    tempfile::TempDir,
+    PathBuf,
+    relabel::review::Session,
+) {
     use relabel::dataset::{LoadOptions, load};
-    use relabel::review::Session;
     let dir = tempfile::tempdir().unwrap();
     let data_home = tempfile::tempdir().unwrap();
     let input = dir.path().join("wine_noisy.csv");
     std::fs::copy(sample("wine_noisy.csv"), &input).unwrap();
-    // A session as the review screen leaves it (Linux layout of the data dir).
     let store = data_home.path().join("relabel").join("sessions");
     let ds = load(&input, &LoadOptions::default()).unwrap();
-    let (mut session, _) = Session::open(ds, Some(&store)).unwrap();
+    let (session, _) = relabel::review::Session::open(ds, Some(&store)).unwrap();
+    (dir, data_home, input, session)
+}
+
+#[test]
+fn export_writes_the_cleaned_file_from_a_saved_session() {
+    let (dir, data_home, input, mut session) = reviewed_wine();
     session.relabel(0, 1).unwrap();
     session.drop_sample(1).unwrap();
     drop(session);
@@ -302,15 +312,7 @@ fn export_writes_the_cleaned_file_from_a_saved_session() {
 /// decision and cut them off the file, with exit 0 and no word.
 #[test]
 fn export_keeps_every_decision_around_a_damaged_journal_line_and_says_so() {
-    use relabel::dataset::{LoadOptions, load};
-    use relabel::review::Session;
-    let dir = tempfile::tempdir().unwrap();
-    let data_home = tempfile::tempdir().unwrap();
-    let input = dir.path().join("wine_noisy.csv");
-    std::fs::copy(sample("wine_noisy.csv"), &input).unwrap();
-    let store = data_home.path().join("relabel").join("sessions");
-    let ds = load(&input, &LoadOptions::default()).unwrap();
-    let (mut session, _) = Session::open(ds, Some(&store)).unwrap();
+    let (dir, data_home, input, mut session) = reviewed_wine();
     for s in 0..5 {
         session.drop_sample(s).unwrap();
     }

@@ -365,6 +365,17 @@ pub struct GaussianClassifier {
     pub log_prior: Vec<f64>,
 }
 
+impl GaussianClassifier {
+    /// Reports each class's covariance shrinkage and becomes the fit's
+    /// classifier: how every class-conditional Gaussian model ends its fit.
+    pub fn attach_to(self, fit: &mut crate::models::Fit) {
+        for (c, s) in self.components.shrinkage.iter().enumerate() {
+            fit.extra.scalars.push((format!("shrinkage[{c}]"), *s));
+        }
+        fit.classifier = Some(std::sync::Arc::new(self));
+    }
+}
+
 impl crate::models::Classifier for GaussianClassifier {
     fn predict_proba(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
         let z = self.standardizer.apply(x);

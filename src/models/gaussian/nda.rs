@@ -1,8 +1,6 @@
 //! Normal discriminant analysis (QDA/LDA): Gaussian classes fitted to the
 //! given labels as if they were all correct. The baseline rNDA improves on.
 
-use std::sync::Arc;
-
 use nalgebra::DMatrix;
 
 use crate::models::gaussian::components::{
@@ -85,14 +83,12 @@ impl RobustModel for Nda {
         fit.converged = true;
         fit.iterations = 1;
         fit.extra.scalars.push(("log_likelihood".into(), objective));
-        for (c, s) in components.shrinkage.iter().enumerate() {
-            fit.extra.scalars.push((format!("shrinkage[{c}]"), *s));
-        }
-        fit.classifier = Some(Arc::new(GaussianClassifier {
+        GaussianClassifier {
             standardizer,
             components,
             log_prior,
-        }));
+        }
+        .attach_to(&mut fit);
         Ok(fit)
     }
 }

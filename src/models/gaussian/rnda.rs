@@ -17,8 +17,6 @@
 //! label-noise literature; Natarajan et al. 2013 need rho_0 + rho_1 < 1),
 //! and the report says when that bound.
 
-use std::sync::Arc;
-
 use nalgebra::DMatrix;
 
 use crate::models::gaussian::components::{
@@ -230,14 +228,12 @@ impl RobustModel for Rnda {
             "log_likelihood".into(),
             fit.trace.last().copied().unwrap_or(f64::NAN),
         ));
-        for (c, s) in components.shrinkage.iter().enumerate() {
-            fit.extra.scalars.push((format!("shrinkage[{c}]"), *s));
-        }
-        fit.classifier = Some(Arc::new(GaussianClassifier {
+        GaussianClassifier {
             standardizer,
             components,
             log_prior,
-        }));
+        }
+        .attach_to(&mut fit);
         Ok(fit)
     }
 }
