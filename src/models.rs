@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 pub mod discrete;
 pub mod ensemble;
 pub mod gaussian;
+pub mod guide;
 pub mod logistic;
 pub mod numerics;
 pub mod options;
@@ -24,6 +25,7 @@ pub mod registry;
 pub mod report;
 pub mod standardize;
 
+pub use guide::Guide;
 pub use options::{CovarianceFamily, ModelOptions};
 pub use prologue::check_inputs;
 pub use registry::{
@@ -300,21 +302,39 @@ pub trait RobustModel: Send {
         ModelInput::Features
     }
     /// Fits on the matrix [`RobustModel::input`] asks for: `features`, or
-    /// `levels` (the level-code matrix, `None` when it equals `features`).
+    /// `levels` (the level-code matrix, `None` when it equals `features`),
+    /// with the curator's decisions and a warm start in `guide`.
     fn fit_inputs(
         &self,
         features: &DMatrix<f64>,
         levels: Option<&DMatrix<f64>>,
         given: &[usize],
         n_classes: usize,
+        guide: &Guide,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        self.fit(
+        self.fit_guided(
             self.input().pick(features, levels),
             given,
             n_classes,
+            guide,
             progress,
         )
+    }
+    /// Fits with decided samples as evidence (see [`Guide`]): a decided
+    /// row's true class is known, and `p_mislabel` is still against the
+    /// given label. A model overrides this to use the decisions in its own
+    /// E-step; the default fits on the decided labels and pins the decided
+    /// rows, which is exact for a model that trusts its labels.
+    fn fit_guided(
+        &self,
+        x: &DMatrix<f64>,
+        given: &[usize],
+        n_classes: usize,
+        guide: &Guide,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Fit, FitError> {
+        guide.fallback(given, |labels| self.fit(x, labels, n_classes, progress))
     }
     /// Fits the model. `progress` is called at least once per iteration;
     /// returning [`Control::Stop`] makes the fit return

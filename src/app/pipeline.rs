@@ -8,8 +8,8 @@ use nalgebra::DMatrix;
 
 use crate::dataset::Dataset;
 use crate::models::{
-    AUTO, Control, DataShape, Fit, FitError, ModelInput, ModelOptions, Progress, RobustModel,
-    build_model, resolve_model_name,
+    AUTO, Control, DataShape, Fit, FitError, Guide, ModelInput, ModelOptions, Progress,
+    RobustModel, build_model, resolve_model_name,
 };
 
 /// A model ready to fit: `auto` resolved, options checked.
@@ -71,11 +71,24 @@ impl FitPlan {
         labels: &[usize],
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
+        self.fit_guided(inputs, labels, &Guide::default(), progress)
+    }
+
+    /// [`FitPlan::fit`] with the curator's decisions (one per row of the
+    /// inputs) and a warm start: see [`Guide`].
+    pub fn fit_guided(
+        &self,
+        inputs: &FitInputs<'_>,
+        labels: &[usize],
+        guide: &Guide,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Fit, FitError> {
         let mut fit = self.model.fit_inputs(
             &inputs.features,
             inputs.levels.as_ref(),
             labels,
             inputs.classes.len(),
+            guide,
             progress,
         )?;
         if let Some(note) = &self.note {

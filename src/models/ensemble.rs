@@ -13,7 +13,7 @@ use std::sync::mpsc;
 use nalgebra::DMatrix;
 
 use super::{
-    Classifier, ColumnDisplay, Control, DataShape, Fit, FitError, ModelInput, ModelOptions,
+    Classifier, ColumnDisplay, Control, DataShape, Fit, FitError, Guide, ModelInput, ModelOptions,
     Progress, RobustModel, SampleColumn, build_model,
 };
 
@@ -123,7 +123,7 @@ impl RobustModel for AllModels {
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        self.fit_inputs(x, None, given, n_classes, progress)
+        self.fit_inputs(x, None, given, n_classes, &Guide::default(), progress)
     }
 
     /// Each member gets the matrix it asks for: cbt the level codes, the
@@ -134,9 +134,11 @@ impl RobustModel for AllModels {
         levels: Option<&DMatrix<f64>>,
         given: &[usize],
         n_classes: usize,
+        guide: &Guide,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
         super::check_inputs(x, given, n_classes)?;
+        guide.check(given.len(), n_classes)?;
         if let Some(l) = levels {
             super::check_inputs(l, given, n_classes)?;
         }
@@ -176,7 +178,10 @@ impl RobustModel for AllModels {
                                 Control::Continue
                             }
                         };
-                        (name, model.fit_inputs(x, levels, given, n_classes, &mut cb))
+                        (
+                            name,
+                            model.fit_inputs(x, levels, given, n_classes, guide, &mut cb),
+                        )
                     })
                 })
                 .collect();
