@@ -174,8 +174,10 @@ mod tests {
 
     #[test]
     fn a_warm_start_of_another_shape_is_ignored() {
-        let mut g = Guide::default();
-        g.warm = Some(DMatrix::from_element(3, 2, 0.5));
+        let mut g = Guide {
+            trusted: Vec::new(),
+            warm: Some(DMatrix::from_element(3, 2, 0.5)),
+        };
         assert!(g.warm_posterior(3, 2).is_some());
         assert!(g.warm_posterior(4, 2).is_none());
         assert!(g.warm_posterior(3, 3).is_none());
