@@ -30,10 +30,10 @@ pub use options::{CovarianceFamily, ModelOptions};
 pub use prologue::check_inputs;
 pub use registry::{
     AUTO, DataShape, MAX_DISCRETE_LEVELS, MODELS, ModelInfo, build_model, is_discrete_column,
-    resolve_model_name,
 };
 pub use report::{
-    ColumnDisplay, MatrixDisplay, ModelReport, NamedMatrix, NamedSeries, SampleColumn,
+    CandidateScore, ColumnDisplay, MatrixDisplay, ModelReport, NamedMatrix, NamedSeries,
+    SampleColumn, Selection,
 };
 
 /// What a model reports once per iteration (at least) while it fits.

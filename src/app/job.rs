@@ -170,8 +170,6 @@ mod tests {
 
     use nalgebra::DMatrix;
 
-    use crate::models::DataShape;
-
     fn data() -> (DMatrix<f64>, Vec<usize>) {
         let labels: Vec<usize> = (0..200).map(|i| i % 2).collect();
         let mut rng = crate::rng::Rng::new(1);
@@ -180,7 +178,7 @@ mod tests {
     }
 
     fn start(model: &str, options: &ModelOptions, x: &DMatrix<f64>, labels: Vec<usize>) -> FitJob {
-        let plan = FitPlan::new(model, options, &DataShape::of(x)).unwrap();
+        let plan = FitPlan::new(model, options).unwrap();
         let inputs = FitInputs::of_matrix(x, 2).into_owned();
         FitJob::start(plan, inputs, (0..x.nrows()).collect(), labels).unwrap()
     }

@@ -6,19 +6,28 @@ use std::borrow::Cow;
 
 use nalgebra::DMatrix;
 
+use super::evidence;
 use crate::dataset::Dataset;
 use crate::models::{
-    AUTO, Control, DataShape, Fit, FitError, Guide, ModelInput, ModelOptions, Progress,
-    RobustModel, build_model, resolve_model_name,
+    AUTO, Control, Fit, FitError, Guide, ModelInput, ModelOptions, Progress, RobustModel,
+    build_model,
 };
 
-/// A model ready to fit: `auto` resolved, options checked.
+/// A model ready to fit: options checked, or `auto`, which chooses by
+/// evidence when it fits (`app::evidence`).
 pub struct FitPlan {
-    /// The model that fits (never `auto`).
+    /// The model that fits, or `auto` until it has chosen.
     pub name: String,
-    /// Why `auto` chose it, for the status line and the report.
+    /// Why this model fits when not named by the user.
     pub note: Option<String>,
-    model: Box<dyn RobustModel>,
+    model: Planned,
+}
+
+enum Planned {
+    One(Box<dyn RobustModel>),
+    /// Chosen at fit time among `evidence::CANDIDATES`, built with these
+    /// options.
+    ByEvidence(ModelOptions),
 }
 
 impl std::fmt::Debug for FitPlan {
@@ -31,16 +40,27 @@ impl std::fmt::Debug for FitPlan {
 }
 
 impl FitPlan {
-    /// Resolves `requested` (a model name or `auto`) for data of this shape
-    /// and builds the model, which checks its options.
-    pub fn new(
-        requested: &str,
-        options: &ModelOptions,
-        shape: &DataShape,
-    ) -> Result<FitPlan, FitError> {
-        let (name, note) = resolve_model_name(requested, shape);
-        let model = build_model(&name, options)?;
-        Ok(FitPlan { name, note, model })
+    /// Builds `requested` (a model name, or `auto`), which checks its
+    /// options; `auto` checks every candidate's.
+    pub fn new(requested: &str, options: &ModelOptions) -> Result<FitPlan, FitError> {
+        if requested == AUTO {
+            for name in evidence::CANDIDATES {
+                match build_model(name, options) {
+                    Ok(_) | Err(FitError::UnknownModel(..)) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            return Ok(FitPlan {
+                name: AUTO.to_string(),
+                note: None,
+                model: Planned::ByEvidence(options.clone()),
+            });
+        }
+        Ok(FitPlan {
+            name: requested.to_string(),
+            note: None,
+            model: Planned::One(build_model(requested, options)?),
+        })
     }
 
     /// [`FitPlan::new`] for a loaded table.
@@ -51,16 +71,33 @@ impl FitPlan {
     ) -> Result<FitPlan, FitError> {
         // --probs gives class probabilities, which only `probs` reads as such.
         if requested == AUTO && ds.options.probs.is_some() {
-            let mut plan = Self::new("probs", options, &DataShape::of(&ds.x))?;
+            let mut plan = Self::new("probs", options)?;
             plan.note = Some("auto chose probs: --probs gives class probabilities".into());
             return Ok(plan);
         }
-        Self::new(requested, options, &DataShape::of(&ds.x))
+        Self::new(requested, options)
     }
 
-    /// The matrix the model reads (asked of the model, nowhere else).
+    /// The plan for the model `auto` chose in `fit` (a refit keeps it rather
+    /// than choosing again); this plan when it named its model.
+    pub fn settled(&self, fit: &Fit, options: &ModelOptions) -> Result<FitPlan, FitError> {
+        match (&self.model, &fit.extra.selection) {
+            (Planned::ByEvidence(_), Some(sel)) => {
+                let mut plan = Self::new(&sel.chosen, options)?;
+                plan.note = Some(format!("{} (chosen by auto)", sel.chosen));
+                Ok(plan)
+            }
+            _ => Self::new(&self.name, options),
+        }
+    }
+
+    /// The matrix the model reads (asked of the model, nowhere else); for
+    /// `auto`, both, since its candidates read either.
     pub fn input(&self) -> ModelInput {
-        self.model.input()
+        match &self.model {
+            Planned::One(m) => m.input(),
+            Planned::ByEvidence(_) => ModelInput::Both,
+        }
     }
 
     /// Fits on `inputs` with these labels (one per row of the inputs), then
@@ -75,7 +112,8 @@ impl FitPlan {
     }
 
     /// [`FitPlan::fit`] with the curator's decisions (one per row of the
-    /// inputs) and a warm start: see [`Guide`].
+    /// inputs) and a warm start: see [`Guide`]. `auto` first chooses its
+    /// model by evidence, then fits it; the report's `selection` says how.
     pub fn fit_guided(
         &self,
         inputs: &FitInputs<'_>,
@@ -83,7 +121,19 @@ impl FitPlan {
         guide: &Guide,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        let mut fit = self.model.fit_inputs(
+        let (model, selection) = match &self.model {
+            Planned::One(_) => (None, None),
+            Planned::ByEvidence(options) => {
+                let sel = evidence::select(inputs, labels, options, progress)?;
+                (Some(build_model(&sel.chosen, options)?), Some(sel))
+            }
+        };
+        let model: &dyn RobustModel = match (&model, &self.model) {
+            (Some(m), _) => m.as_ref(),
+            (None, Planned::One(m)) => m.as_ref(),
+            (None, Planned::ByEvidence(_)) => unreachable!("auto always builds its choice"),
+        };
+        let mut fit = model.fit_inputs(
             &inputs.features,
             inputs.levels.as_ref(),
             labels,
@@ -94,15 +144,38 @@ impl FitPlan {
         if let Some(note) = &self.note {
             fit.extra.notes.push(note.clone());
         }
+        if let Some(sel) = selection {
+            fit.extra.notes.insert(0, evidence::describe(&sel));
+            fit.extra.selection = Some(sel);
+        }
         fit.extra.name_features(&inputs.feature_names);
         fit.extra.name_classes(&inputs.classes);
         Ok(fit)
     }
 
+    /// The name of the model that made `fit`: `auto`'s choice, or this one.
+    pub fn model_of<'f>(&'f self, fit: &'f Fit) -> &'f str {
+        fit.extra
+            .selection
+            .as_ref()
+            .map_or(self.name.as_str(), |s| s.chosen.as_str())
+    }
+
     /// The rows of another table with this table's layout (a test set), as
-    /// the matrix the fitted model's classifier reads.
-    pub fn test_matrix<'x>(&self, ds: &Dataset, x: &'x DMatrix<f64>) -> Cow<'x, DMatrix<f64>> {
-        if self.model.input() == ModelInput::Levels && !ds.categorical.is_empty() {
+    /// the matrix the classifier of `fit` reads.
+    pub fn test_matrix<'x>(
+        &self,
+        ds: &Dataset,
+        x: &'x DMatrix<f64>,
+        fit: &Fit,
+    ) -> Cow<'x, DMatrix<f64>> {
+        let input = match &self.model {
+            Planned::One(m) => m.input(),
+            Planned::ByEvidence(options) => {
+                build_model(self.model_of(fit), options).map_or(ModelInput::Features, |m| m.input())
+            }
+        };
+        if input == ModelInput::Levels && !ds.categorical.is_empty() {
             Cow::Owned(ds.source_matrix_of(x))
         } else {
             Cow::Borrowed(x)
@@ -168,6 +241,16 @@ impl<'a> FitInputs<'a> {
 
     pub fn n_samples(&self) -> usize {
         self.features.nrows()
+    }
+
+    /// These inputs on `rows` only (cross-validation folds).
+    pub fn select(&self, rows: &[usize]) -> FitInputs<'static> {
+        FitInputs {
+            features: Cow::Owned(self.features.select_rows(rows.iter())),
+            levels: self.levels.as_ref().map(|l| l.select_rows(rows.iter())),
+            classes: self.classes.clone(),
+            feature_names: self.feature_names.clone(),
+        }
     }
 
     /// Detaches the inputs from the table (to move them to a worker thread).
@@ -253,13 +336,28 @@ mod tests {
     }
 
     #[test]
-    fn auto_is_resolved_and_says_why_in_the_fit() {
+    fn auto_chooses_when_it_fits_and_says_why() {
         let ds = votes();
         let plan = FitPlan::for_table(&ds, "auto", &ModelOptions::default()).unwrap();
-        assert_eq!(plan.name, "cbt");
+        assert_eq!(plan.name, "auto");
+        assert_eq!(plan.input(), ModelInput::Both, "its candidates read either");
         let inputs = FitInputs::of_table(&ds, &plan, None);
+        assert!(
+            inputs.levels.is_some(),
+            "cbt is a candidate: levels are offered"
+        );
         let fit = plan.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
-        assert!(fit.extra.notes.iter().any(|n| n.contains("auto chose cbt")));
+        let chosen = plan.model_of(&fit).to_string();
+        assert!(evidence::CANDIDATES.contains(&chosen.as_str()));
+        assert!(fit.extra.notes[0].starts_with(&format!("auto chose {chosen} by ")));
+        // A refit keeps the choice instead of choosing again.
+        let settled = plan.settled(&fit, &ModelOptions::default()).unwrap();
+        assert_eq!(settled.name, chosen);
+        // A named model is never overridden.
+        let named = FitPlan::for_table(&ds, "rlr", &ModelOptions::default()).unwrap();
+        let fit = named.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
+        assert_eq!(named.model_of(&fit), "rlr");
+        assert!(fit.extra.selection.is_none());
     }
 
     #[test]

@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::dataset::{CategoricalPolicy, LoadOptions, MissingPolicy};
 use crate::eval::noise::NoiseKind;
 use crate::models::ensemble::ENSEMBLE_MEMBERS;
-use crate::models::{AUTO, CovarianceFamily, DataShape, MODELS, ModelOptions, resolve_model_name};
+use crate::models::{AUTO, CovarianceFamily, MODELS, ModelOptions};
 
 use super::CliError;
 
@@ -327,24 +327,12 @@ impl ModelArgs {
     }
 }
 
-/// The models `auto` may resolve to: asked of the resolver itself, once per
-/// kind of table it tells apart (discrete; at least as many features as
-/// samples; continuous), so the list follows the rule.
+/// The models `auto` chooses among (`app::evidence::CANDIDATES`).
 fn auto_candidates() -> Vec<String> {
-    let shapes = [(10, 2, true), (2, 10, false), (10, 2, false)];
-    let mut names: Vec<String> = Vec::new();
-    for (n_samples, n_features, discrete) in shapes {
-        let shape = DataShape {
-            n_samples,
-            n_features,
-            discrete,
-        };
-        let (name, _) = resolve_model_name(AUTO, &shape);
-        if !names.contains(&name) {
-            names.push(name);
-        }
-    }
-    names
+    crate::app::evidence::CANDIDATES
+        .iter()
+        .map(|c| c.to_string())
+        .collect()
 }
 
 /// The option names a model reads (`ModelInfo::options`); for `all` with

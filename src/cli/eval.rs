@@ -11,7 +11,7 @@ use super::args::{DataArgs, EvalArgs, ModelArgs};
 use super::{CliError, load};
 use crate::app::{FitInputs, FitPlan};
 use crate::dataset::{CellEdit, Dataset, rewrite};
-use crate::eval::detection::{DetectionScores, NoiseConfig, mean_sd, run_detection};
+use crate::eval::detection::{DetectionScores, NoiseConfig, TestSet, mean_sd, run_detection};
 use crate::eval::noise::{NoiseKind, inject};
 
 pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliError> {
@@ -71,15 +71,16 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
     for requested in requested {
         let plan = FitPlan::for_table(&ds, requested, &options)?;
         let inputs = FitInputs::of_table(&ds, &plan, None);
-        let test_x = test.as_ref().map(|(x, _)| plan.test_matrix(&ds, x));
         let scores = run_detection(
             &plan,
             &inputs,
             &ds.labels,
             &noise,
-            test_x
-                .as_deref()
-                .zip(test.as_ref().map(|(_, y)| y.as_slice())),
+            test.as_ref().map(|(x, y)| TestSet {
+                table: Some(&ds),
+                x,
+                labels: y,
+            }),
         )?;
         print_row(&plan.name, &scores);
     }

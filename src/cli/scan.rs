@@ -38,7 +38,7 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
     let inputs = FitInputs::of_table(&ds, &plan, None);
     let fit = plan.fit(&inputs, &ds.labels, &mut no_progress())?;
     let wall = started.elapsed();
-    let name = plan.name.clone();
+    let name = plan.model_of(&fit).to_string();
     let info = RunInfo {
         model: name.clone(),
         options,
@@ -50,7 +50,7 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
                 CliError::BadInput(format!("model {name} cannot classify new rows"))
             })?;
             let table = ds.load_compatible(test)?;
-            let proba = classifier.predict_proba(&plan.test_matrix(&ds, &table.x));
+            let proba = classifier.predict_proba(&plan.test_matrix(&ds, &table.x, &fit));
             Some(Predictions {
                 proba,
                 ids: table.ids,

@@ -34,15 +34,23 @@ pub struct DetectionScores {
     pub wall_seconds: f64,
 }
 
-/// Runs `plan` on `repeats` noisy copies of clean labels. `test`: a clean
-/// test set as the matrix the model's classifier reads
-/// ([`FitPlan::test_matrix`]) and its labels.
+/// A clean test set: the training table (for its layout; `None` when the
+/// inputs are a bare matrix), the test rows' feature matrix and their labels.
+#[derive(Clone, Copy, Debug)]
+pub struct TestSet<'a> {
+    pub table: Option<&'a crate::dataset::Dataset>,
+    pub x: &'a DMatrix<f64>,
+    pub labels: &'a [usize],
+}
+
+/// Runs `plan` on `repeats` noisy copies of clean labels, and scores each
+/// fit's classifier on `test` when given.
 pub fn run_detection(
     plan: &FitPlan,
     inputs: &FitInputs<'_>,
     clean: &[usize],
     noise: &NoiseConfig,
-    test: Option<(&DMatrix<f64>, &[usize])>,
+    test: Option<TestSet<'_>>,
 ) -> Result<Vec<DetectionScores>, FitError> {
     let n_classes = inputs.n_classes();
     let mut out = Vec::with_capacity(noise.repeats);
@@ -61,12 +69,15 @@ pub fn run_detection(
         let (precision_at_k, recall_at_k) =
             precision_recall_at(&fit.p_mislabel, &injected.flipped, k);
         let test_accuracy = match (test, &fit.classifier) {
-            (Some((xt, yt)), Some(c)) => {
-                let p = c.predict_proba(xt);
+            (Some(t), Some(c)) => {
+                let p = match t.table {
+                    Some(table) => c.predict_proba(&plan.test_matrix(table, t.x, &fit)),
+                    None => c.predict_proba(t.x),
+                };
                 let predicted: Vec<usize> = (0..p.nrows())
                     .map(|i| argmax(p.row(i).iter().copied()))
                     .collect();
-                Some(accuracy(&predicted, yt))
+                Some(accuracy(&predicted, t.labels))
             }
             _ => None,
         };
@@ -106,7 +117,7 @@ pub fn mean_sd(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::models::{DataShape, ModelOptions};
+    use crate::models::ModelOptions;
     use crate::rng::Rng;
 
     #[test]
@@ -121,9 +132,20 @@ mod tests {
             repeats: 2,
             base_seed: 3,
         };
-        let plan = FitPlan::new("rnda", &ModelOptions::default(), &DataShape::of(&x)).unwrap();
+        let plan = FitPlan::new("rnda", &ModelOptions::default()).unwrap();
         let inputs = FitInputs::of_matrix(&x, 2);
-        let a = run_detection(&plan, &inputs, &clean, &cfg, Some((&x, &clean))).unwrap();
+        let a = run_detection(
+            &plan,
+            &inputs,
+            &clean,
+            &cfg,
+            Some(TestSet {
+                table: None,
+                x: &x,
+                labels: &clean,
+            }),
+        )
+        .unwrap();
         let b = run_detection(&plan, &inputs, &clean, &cfg, None).unwrap();
         assert_eq!(a.len(), 2);
         assert_eq!(a[0].n_flipped, 30);

@@ -193,36 +193,3 @@ impl DataShape {
         }
     }
 }
-
-/// Resolves `auto` to a model name from the data's shape (DESIGN §2:
-/// discrete -> cbt, p >= n -> rlr, else rnda) and says why; other names
-/// pass through unchanged.
-pub fn resolve_model_name(requested: &str, shape: &DataShape) -> (String, Option<String>) {
-    if requested != AUTO {
-        return (requested.to_string(), None);
-    }
-    let available = |name: &str| MODELS.iter().any(|m| m.name == name);
-    let (choice, why) = if shape.discrete && available("cbt") {
-        ("cbt", "every feature is discrete".to_string())
-    } else if shape.n_features >= shape.n_samples && available("rlr") {
-        (
-            "rlr",
-            format!(
-                "there are at least as many features ({}) as samples ({})",
-                shape.n_features, shape.n_samples
-            ),
-        )
-    } else {
-        (
-            "rnda",
-            format!(
-                "{} samples of {} continuous features",
-                shape.n_samples, shape.n_features
-            ),
-        )
-    };
-    (
-        choice.to_string(),
-        Some(format!("auto chose {choice}: {why}")),
-    )
-}

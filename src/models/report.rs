@@ -114,6 +114,31 @@ pub struct ModelReport {
     pub sample_columns: Vec<SampleColumn>,
     /// Sentences for the curator (e.g. why `auto` chose a model).
     pub notes: Vec<String>,
+    /// How `auto` chose this model, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection: Option<Selection>,
+}
+
+/// `auto`'s choice and the evidence behind it (`app::evidence`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Selection {
+    pub chosen: String,
+    /// What the scores are, in words.
+    pub criterion: String,
+    /// Every candidate, the chosen one included, best score first.
+    pub candidates: Vec<CandidateScore>,
+}
+
+/// One candidate of `auto`: its score, or why it has none.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CandidateScore {
+    pub model: String,
+    /// Mean cross-validated log-likelihood of the given labels per sample.
+    pub score: Option<f64>,
+    /// Standard error of that mean.
+    pub standard_error: Option<f64>,
+    /// "scored", or why not ("not applicable: ...", "over the time budget").
+    pub status: String,
 }
 
 impl ModelReport {

@@ -1,0 +1,111 @@
+use super::*;
+use crate::app::pipeline::FitPlan;
+use crate::models::no_progress;
+
+#[test]
+fn the_implied_flip_table_counts_posterior_mass_against_given_labels() {
+    // 40 rows of true class 0, a quarter given label 1; 40 of class 1, all kept.
+    let n = 80;
+    let posterior = DMatrix::from_fn(n, 2, |i, k| if (i < 40) == (k == 0) { 1.0 } else { 0.0 });
+    let given: Vec<usize> = (0..n).map(|i| usize::from(i >= 40 || i % 4 == 0)).collect();
+    let t = implied_flip_table(&posterior, &given);
+    for row in t.row_iter() {
+        assert!((row.sum() - 1.0).abs() < 1e-12);
+    }
+    // (30 + 1/2) / 41 and (10 + 1/2) / 41: the prior weighs one sample.
+    assert!((t[(0, 0)] - 30.5 / 41.0).abs() < 1e-12, "{t}");
+    assert!((t[(0, 1)] - 10.5 / 41.0).abs() < 1e-12);
+    assert!(
+        t[(1, 0)] > 0.0 && t[(1, 0)] < 0.02,
+        "never seen, not impossible"
+    );
+}
+
+#[test]
+fn folds_are_stratified_and_small_classes_are_always_trained_on() {
+    let labels: Vec<usize> = (0..62).map(|i| if i < 60 { i % 2 } else { 2 }).collect();
+    let rows: Vec<usize> = (0..labels.len()).collect();
+    let folds = stratified_folds(&rows, &labels, 3, 7);
+    for class in 0..2 {
+        for f in 0..FOLDS {
+            let count = rows
+                .iter()
+                .filter(|&&r| labels[r] == class && folds[r] == Some(f))
+                .count();
+            assert_eq!(count, 10, "class {class} fold {f}");
+        }
+    }
+    assert_eq!(folds[60], None);
+    assert_eq!(folds[61], None);
+    assert_eq!(folds, stratified_folds(&rows, &labels, 3, 7), "seeded");
+}
+
+#[test]
+fn a_large_table_is_sampled_per_class() {
+    let labels: Vec<usize> = (0..10_000).map(|i| usize::from(i % 10 == 0)).collect();
+    let rows = stratified_sample(&labels, 2, 1000, 3);
+    assert!((990..=1010).contains(&rows.len()), "{}", rows.len());
+    let ones = rows.iter().filter(|&&r| labels[r] == 1).count();
+    assert_eq!(ones, 100);
+    assert!(rows.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(stratified_sample(&labels, 2, 20_000, 3).len(), 10_000);
+}
+
+/// Two classes around the same centre, one nine times as spread: no
+/// linear boundary separates them, two Gaussians do. The evidence must
+/// prefer the Gaussian model to the logistic ones, and say so.
+#[test]
+fn the_evidence_prefers_the_model_the_data_were_drawn_from() {
+    let mut rng = Rng::new(5);
+    let n = 300;
+    let given: Vec<usize> = (0..n)
+        .map(|i| {
+            let truth = i % 2;
+            if rng.uniform() < 0.1 {
+                1 - truth
+            } else {
+                truth
+            }
+        })
+        .collect();
+    let x = DMatrix::from_fn(n, 2, |i, _| {
+        let scale = if i % 2 == 0 { 1.0 } else { 3.0 };
+        scale * rng.normal()
+    });
+    let inputs = FitInputs::of_matrix(&x, 2);
+    let options = ModelOptions::default();
+    let sel = select(&inputs, &given, &options, &mut no_progress()).unwrap();
+    let score = |m: &str| {
+        sel.candidates
+            .iter()
+            .find(|c| c.model == m)
+            .and_then(|c| c.score)
+            .unwrap()
+    };
+    assert!(score("rnda") > score("rlr") + 0.05, "{sel:?}");
+    assert!(score("rnda") > score("shift") + 0.05, "{sel:?}");
+    assert!(matches!(sel.chosen.as_str(), "rnda" | "rmda"), "{sel:?}");
+    assert_eq!(sel.candidates.len(), CANDIDATES.len());
+    let text = describe(&sel);
+    assert!(
+        text.starts_with(&format!("auto chose {}", sel.chosen)),
+        "{text}"
+    );
+
+    // The plan fits the choice on every row and reports the evidence.
+    let plan = FitPlan::new("auto", &options).unwrap();
+    let fit = plan.fit(&inputs, &given, &mut no_progress()).unwrap();
+    assert_eq!(plan.model_of(&fit), sel.chosen);
+    assert_eq!(fit.extra.selection.as_ref(), Some(&sel), "deterministic");
+    assert!(fit.extra.notes[0].starts_with("auto chose"));
+}
+
+#[test]
+fn a_stop_cancels_the_choice() {
+    let x = DMatrix::from_fn(60, 2, |i, j| (i * 7 + j * 3) as f64 % 5.0);
+    let given: Vec<usize> = (0..60).map(|i| i % 2).collect();
+    let inputs = FitInputs::of_matrix(&x, 2);
+    let mut stop = |_: Progress| Control::Stop;
+    let r = select(&inputs, &given, &ModelOptions::default(), &mut stop);
+    assert_eq!(r.unwrap_err(), FitError::Cancelled);
+}
