@@ -7,5 +7,6 @@ pub mod logistic_papers;
 pub mod metrics;
 pub mod noise;
 pub mod papers;
+pub mod review_curve;
 pub mod rmda_papers;
 pub mod simulate;

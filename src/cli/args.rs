@@ -409,6 +409,16 @@ pub struct EvalArgs {
     /// OUT's stem + .truth.csv with row, true_label, flipped).
     #[arg(long, value_name = "OUT")]
     pub write_noisy: Option<PathBuf>,
+    /// Instead of the detection table, simulate a curator who walks the list
+    /// from the top and always decides correctly: inspections needed to find
+    /// 50%, 90% and 100% of the flipped labels with a one-shot ranking and
+    /// with a model that refits on the decisions.
+    #[arg(long)]
+    pub review_curve: bool,
+    /// With --review-curve: decisions between refits (default: n/50, at
+    /// least 5).
+    #[arg(long, value_name = "K", requires = "review_curve")]
+    pub every: Option<usize>,
 }
 
 /// The names `--model` takes: every model of the registry, and `auto`.

@@ -13,6 +13,8 @@ use crate::app::{FitInputs, FitPlan};
 use crate::dataset::{CellEdit, Dataset, rewrite};
 use crate::eval::detection::{DetectionScores, NoiseConfig, TestSet, mean_sd, run_detection};
 use crate::eval::noise::{NoiseKind, inject};
+use crate::eval::review_curve::{Curve, default_every, learning_curve, static_curve};
+use crate::models::no_progress;
 
 pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliError> {
     if let Some(paper) = a.paper {
@@ -44,6 +46,9 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
     }
     if a.repeats == 0 {
         return Err(CliError::BadInput("--repeats must be at least 1".into()));
+    }
+    if a.review_curve {
+        return review_curves(&ds, &requested, &options, kind, a);
     }
     let test = match &a.test {
         Some(path) => Some(load_test(&ds, path)?),
@@ -88,6 +93,82 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
         "k = number of flipped labels; suggested acc = share of samples whose suggested label is the true one"
     );
     Ok(())
+}
+
+/// `eval --review-curve`: per model, the inspections a correct curator
+/// needs with a one-shot ranking and with refits on the decisions.
+fn review_curves(
+    ds: &Dataset,
+    requested: &[&str],
+    options: &crate::models::ModelOptions,
+    kind: NoiseKind,
+    a: &EvalArgs,
+) -> Result<(), CliError> {
+    let every = a.every.unwrap_or_else(|| default_every(ds.n_samples()));
+    if every == 0 {
+        return Err(CliError::BadInput("--every must be at least 1".into()));
+    }
+    println!(
+        "relabel eval --review-curve: {} ({} samples, {} classes), {} noise at {:.0}%, {} draws; refit every {every} decisions",
+        ds.raw.path.display(),
+        ds.n_samples(),
+        ds.classes.len(),
+        kind.name(),
+        100.0 * a.rate,
+        a.repeats,
+    );
+    println!(
+        "{:<8} {:<10} {:>15} {:>15} {:>15} {:>7}",
+        "model", "ranking", "50% found", "90% found", "100% found", "refits"
+    );
+    for requested in requested {
+        let plan = FitPlan::for_table(ds, requested, options)?;
+        let inputs = FitInputs::of_table(ds, &plan, None);
+        let mut once = Vec::new();
+        let mut learned = Vec::new();
+        for r in 0..a.repeats {
+            let injected = inject(
+                &ds.labels,
+                ds.classes.len(),
+                kind,
+                a.rate,
+                options.seed.wrapping_add(r as u64),
+            );
+            let first = plan.fit(&inputs, &injected.labels, &mut no_progress())?;
+            // Refits keep the model auto chose rather than choosing again.
+            let settled = plan.settled(&first, options)?;
+            once.push(static_curve(&first, &injected));
+            learned.push(learning_curve(
+                &settled, &inputs, &injected, &ds.labels, first, every,
+            )?);
+        }
+        let name = requested.to_string();
+        print_curve_row(&name, "one-shot", &once);
+        print_curve_row(&name, "learning", &learned);
+    }
+    println!(
+        "inspections = samples looked at, from the top, until that share of the flipped labels was found (mean ± sd)"
+    );
+    Ok(())
+}
+
+fn print_curve_row(model: &str, ranking: &str, curves: &[Curve]) {
+    let cell = |share: f64| {
+        let v: Vec<f64> = curves
+            .iter()
+            .filter_map(|c| c.inspections_for(share))
+            .map(|v| v as f64)
+            .collect();
+        let (m, sd) = mean_sd(v);
+        format!("{m:.0} ± {sd:.0}")
+    };
+    let refits = curves.iter().map(|c| c.refits).sum::<usize>() / curves.len().max(1);
+    println!(
+        "{model:<8} {ranking:<10} {:>15} {:>15} {:>15} {refits:>7}",
+        cell(0.5),
+        cell(0.9),
+        cell(1.0)
+    );
 }
 
 fn print_header() {
