@@ -27,7 +27,7 @@ enum Planned {
     One(Box<dyn RobustModel>),
     /// Chosen at fit time among `evidence::CANDIDATES`, built with these
     /// options.
-    ByEvidence(ModelOptions),
+    ByEvidence(Box<ModelOptions>),
 }
 
 impl std::fmt::Debug for FitPlan {
@@ -53,7 +53,7 @@ impl FitPlan {
             return Ok(FitPlan {
                 name: AUTO.to_string(),
                 note: None,
-                model: Planned::ByEvidence(options.clone()),
+                model: Planned::ByEvidence(Box::new(options.clone())),
             });
         }
         Ok(FitPlan {
