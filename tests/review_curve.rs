@@ -1,5 +1,6 @@
 //! `relabel eval --review-curve` end to end: both rankings reported, with
 //! inspection counts a curator could have made.
+#![allow(clippy::unwrap_used)]
 
 mod common;
 
