@@ -99,6 +99,7 @@ fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> anyhow:
             }
         }
         app.poll_worker();
+        app.tick(std::time::Instant::now());
     }
     Ok(())
 }

@@ -10,7 +10,7 @@ use std::thread::JoinHandle;
 
 use super::pipeline::{FitInputs, FitPlan};
 use crate::dataset::Dataset;
-use crate::models::{Control, Fit, FitError, ModelOptions, Progress};
+use crate::models::{Control, Fit, FitError, Guide, ModelOptions, Progress};
 
 /// What the worker reports.
 #[derive(Debug)]
@@ -37,17 +37,19 @@ pub struct FitJob {
 
 impl FitJob {
     /// Starts the pipeline for `requested` (a model or `auto`) on rows
-    /// `samples` of a table, with `labels` (one per sample).
+    /// `samples` of a table, with `labels` (one per sample) and the
+    /// curator's decisions as evidence (`guide`, one entry per sample).
     pub fn on_table(
         ds: &Dataset,
         requested: &str,
         options: &ModelOptions,
         samples: Vec<usize>,
         labels: Vec<usize>,
+        guide: Guide,
     ) -> Result<FitJob, FitError> {
         let plan = FitPlan::for_table(ds, requested, options)?;
         let inputs = FitInputs::of_table(ds, &plan, Some(&samples)).into_owned();
-        Self::start(plan, inputs, samples, labels)
+        Self::start(plan, inputs, samples, labels, guide)
     }
 
     /// Starts fitting `plan` on `inputs` (the rows `samples` of the table)
@@ -57,6 +59,7 @@ impl FitJob {
         inputs: FitInputs<'static>,
         samples: Vec<usize>,
         labels: Vec<usize>,
+        guide: Guide,
     ) -> Result<FitJob, FitError> {
         let cancel = Arc::new(AtomicBool::new(false));
         let (tx, rx) = mpsc::channel();
@@ -77,7 +80,7 @@ impl FitJob {
                             Control::Continue
                         }
                     };
-                    plan.fit(&inputs, &labels, &mut cb)
+                    plan.fit_guided(&inputs, &labels, &guide, &mut cb)
                 }));
                 let msg = match result {
                     Ok(r) => WorkerMsg::Done(Box::new(r)),
@@ -180,7 +183,14 @@ mod tests {
     fn start(model: &str, options: &ModelOptions, x: &DMatrix<f64>, labels: Vec<usize>) -> FitJob {
         let plan = FitPlan::new(model, options).unwrap();
         let inputs = FitInputs::of_matrix(x, 2).into_owned();
-        FitJob::start(plan, inputs, (0..x.nrows()).collect(), labels).unwrap()
+        FitJob::start(
+            plan,
+            inputs,
+            (0..x.nrows()).collect(),
+            labels,
+            Guide::default(),
+        )
+        .unwrap()
     }
 
     #[test]

@@ -15,7 +15,7 @@ use super::journal::{
 use super::time::now;
 use super::view::{self, Filter, SortKey, ViewInputs};
 use crate::dataset::Dataset;
-use crate::models::{Fit, ModelOptions, SampleColumn};
+use crate::models::{Fit, Guide, ModelOptions, SampleColumn};
 
 /// Whether opening found an earlier session.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,7 +29,7 @@ pub enum ResumeInfo {
 }
 
 /// Figures for the status bar.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Counts {
     pub total: usize,
     pub shown: usize,
@@ -39,6 +39,9 @@ pub struct Counts {
     pub relabelled: usize,
     pub kept: usize,
     pub dropped: usize,
+    /// Sum of p_mislabel over undecided samples: how many wrong labels the
+    /// model expects among those not yet reviewed.
+    pub expected_wrong: f64,
 }
 
 /// One undo step: every sample it changed, before and after.
@@ -71,6 +74,16 @@ pub struct Session {
     recovery: Recovery,
     unexported: bool,
     next_group: u64,
+    /// Counts changes to the decisions (a refit is due when it moved).
+    version: u64,
+    /// Samples whose rank the last refit moved by much (see `set_fit`).
+    moved: Vec<usize>,
+}
+
+/// A move in the ranking the curator would not see without scrolling: a
+/// screenful of rows, or a twentieth of the list when that is more.
+fn big_move(n: usize) -> usize {
+    (n / 20).max(20)
 }
 
 impl Session {
@@ -97,6 +110,8 @@ impl Session {
             recovery: Recovery::default(),
             unexported: false,
             next_group: 1,
+            version: 0,
+            moved: Vec::new(),
             dataset,
         };
         let info = match store {
@@ -299,7 +314,17 @@ impl Session {
 
     /// Shows a model's scores for every sample.
     pub fn set_fit(&mut self, model: &str, fit: Fit) {
-        self.rank = Some(view::rank_positions(&fit));
+        let rank = view::rank_positions(&fit);
+        self.moved = match &self.rank {
+            Some(old) if old.len() == rank.len() => {
+                let far = big_move(rank.len());
+                (0..rank.len())
+                    .filter(|&i| self.decisions[i].is_none() && old[i].abs_diff(rank[i]) >= far)
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        self.rank = Some(rank);
         self.fit = Some(fit);
         self.model_name = Some(model.to_string());
         // A column the new model does not report would sort nothing while
@@ -358,6 +383,43 @@ impl Session {
 
     pub fn model_name(&self) -> Option<&str> {
         self.model_name.as_deref()
+    }
+
+    /// Undecided samples whose rank the last fit moved by much (a
+    /// screenful or a twentieth of the list): the screen marks them.
+    pub fn moved(&self) -> &[usize] {
+        &self.moved
+    }
+
+    /// Changes with every decision, undo and redo.
+    pub fn decisions_version(&self) -> u64 {
+        self.version
+    }
+
+    /// What a learning refit needs: the samples not dropped, their *given*
+    /// labels, and the guide: each decided sample's true class (its given
+    /// label when kept, the new one when relabelled) and the current
+    /// posterior to start from.
+    pub fn refit_inputs(&self) -> (Vec<usize>, Vec<usize>, Guide) {
+        let mut samples = Vec::new();
+        let mut labels = Vec::new();
+        let mut trusted = Vec::new();
+        for (i, d) in self.decisions.iter().enumerate() {
+            let truth = match d {
+                Some(Decision::Drop) => continue,
+                Some(Decision::Relabel(c)) => Some(*c),
+                Some(Decision::Keep) => Some(self.dataset.labels[i]),
+                None => None,
+            };
+            samples.push(i);
+            labels.push(self.dataset.labels[i]);
+            trusted.push(truth);
+        }
+        let warm = self.fit.as_ref().and_then(|f| {
+            let rows = f.posterior.select_rows(samples.iter());
+            rows.iter().all(|v| v.is_finite()).then_some(rows)
+        });
+        (samples, labels, Guide { trusted, warm })
     }
 
     /// Training data for a refit: the samples not dropped, with relabels
@@ -593,6 +655,7 @@ impl Session {
     /// Decisions move samples only when the list is filtered by decision;
     /// skipping the re-sort otherwise keeps a key press cheap on large data.
     fn refresh_after_decisions(&mut self) {
+        self.version = self.version.wrapping_add(1);
         if self.filter.decision.is_some() {
             self.refresh_view();
         }
@@ -794,6 +857,13 @@ impl Session {
                 .iter()
                 .filter(|p| **p >= self.threshold)
                 .count();
+            c.expected_wrong = f
+                .p_mislabel
+                .iter()
+                .zip(&self.decisions)
+                .filter(|(p, d)| d.is_none() && p.is_finite())
+                .map(|(p, _)| *p)
+                .sum();
         }
         for d in self.decisions.iter().flatten() {
             c.decided += 1;

@@ -128,7 +128,15 @@ pub fn compute(v: &ViewInputs<'_>) -> Vec<usize> {
     };
     let d = v.descending;
     match v.sort {
-        SortKey::PMislabel => out.sort_by(|a, b| by_score(p(*a), p(*b), d).then_with(|| tie(a, b))),
+        // Decided samples sink below the undecided: the top of the default
+        // order is always what is left to review.
+        SortKey::PMislabel => out.sort_by(|a, b| {
+            let decided = |i: usize| v.decisions[i].is_some();
+            decided(*a)
+                .cmp(&decided(*b))
+                .then_with(|| by_score(p(*a), p(*b), d))
+                .then_with(|| tie(a, b))
+        }),
         SortKey::Gamma => {
             let g = |i: usize| v.fit.map_or(f64::NAN, |f| f.sample_gamma(i, ds.labels[i]));
             out.sort_by(|a, b| by_score(g(*a), g(*b), d).then_with(|| tie(a, b)));

@@ -6,6 +6,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
+use std::time::Instant;
 
 use crossterm::event::{KeyEvent, MouseEvent};
 use ratatui::layout::Rect;
@@ -70,6 +71,15 @@ pub struct App {
     pub id_width: usize,
     /// Where exports go when the user did not say (tests point it elsewhere).
     pub export_dir: Option<PathBuf>,
+    /// The session's decisions version the current fit was started with,
+    /// the last one seen, and when it last changed (learning refits).
+    pub fitted_version: u64,
+    pub seen_version: u64,
+    pub changed_at: Option<Instant>,
+    /// Whether the fit in flight is a refit (keeps the cursor's sample).
+    pub refitting: bool,
+    /// Until when the rows the last refit moved far are marked.
+    pub moved_until: Option<Instant>,
 }
 
 /// The start-up notices: how the session was resumed, then what reading its
@@ -147,6 +157,11 @@ impl App {
             list_area: Cell::new(Rect::default()),
             rows_formatted: Cell::new(0),
             export_dir: None,
+            fitted_version: 0,
+            seen_version: 0,
+            changed_at: None,
+            refitting: false,
+            moved_until: None,
             id_width,
         }
     }

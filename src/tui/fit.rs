@@ -1,31 +1,86 @@
 //! The fit in flight: start one on the worker (`app::FitJob`), take in what
 //! it sends, and put the result into the session.
 
+use std::time::{Duration, Instant};
+
 use super::app::App;
 use crate::app::{FitJob, WorkerMsg};
-use crate::models::FitError;
+use crate::models::{AUTO, FitError, Guide};
+
+/// The pause after the last decision before the model learns from the
+/// decisions: long enough that a run of quick keys makes one refit, short
+/// enough that the list has re-ranked by the time the curator looks up.
+pub const LEARN_AFTER: Duration = Duration::from_millis(1500);
+
+/// How long rows that a refit moved far stay marked.
+pub const SHOW_MOVES_FOR: Duration = Duration::from_secs(4);
 
 impl App {
     /// Starts a fit of the current model on all samples (`refit`: on the
-    /// samples not dropped, with relabels applied).
+    /// samples not dropped, with the decisions as evidence and the current
+    /// fit as the start; a refit keeps the model `auto` chose).
     pub fn start_fit(&mut self, refit: bool) {
         if let Some(job) = &self.job {
             job.cancel();
         }
         let ds = self.session.dataset();
-        let (samples, labels) = if refit {
-            self.session.refit_labels()
+        let (samples, labels, guide) = if refit {
+            self.session.refit_inputs()
         } else {
-            ((0..ds.n_samples()).collect(), ds.labels.clone())
+            (
+                (0..ds.n_samples()).collect(),
+                ds.labels.clone(),
+                Guide::default(),
+            )
         };
-        match FitJob::on_table(ds, &self.model, &self.options, samples, labels) {
+        let model = match (self.model.as_str(), self.session.model_name()) {
+            (AUTO, Some(chosen)) if refit => chosen.to_string(),
+            _ => self.model.clone(),
+        };
+        // A first fit ignores decisions (a resumed session's): a learning
+        // refit follows it when there are any.
+        let decided = self.session.counts().decided > 0;
+        self.fitted_version = match (refit, decided) {
+            (false, true) => self.session.decisions_version().wrapping_sub(1),
+            _ => self.session.decisions_version(),
+        };
+        let learned = guide.n_trusted();
+        match FitJob::on_table(ds, &model, &self.options, samples, labels, guide) {
             Ok(job) => {
-                let verb = if refit { "refitting" } else { "fitting" };
+                let verb = match (refit, learned) {
+                    (false, _) => "fitting".to_string(),
+                    (true, 0) => "refitting".to_string(),
+                    (true, n) => format!("learning from {n} decisions: refitting"),
+                };
                 let why = job.note.as_ref().map(|n| format!(" ({n})"));
                 self.info(format!("{verb} {}{}", job.model, why.unwrap_or_default()));
+                self.refitting = refit;
                 self.job = Some(job);
             }
-            Err(e) => self.error(format!("cannot fit {}: {e}", self.model)),
+            Err(e) => self.error(format!("cannot fit {model}: {e}")),
+        }
+    }
+
+    /// Starts a learning refit once the decisions have changed and the
+    /// curator has paused for [`LEARN_AFTER`]; call once per loop turn. A
+    /// refit in flight is cancelled and restarted with the newer decisions.
+    pub fn tick(&mut self, now: Instant) {
+        let version = self.session.decisions_version();
+        if version != self.seen_version {
+            self.seen_version = version;
+            self.changed_at = Some(now);
+        }
+        let settled = self
+            .changed_at
+            .is_some_and(|t| now.duration_since(t) >= LEARN_AFTER);
+        let first_fit_running = self.job.is_some() && !self.refitting;
+        if settled
+            && version != self.fitted_version
+            && self.session.fit().is_some()
+            && !first_fit_running
+        {
+            self.changed_at = None;
+            self.start_fit(true);
         }
     }
 
@@ -65,13 +120,24 @@ impl App {
                     fit.iterations
                 );
                 let notes = fit.extra.notes.join("; ");
+                let model = fit
+                    .extra
+                    .selection
+                    .as_ref()
+                    .map_or(job.model.clone(), |s| s.chosen.clone());
                 if job.samples.len() == n {
-                    self.session.set_fit(&job.model, fit);
+                    self.session.set_fit(&model, fit);
                 } else {
-                    self.session.set_fit_subset(&job.model, fit, &job.samples);
+                    self.session.set_fit_subset(&model, fit, &job.samples);
                 }
                 self.detail.invalidate();
-                self.session.cursor_top();
+                if self.refitting {
+                    // Re-ranked under the curator: stay on their sample and
+                    // show for a moment which rows moved far.
+                    self.moved_until = Some(Instant::now() + SHOW_MOVES_FOR);
+                } else {
+                    self.session.cursor_top();
+                }
                 if notes.is_empty() {
                     self.info(status);
                 } else {

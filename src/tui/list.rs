@@ -3,6 +3,8 @@
 //! formatted, so a million rows scroll as fast as a hundred. The scroll
 //! position is ratatui's `TableState`, kept across frames in the app.
 
+use std::time::Instant;
+
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::widgets::{Cell, Paragraph, Row, StatefulWidget, Table, TableState, Widget};
@@ -114,8 +116,15 @@ impl Frame<'_> {
             Default::default()
         };
         let suggested = fit.map(|f| short(&ds.classes[f.suggested[i]], core.suggested as usize));
+        let moved = self.app.moved_until.is_some_and(|t| t > Instant::now())
+            && s.moved().binary_search(&i).is_ok();
+        let rank_style = if moved {
+            self.app.theme.moved
+        } else {
+            Default::default()
+        };
         let mut cells = vec![
-            Cell::from(rank.to_string()),
+            Cell::from(rank.to_string()).style(rank_style),
             Cell::from(short(&ds.ids[i], core.id as usize)),
             Cell::from(short(&ds.classes[given], core.given as usize)),
             Cell::from(suggested.unwrap_or_default()),

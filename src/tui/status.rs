@@ -45,6 +45,10 @@ pub fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
         c.decided,
         c.total,
     );
+    if s.fit().is_some() {
+        // The curator's "how many more should I look at?".
+        text.push_str(&format!(" │ ~{:.0} wrong left", c.expected_wrong));
+    }
     if !s.filter().is_empty() {
         text.push_str(&format!(
             " │ filter {} ({} shown)",

@@ -789,3 +789,32 @@ fn journal_recovery_and_read_only_are_said_on_the_first_frame() {
         "{message:?}"
     );
 }
+
+#[test]
+fn decisions_start_a_learning_refit_after_a_pause_and_keep_the_cursor() {
+    use std::time::{Duration, Instant};
+
+    use super::fit::LEARN_AFTER;
+
+    let mut app = fitted(demo());
+    let t0 = Instant::now();
+    app.tick(t0);
+    assert!(!app.fitting(), "no decision, no refit");
+    press(&mut app, "j");
+    let chosen = app.session.selected().unwrap();
+    press(&mut app, "k");
+    press(&mut app, " ");
+    app.tick(t0 + Duration::from_millis(10));
+    assert!(!app.fitting(), "waits for the curator to pause");
+    app.tick(t0 + Duration::from_millis(10) + LEARN_AFTER);
+    assert!(app.fitting(), "learns from the decision");
+    // Select another sample while the refit runs: the refit keeps it.
+    assert!(app.session.select_sample(chosen));
+    app.wait_for_fit();
+    assert_eq!(app.session.selected(), Some(chosen));
+    assert_eq!(app.fitted_version, app.session.decisions_version());
+    app.tick(t0 + 10 * LEARN_AFTER);
+    assert!(!app.fitting(), "nothing new to learn");
+    let status = screen(&app, 140, 30);
+    assert!(status.contains("wrong left"), "{status}");
+}

@@ -19,6 +19,8 @@ pub struct Theme {
     pub selected: Style,
     /// p_mislabel at or above the threshold.
     pub flagged: Style,
+    /// The rank of a row a learning refit moved far (for a moment).
+    pub moved: Style,
     pub relabelled: Style,
     pub dropped: Style,
     pub kept: Style,
@@ -48,6 +50,7 @@ impl Theme {
             sorted_header: fg(Color::Yellow),
             selected: Style::default().add_modifier(Modifier::REVERSED),
             flagged: fg(Color::Red),
+            moved: Style::default().bg(Color::Yellow).fg(Color::Black),
             relabelled: fg(Color::Green),
             dropped: fg(Color::Magenta),
             kept: fg(Color::Blue),
@@ -76,6 +79,7 @@ impl Theme {
             sorted_header: Style::default().add_modifier(Modifier::UNDERLINED),
             selected: Style::default().add_modifier(Modifier::REVERSED),
             flagged: bold,
+            moved: Style::default().add_modifier(Modifier::UNDERLINED | Modifier::BOLD),
             relabelled: plain,
             dropped: plain,
             kept: plain,

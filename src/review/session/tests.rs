@@ -723,3 +723,77 @@ fn a_step_numbered_u64_max_replays_without_overflow() {
     assert_eq!(s.decision(5), None);
     s.keep(5).unwrap();
 }
+
+#[test]
+fn a_refit_learns_decisions_as_known_true_classes() {
+    let mut s = session();
+    let v0 = s.decisions_version();
+    s.relabel(1, 1).unwrap(); // b: p -> q
+    s.keep(2).unwrap(); // c stays q
+    s.drop_sample(3).unwrap();
+    assert_ne!(s.decisions_version(), v0);
+    let (samples, labels, guide) = s.refit_inputs();
+    assert_eq!(samples, vec![0, 1, 2, 4, 5]);
+    assert_eq!(
+        labels,
+        vec![0, 0, 1, 0, 1],
+        "given labels, not the decisions"
+    );
+    assert_eq!(guide.trusted, vec![None, Some(1), Some(1), None, None]);
+    let warm = guide.warm.unwrap();
+    assert_eq!(warm.nrows(), 5);
+    assert!((warm[(1, 1)] - 0.9).abs() < 1e-12, "the current posterior");
+    let v1 = s.decisions_version();
+    s.undo().unwrap();
+    assert_ne!(s.decisions_version(), v1, "undo changes the evidence too");
+}
+
+#[test]
+fn decided_samples_sink_and_the_expected_count_leaves_them_out() {
+    let mut s = session();
+    let before = s.counts().expected_wrong;
+    // p_mislabel: a .1, b .9, c .2, d .05, e .7, f .01.
+    assert!((before - (0.1 + 0.9 + 0.2 + 0.05 + 0.7 + 0.01)).abs() < 1e-9);
+    s.relabel(1, 1).unwrap();
+    assert!((s.counts().expected_wrong - (before - 0.9)).abs() < 1e-9);
+    // A decision leaves the list in place until it is ranked again.
+    assert_eq!(s.view()[0], 1);
+    let f = s.fit().unwrap().clone();
+    s.set_fit("test", f);
+    assert_eq!(
+        *s.view().last().unwrap(),
+        1,
+        "decided sinks below undecided"
+    );
+    assert_eq!(s.view()[0], 4, "e is the most suspicious undecided");
+}
+
+#[test]
+fn a_refit_that_moves_a_sample_far_reports_it() {
+    let n = 100;
+    let mut csv = String::from("id,x,label\n");
+    for i in 0..n {
+        csv.push_str(&format!("s{i},{i},{}\n", ["p", "q"][i % 2]));
+    }
+    let ds = load_bytes(
+        Path::new("m.csv"),
+        csv.into_bytes(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let labels = ds.labels.clone();
+    let p = |i: usize| i as f64 / n as f64;
+    let posterior = DMatrix::from_fn(n, 2, |i, c| if c == labels[i] { 1.0 - p(i) } else { p(i) });
+    let (mut s, _) = Session::open(ds, None).unwrap();
+    s.set_fit("m", Fit::from_posterior(posterior.clone(), &labels));
+    assert!(
+        s.moved().is_empty(),
+        "nothing to compare the first fit with"
+    );
+    // Sample 0 goes from last to first: a move of 99 ranks; the rest shift by one.
+    let mut next = posterior;
+    next[(0, labels[0])] = 0.0;
+    next[(0, 1 - labels[0])] = 1.0;
+    s.set_fit("m", Fit::from_posterior(next, &labels));
+    assert_eq!(s.moved(), &[0]);
+}
