@@ -21,6 +21,10 @@ pub struct NoiseConfig {
 #[derive(Clone, Debug, PartialEq)]
 pub struct DetectionScores {
     pub n_flipped: usize,
+    /// Samples with p_mislabel >= 0.5, and the sum of p_mislabel: both
+    /// should be close to `n_flipped` when p_mislabel is a probability.
+    pub flagged: usize,
+    pub expected: f64,
     pub auroc: f64,
     pub average_precision: f64,
     /// Precision and recall among the top k = n_flipped suspects.
@@ -83,6 +87,8 @@ pub fn run_detection(
         };
         out.push(DetectionScores {
             n_flipped: k,
+            flagged: fit.p_mislabel.iter().filter(|p| **p >= 0.5).count(),
+            expected: fit.p_mislabel.iter().filter(|p| p.is_finite()).sum(),
             auroc: auroc(&fit.p_mislabel, &injected.flipped).unwrap_or(f64::NAN),
             average_precision: average_precision(&fit.p_mislabel, &injected.flipped)
                 .unwrap_or(f64::NAN),
