@@ -41,7 +41,9 @@ def main() -> None:
     table = pd.read_csv(noisy)
     flips = pd.read_csv(truth)["flipped"].to_numpy().astype(bool)
     label = "label" if "label" in table.columns else table.columns[-1]
-    x = table.drop(columns=[c for c in ("id", label) if c in table.columns]).to_numpy(float)
+    features = table.drop(columns=[c for c in ("id", label) if c in table.columns])
+    # String columns (house votes' y / n / ?) as 0/1 columns, as a user would.
+    x = pd.get_dummies(features, dtype=float).to_numpy(float)
     classes, y = np.unique(table[label].astype(str), return_inverse=True)
     folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=a.seed)
     for name in a.models.split(","):
@@ -52,7 +54,7 @@ def main() -> None:
         seconds = time.perf_counter() - started
         auroc = roc_auc_score(flips, -quality) if 0 < flips.sum() < len(flips) else float("nan")
         print(f"{name:<4} AUROC {auroc:.3f} flagged {int(flagged.sum())} flipped {int(flips.sum())} "
-              f"seconds {seconds:.2f}")
+              f"seconds {seconds:.2f}", flush=True)
 
 
 if __name__ == "__main__":
