@@ -9,6 +9,7 @@ use std::process::ExitCode;
 pub mod args;
 pub mod eval;
 pub mod output;
+pub mod progress;
 pub mod scan;
 pub mod shell;
 

@@ -388,6 +388,9 @@ pub struct ScanArgs {
     /// ...and write the predictions here.
     #[arg(long, requires = "predict")]
     pub predictions: Option<PathBuf>,
+    /// No progress bar and no summary line on stderr (errors still go there).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]
@@ -421,6 +424,9 @@ pub struct EvalArgs {
     /// OUT's stem + .truth.csv with row, true_label, flipped).
     #[arg(long, value_name = "OUT")]
     pub write_noisy: Option<PathBuf>,
+    /// No progress bar on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// The names `--model` takes: every model of the registry, and `auto`.
