@@ -1,4 +1,4 @@
-//! Headless commands (DESIGN §3): `scan`, `eval`, `export`, and the
+//! Headless commands (DESIGN §3): `scan`, `eval`, `export`, `report`, and the
 //! command-line arguments the review screen shares. Each command returns a
 //! [`CliError`] that the binary turns into one line on stderr and an exit
 //! code: 2 for bad input, 1 for anything else. Fitting goes through
@@ -9,6 +9,8 @@ use std::process::ExitCode;
 pub mod args;
 pub mod eval;
 pub mod output;
+pub mod progress;
+pub mod report;
 pub mod scan;
 pub mod shell;
 
@@ -58,6 +60,7 @@ pub fn run(command: &Command, data: &DataArgs, model: &ModelArgs) -> Result<(), 
         Command::Scan(a) => scan::run(a, data, model),
         Command::Eval(a) => eval::run(a, data, model),
         Command::Export(a) => export(a, data, model.name()),
+        Command::Report(a) => report::run(a, data, model),
         Command::Completions(a) => shell::completions(a.shell, &mut std::io::stdout().lock()),
         Command::Man => shell::man(&mut std::io::stdout().lock()),
     }

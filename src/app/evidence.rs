@@ -93,7 +93,7 @@ pub fn select(
     let Some(best) = scored.first().filter(|c| c.score.is_some()) else {
         let why: Vec<String> = scored
             .iter()
-            .map(|c| format!("{}: {}", c.model, c.status))
+            .map(|c| format!("{}: {}", c.model, c.reason.as_deref().unwrap_or(&c.status)))
             .collect();
         return Err(FitError::NotApplicable(format!(
             "no model could be scored on this table ({}); name one with --model",
@@ -316,18 +316,19 @@ fn summarise<'a>(
         match r {
             Ok(s) => all.extend_from_slice(s),
             Err(e) => {
-                let status = match e {
-                    FitError::Cancelled => "over the time budget".to_string(),
+                let (status, reason) = match e {
+                    FitError::Cancelled => ("over the time budget", None),
                     FitError::NotApplicable(m) | FitError::InvalidInput(m) => {
-                        format!("not applicable: {m}")
+                        ("not applicable", Some(m.clone()))
                     }
-                    other => format!("failed: {other}"),
+                    other => ("failed", Some(other.to_string())),
                 };
                 return CandidateScore {
                     model: name.to_string(),
                     score: None,
                     standard_error: None,
-                    status,
+                    status: status.into(),
+                    reason,
                 };
             }
         }
@@ -340,11 +341,8 @@ fn summarise<'a>(
         model: name.to_string(),
         score: finite.then_some(mean),
         standard_error: finite.then_some((var / n).sqrt()),
-        status: if finite {
-            "scored".into()
-        } else {
-            "failed: a held-out label had probability zero".into()
-        },
+        status: if finite { "scored" } else { "failed" }.into(),
+        reason: (!finite).then(|| "a held-out label had probability zero".into()),
     }
 }
 

@@ -39,6 +39,8 @@ pub enum Command {
     Eval(EvalArgs),
     /// Write the cleaned file and audit trail from a file's saved review session.
     Export(ExportArgs),
+    /// Write a file's saved review session as one self-contained HTML page to share.
+    Report(ReportArgs),
     /// Print a shell completion script (e.g. `relabel completions bash > ~/.local/share/bash-completion/completions/relabel`).
     Completions(CompletionsArgs),
     /// Print the man page, generated from these same definitions (e.g. `relabel man > relabel.1`).
@@ -65,6 +67,21 @@ pub struct ExportArgs {
     /// Keep dropped rows, marked in a relabel_action column.
     #[arg(long)]
     pub keep_dropped: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The input table that was reviewed (read with the same data options).
+    pub data: PathBuf,
+    /// The page (default: <stem>.audit.html next to the input).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Replace an existing page.
+    #[arg(long)]
+    pub force: bool,
+    /// No progress bar on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]
@@ -376,6 +393,9 @@ pub struct ScanArgs {
     /// ...and write the predictions here.
     #[arg(long, requires = "predict")]
     pub predictions: Option<PathBuf>,
+    /// No progress bar and no summary line on stderr (errors still go there).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]
@@ -419,6 +439,9 @@ pub struct EvalArgs {
     /// least 5).
     #[arg(long, value_name = "K", requires = "review_curve")]
     pub every: Option<usize>,
+    /// No progress bar on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// The names `--model` takes: every model of the registry, and `auto`.

@@ -8,6 +8,7 @@ use anyhow::Context;
 mod papers;
 
 use super::args::{DataArgs, EvalArgs, ModelArgs};
+use super::progress::Bar;
 use super::{CliError, load};
 use crate::app::{FitInputs, FitPlan};
 use crate::dataset::{CellEdit, Dataset, rewrite};
@@ -73,22 +74,35 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
         options.seed + a.repeats as u64 - 1
     );
     print_header();
-    for requested in requested {
+    let bar = Bar::new(a.quiet, "eval");
+    let fits = requested.len() * a.repeats;
+    for (m, requested) in requested.iter().enumerate() {
         let plan = FitPlan::for_table(&ds, requested, &options)?;
         let inputs = FitInputs::of_table(&ds, &plan, None);
-        let scores = run_detection(
-            &plan,
-            &inputs,
-            &ds.labels,
-            &noise,
-            test.as_ref().map(|(x, y)| TestSet {
-                table: Some(&ds),
-                x,
-                labels: y,
-            }),
-        )?;
-        print_row(&plan.name, &scores);
+        let test = test.as_ref().map(|(x, y)| TestSet {
+            table: Some(&ds),
+            x,
+            labels: y,
+        });
+        let mut scores = Vec::with_capacity(a.repeats);
+        // One draw at a time, so the bar moves between fits: draw r of a
+        // run of `repeats` uses noise seed base + r, as one draw from base + r does.
+        for r in 0..a.repeats {
+            let done = m * a.repeats + r;
+            bar.set(
+                done as f64 / fits as f64,
+                format!("{} draw {}/{}", plan.name, r + 1, a.repeats),
+            );
+            let one = NoiseConfig {
+                repeats: 1,
+                base_seed: noise.base_seed.wrapping_add(r as u64),
+                ..noise
+            };
+            scores.extend(run_detection(&plan, &inputs, &ds.labels, &one, test)?);
+        }
+        bar.suspend(|| print_row(&plan.name, &scores));
     }
+    drop(bar);
     println!(
         "k = number of flipped labels; suggested acc = share of samples whose suggested label is the true one"
     );

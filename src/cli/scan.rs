@@ -13,11 +13,12 @@ use nalgebra::DMatrix;
 
 use super::args::{DataArgs, ModelArgs, ScanArgs};
 use super::output::{RunInfo, accuracy, report_text, write_predictions, write_ranking};
+use super::progress::Bar;
 use super::{CliError, load};
 use crate::app::{FitInputs, FitPlan};
 use crate::atomic_write::write_atomic;
 use crate::dataset::Dataset;
-use crate::models::no_progress;
+use crate::models::Fit;
 
 /// The test table's predictions, computed before anything is written.
 struct Predictions {
@@ -36,7 +37,10 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
     let plan = FitPlan::for_table(&ds, model.name(), &options)?;
     let started = Instant::now();
     let inputs = FitInputs::of_table(&ds, &plan, None);
-    let fit = plan.fit(&inputs, &ds.labels, &mut no_progress())?;
+    let fit = {
+        let bar = Bar::new(a.quiet, &format!("scan {}", plan.name));
+        plan.fit(&inputs, &ds.labels, &mut bar.fit_callback(0.0, 1.0))?
+    };
     let wall = started.elapsed();
     let name = plan.model_of(&fit).to_string();
     let info = RunInfo {
@@ -80,17 +84,66 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
             write_predictions(w, &ds, &p.proba, &p.ids, p.labels.as_deref())
         })?;
     }
-    if let (Some(test), Some(p)) = (&a.predict, &predictions)
-        && let Some(labels) = &p.labels
-    {
-        eprintln!(
-            "test accuracy on {}: {:.2}% ({} rows)",
-            test.display(),
-            100.0 * accuracy(&ds, &p.proba, labels),
-            p.ids.len()
-        );
+    if !a.quiet {
+        let test = match (&a.predict, &predictions) {
+            (Some(test), Some(p)) => p.labels.as_ref().map(|labels| {
+                format!(
+                    "test accuracy on {}: {:.2}% ({} rows)",
+                    test.display(),
+                    100.0 * accuracy(&ds, &p.proba, labels),
+                    p.ids.len()
+                )
+            }),
+            _ => None,
+        };
+        eprintln!("{}", summary(a, &plan, &fit, test));
     }
     Ok(())
+}
+
+/// The one line scan ends with: which model and why, what it found, and
+/// where it went. The figures are those of the ranking: flagged means
+/// p_mislabel >= 0.5, and the expected number of wrong labels is the sum
+/// of p_mislabel (each sample's label is wrong with that probability).
+fn summary(a: &ScanArgs, plan: &FitPlan, fit: &Fit, test: Option<String>) -> String {
+    let model = match (&fit.extra.selection, &plan.note) {
+        (Some(sel), _) => {
+            let scores: Vec<String> = sel
+                .candidates
+                .iter()
+                .map(|c| match c.score {
+                    Some(s) => format!("{} {s:.3}", c.model),
+                    None => format!("{} {}", c.model, c.status),
+                })
+                .collect();
+            format!(
+                "{} (chosen by auto: cross-validated log-likelihood of the given labels {})",
+                sel.chosen,
+                scores.join(", ")
+            )
+        }
+        (None, Some(note)) => format!("{} ({note})", plan.name),
+        (None, None) => plan.name.clone(),
+    };
+    let known = fit.p_mislabel.iter().filter(|p| !p.is_nan());
+    let flagged = known.clone().filter(|p| **p >= 0.5).count();
+    let expected: f64 = known.sum();
+    let mut outputs = vec![match &a.out {
+        Some(path) => format!("ranking written to {}", path.display()),
+        None => "ranking written to stdout".to_string(),
+    }];
+    if let Some(path) = &a.report {
+        outputs.push(format!("report to {}", path.display()));
+    }
+    if let Some(path) = &a.predictions {
+        outputs.push(format!("predictions to {}", path.display()));
+    }
+    outputs.extend(test);
+    format!(
+        "relabel scan: {model}, {} samples, {flagged} flagged (p_mislabel >= 0.5), about {expected:.1} wrong labels expected; {}",
+        fit.p_mislabel.len(),
+        outputs.join(", ")
+    )
 }
 
 /// Replaces `path` whole with what `write` produces (scan's outputs are
@@ -132,7 +185,7 @@ fn persist(
 }
 
 /// The ranking on stdout; a reader that stops early (`| head`) is not an error.
-fn write_stdout(ds: &Dataset, fit: &crate::models::Fit) -> Result<(), CliError> {
+fn write_stdout(ds: &Dataset, fit: &Fit) -> Result<(), CliError> {
     let stdout = std::io::stdout();
     let mut w = BufWriter::new(stdout.lock());
     match write_ranking(&mut w, ds, fit).and_then(|()| {

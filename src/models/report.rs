@@ -137,8 +137,11 @@ pub struct CandidateScore {
     pub score: Option<f64>,
     /// Standard error of that mean.
     pub standard_error: Option<f64>,
-    /// "scored", or why not ("not applicable: ...", "over the time budget").
+    /// "scored", "not applicable", "over the time budget" or "failed".
     pub status: String,
+    /// The model's own words when it has no score.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl ModelReport {

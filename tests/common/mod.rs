@@ -37,3 +37,77 @@ pub fn parse_csv(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
         .collect();
     (header, rows)
 }
+
+/// The label column of [`hostile_review`]'s table: markup in a column name.
+pub const HOSTILE_LABEL: &str = "<u>label</u>";
+/// Ids of [`hostile_review`]'s table that would be markup if not escaped.
+pub const HOSTILE_IDS: [&str; 2] = ["<script>alert(1)</script>", "a&b \"c\" 'd'"];
+/// A class name of [`hostile_review`]'s table (iris's setosa) with markup.
+pub const HOSTILE_CLASS: &str = "<b>set&osa</b>";
+
+/// A reviewed copy of iris_noisy.csv in a temp dir, its session in a temp
+/// data home (the Linux layout the binary finds with XDG_DATA_HOME).
+pub struct Reviewed {
+    pub dir: tempfile::TempDir,
+    pub data_home: tempfile::TempDir,
+    pub input: PathBuf,
+    /// Samples relabelled, kept and dropped.
+    pub decided: [Vec<usize>; 3],
+}
+
+impl Reviewed {
+    /// `relabel ARGS` on the input with this session store and the label column.
+    pub fn relabel(&self, args: &[&str]) -> Command {
+        let mut cmd = relabel();
+        cmd.args(args)
+            .arg(&self.input)
+            .args(["--label", HOSTILE_LABEL])
+            .env("XDG_DATA_HOME", self.data_home.path());
+        cmd
+    }
+}
+
+/// iris_noisy.csv with markup in two ids, a class name and the label
+/// column's name, reviewed with model `model`: samples 0..4 relabelled to
+/// the next class, 5 kept, 6 dropped.
+pub fn hostile_review(model: &str) -> Reviewed {
+    use relabel::dataset::{LoadOptions, load};
+    let dir = tempfile::tempdir().unwrap();
+    let data_home = tempfile::tempdir().unwrap();
+    let input = dir.path().join("iris_noisy.csv");
+    let text = std::fs::read_to_string(sample("iris_noisy.csv")).unwrap();
+    let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    let mut lines: Vec<String> = text
+        .lines()
+        .map(|l| l.replace(",setosa,", &format!(",{},", quote(HOSTILE_CLASS))))
+        .collect();
+    lines[0] = lines[0].replacen(",label,", &format!(",{},", quote(HOSTILE_LABEL)), 1);
+    for (line, id) in lines[1..].iter_mut().zip(HOSTILE_IDS) {
+        let rest = line.split_once(',').unwrap().1.to_string();
+        *line = format!("{},{rest}", quote(id));
+    }
+    std::fs::write(&input, lines.join("\n") + "\n").unwrap();
+    let store = data_home.path().join("relabel").join("sessions");
+    let options = LoadOptions {
+        label: Some(HOSTILE_LABEL.into()),
+        ..LoadOptions::default()
+    };
+    let ds = load(&input, &options).unwrap();
+    let (mut session, _) = relabel::review::Session::open(ds, Some(&store)).unwrap();
+    session
+        .set_model_choice(model, &relabel::models::ModelOptions::default())
+        .unwrap();
+    let relabelled = vec![0, 1, 2, 3];
+    for &s in &relabelled {
+        let other = (session.dataset().labels[s] + 1) % session.dataset().classes.len();
+        session.relabel(s, other).unwrap();
+    }
+    session.keep(5).unwrap();
+    session.drop_sample(6).unwrap();
+    Reviewed {
+        dir,
+        data_home,
+        input,
+        decided: [relabelled, vec![5], vec![6]],
+    }
+}

@@ -1,0 +1,332 @@
+//! The shareable audit of a review session (issue 14 item 3): one HTML page
+//! that says what data set was reviewed, what the model found, what the
+//! curator decided and how many wrong labels are likely left.
+//!
+//! The page is self-contained: inline CSS and inline SVG, no script, no
+//! font, image or stylesheet from elsewhere. It has to open as an e-mail
+//! attachment, a CI artefact or a file on an air-gapped machine, and must
+//! never make a reader's browser fetch anything. Every string that comes
+//! from the data (ids, labels, column names, the file name) goes through
+//! [`esc`]: an input file is not trusted to be free of markup.
+
+use std::path::Path;
+
+use crate::analysis::projection::Projection;
+use crate::dataset::Dataset;
+use crate::models::Fit;
+use crate::review::Decision;
+
+mod charts;
+
+/// Everything the page shows. The caller loads the session and fits the
+/// model; this module only lays it out, so it needs no file or terminal.
+pub struct AuditInput<'a> {
+    pub dataset: &'a Dataset,
+    /// One per sample; `None` is undecided.
+    pub decisions: &'a [Option<Decision>],
+    /// When each sample's decision was made, as the journal recorded it.
+    pub decided_at: &'a [Option<String>],
+    /// The fit whose p_mislabel the page reports, on every sample.
+    pub fit: &'a Fit,
+    /// The model that made `fit` (never `auto`).
+    pub model: &'a str,
+    /// Which fit this is and why this model, in a sentence for the reader.
+    pub fit_note: &'a str,
+    /// The session's journal, so a reader can find the source of truth.
+    pub journal: Option<&'a Path>,
+    /// When the page was made (RFC 3339).
+    pub generated: &'a str,
+}
+
+/// The figures the counts section and the summary line share.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tally {
+    pub samples: usize,
+    pub relabelled: usize,
+    pub kept: usize,
+    pub dropped: usize,
+    pub undecided: usize,
+    /// Undecided samples with p_mislabel >= 0.5.
+    pub flagged_undecided: usize,
+    /// Sum of p_mislabel over undecided samples: the wrong labels to
+    /// expect among what nobody has looked at yet.
+    pub expected_remaining: f64,
+}
+
+impl Tally {
+    pub fn of(decisions: &[Option<Decision>], p_mislabel: &[f64]) -> Tally {
+        let mut t = Tally {
+            samples: decisions.len(),
+            ..Tally::default()
+        };
+        for (d, p) in decisions.iter().zip(p_mislabel) {
+            match d {
+                Some(Decision::Relabel(_)) => t.relabelled += 1,
+                Some(Decision::Keep) => t.kept += 1,
+                Some(Decision::Drop) => t.dropped += 1,
+                None => {
+                    t.undecided += 1;
+                    if !p.is_nan() {
+                        t.expected_remaining += p;
+                        t.flagged_undecided += usize::from(*p >= 0.5);
+                    }
+                }
+            }
+        }
+        t
+    }
+
+    pub fn decided(&self) -> usize {
+        self.relabelled + self.kept + self.dropped
+    }
+}
+
+/// Escapes text for HTML element content and quoted attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A probability for a table cell; a value that does not apply is a dash.
+fn prob(p: f64) -> String {
+    if p.is_nan() {
+        "–".into()
+    } else {
+        format!("{p:.3}")
+    }
+}
+
+const STYLE: &str = "\
+body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;\
+color:#1b1b1b;background:#fff;max-width:1120px;margin:20px auto;padding:0 16px;line-height:1.4}\
+h1{font-size:1.45em;margin-bottom:2px}h2{font-size:1.1em;border-bottom:1px solid #ddd;\
+padding-bottom:3px;margin-top:26px}.sub,.note{color:#5c5f66;font-size:.9em}\
+table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #dee2e6;padding:3px 8px;text-align:left}\
+th{background:#f8f9fa}td.num{text-align:right;font-variant-numeric:tabular-nums}\
+table.heat td.heat{width:72px;height:34px;text-align:center;font-variant-numeric:tabular-nums}\
+table.heat th.corner{font-weight:normal;color:#5c5f66;font-size:11px}\
+dl.facts{display:grid;grid-template-columns:max-content auto;gap:2px 16px;margin:6px 0}\
+dt{color:#5c5f66}dd{margin:0}.cards{display:flex;gap:10px;flex-wrap:wrap}\
+.card{border:1px solid #dee2e6;border-radius:6px;padding:6px 14px;min-width:110px}\
+.card b{display:block;font-size:1.45em}.row{display:flex;gap:28px;flex-wrap:wrap;align-items:flex-start}\
+svg text{font-family:inherit;font-size:11px;fill:#343a40}\
+tr.relabelled td.what{color:#1c7ed6;font-weight:600}tr.kept td.what{color:#2f9e44;font-weight:600}\
+tr.dropped td.what{color:#212529;font-weight:600;text-decoration:line-through}";
+
+/// The whole page.
+pub fn render(a: &AuditInput) -> String {
+    let ds = a.dataset;
+    let tally = Tally::of(a.decisions, &a.fit.p_mislabel);
+    let file = ds.raw.path.display().to_string();
+    let name = ds
+        .raw
+        .path
+        .file_name()
+        .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+    let projection = Projection::compute(&ds.x);
+    let mut page = String::with_capacity(64 * 1024);
+    page.push_str(&format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>relabel audit: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
+         <h1>Label audit: {}</h1>\n<p class=\"sub\">made by relabel {} on {}</p>\n",
+        esc(&name),
+        esc(&name),
+        env!("CARGO_PKG_VERSION"),
+        esc(a.generated),
+    ));
+    page.push_str(&counts_section(&tally));
+    page.push_str(&data_section(a, &file));
+    page.push_str(&model_section(a));
+    page.push_str("<div class=\"row\">\n");
+    page.push_str(&charts::noise_section(ds, a.fit));
+    page.push_str(&format!(
+        "<section id=\"histogram\">\n<h2>p_mislabel, every sample</h2>\n{}</section>\n",
+        charts::histogram(&a.fit.p_mislabel)
+    ));
+    page.push_str("</div>\n");
+    page.push_str(&format!(
+        "<section id=\"projection\">\n<h2>The samples on their first two principal components</h2>\n{}</section>\n",
+        charts::scatter(&projection, a)
+    ));
+    page.push_str(&decisions_section(a));
+    page.push_str("</body>\n</html>\n");
+    page
+}
+
+fn counts_section(t: &Tally) -> String {
+    let card =
+        |label: &str, value: String| format!("<div class=\"card\"><b>{value}</b>{label}</div>");
+    let cards = [
+        card("samples", t.samples.to_string()),
+        card("decided", t.decided().to_string()),
+        card("relabelled", t.relabelled.to_string()),
+        card("kept", t.kept.to_string()),
+        card("dropped", t.dropped.to_string()),
+        card("undecided", t.undecided.to_string()),
+        card(
+            "flagged, undecided (p_mislabel &ge; 0.5)",
+            t.flagged_undecided.to_string(),
+        ),
+        card(
+            "wrong labels expected among the undecided",
+            format!("{:.1}", t.expected_remaining),
+        ),
+    ];
+    format!(
+        "<section id=\"counts\">\n<h2>Where the review stands</h2>\n<div class=\"cards\">{}</div>\n\
+         <p class=\"note\">Expected wrong labels = the sum of p_mislabel over the undecided \
+         samples: each of their labels is wrong with that probability.</p>\n</section>\n",
+        cards.join("")
+    )
+}
+
+fn data_section(a: &AuditInput, file: &str) -> String {
+    let ds = a.dataset;
+    let mut per_class = vec![0usize; ds.classes.len()];
+    for &l in &ds.labels {
+        per_class[l] += 1;
+    }
+    let classes: Vec<String> = ds
+        .classes
+        .iter()
+        .zip(&per_class)
+        .map(|(c, n)| format!("{} ({n})", esc(c)))
+        .collect();
+    let mut facts = vec![
+        ("file", esc(file)),
+        ("samples", ds.n_samples().to_string()),
+        ("features", ds.x.ncols().to_string()),
+        ("label column", esc(&ds.label_name)),
+        (
+            "id column",
+            ds.id_name
+                .as_deref()
+                .map_or("none (row numbers)".into(), esc),
+        ),
+        ("classes, given labels", classes.join(", ")),
+    ];
+    if !ds.dropped.is_empty() {
+        facts.push((
+            "rows left out",
+            format!("{} (missing values)", ds.dropped.len()),
+        ));
+    }
+    if let Some(j) = a.journal {
+        facts.push(("session journal", esc(&j.display().to_string())));
+    }
+    format!(
+        "<section id=\"data\">\n<h2>Data set</h2>\n{}</section>\n",
+        fact_list(&facts)
+    )
+}
+
+fn fact_list(facts: &[(&str, String)]) -> String {
+    let items: String = facts
+        .iter()
+        .map(|(k, v)| format!("<dt>{k}</dt><dd>{v}</dd>"))
+        .collect();
+    format!("<dl class=\"facts\">{items}</dl>\n")
+}
+
+fn model_section(a: &AuditInput) -> String {
+    let fit = a.fit;
+    let mut facts = vec![
+        ("model", esc(a.model)),
+        ("this fit", esc(a.fit_note)),
+        (
+            "converged",
+            format!(
+                "{} after {} iterations",
+                if fit.converged { "yes" } else { "no" },
+                fit.iterations
+            ),
+        ),
+    ];
+    let numbers: Vec<String> = fit
+        .extra
+        .scalars
+        .iter()
+        .take(24)
+        .map(|(k, v)| format!("{} = {}", esc(k), format_scalar(*v)))
+        .collect();
+    if !numbers.is_empty() {
+        facts.push(("numbers", numbers.join(", ")));
+    }
+    let notes: String = fit
+        .extra
+        .notes
+        .iter()
+        .map(|n| format!("<li>{}</li>", esc(n)))
+        .collect();
+    let notes = if notes.is_empty() {
+        String::new()
+    } else {
+        format!("<ul class=\"note\">{notes}</ul>\n")
+    };
+    format!(
+        "<section id=\"model\">\n<h2>Model</h2>\n{}{notes}</section>\n",
+        fact_list(&facts)
+    )
+}
+
+fn format_scalar(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e9 {
+        format!("{v:.0}")
+    } else if v.abs() >= 1e4 || (v != 0.0 && v.abs() < 1e-3) {
+        format!("{v:.3e}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+/// Every decided sample in input order, with what the model said of it.
+fn decisions_section(a: &AuditInput) -> String {
+    let ds = a.dataset;
+    let mut order: Vec<usize> = (0..ds.n_samples())
+        .filter(|&i| a.decisions[i].is_some())
+        .collect();
+    order.sort_by_key(|&i| ds.rows[i]);
+    if order.is_empty() {
+        return "<section id=\"decisions\">\n<h2>Decisions</h2>\n<p>No sample has been decided yet.</p>\n</section>\n".into();
+    }
+    let mut rows = String::new();
+    for i in order {
+        let Some(d) = a.decisions[i] else { continue };
+        let (class, what) = match d {
+            Decision::Relabel(_) => (
+                "relabelled",
+                format!("relabel &rarr; {}", esc(&d.describe(&ds.classes))),
+            ),
+            Decision::Keep => ("kept", "keep".into()),
+            Decision::Drop => ("dropped", "drop".into()),
+        };
+        rows.push_str(&format!(
+            "<tr class=\"decision {class}\"><td class=\"num\">{}</td><td>{}</td><td>{}</td>\
+             <td class=\"what\">{what}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
+            ds.rows[i],
+            esc(&ds.ids[i]),
+            esc(ds.given_label(i)),
+            esc(&ds.classes[a.fit.suggested[i]]),
+            prob(a.fit.p_mislabel[i]),
+            esc(a.model),
+            a.decided_at[i].as_deref().map_or(String::new(), esc),
+        ));
+    }
+    format!(
+        "<section id=\"decisions\">\n<h2>Decisions</h2>\n<table class=\"decisions\">\n\
+         <tr><th>row</th><th>id</th><th>given</th><th>decision</th><th>model's suggestion</th>\
+         <th>p_mislabel</th><th>model</th><th>decided at</th></tr>\n{rows}</table>\n\
+         <p class=\"note\">row: the 0-based data row of the input (header excluded).</p>\n</section>\n"
+    )
+}

@@ -1,0 +1,150 @@
+//! Headless runs talk like command-line tools (issue 14 item 4): scan ends
+//! with one summary line on stderr whose figures are those of the ranking
+//! it wrote, and nothing on stderr is a progress bar when stderr is not a
+//! terminal (here it is a pipe, as in a log or CI).
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{parse_csv, relabel, sample, succeed};
+
+/// The number after `before` up to the next space, e.g. `flagged` in "29 flagged".
+fn number_before(line: &str, word: &str) -> f64 {
+    let at = line
+        .find(word)
+        .unwrap_or_else(|| panic!("no {word} in {line}"));
+    let head = line[..at].trim_end();
+    let start = head.rfind(' ').map_or(0, |i| i + 1);
+    head[start..].parse().unwrap()
+}
+
+fn assert_no_bar(stderr: &str) {
+    assert!(
+        !stderr.contains('\x1b') && !stderr.contains('\r'),
+        "escape codes or carriage returns on a stderr that is not a terminal: {stderr:?}"
+    );
+}
+
+#[test]
+fn the_summary_line_gives_the_figures_of_the_written_ranking() {
+    let dir = tempfile::tempdir().unwrap();
+    let ranking = dir.path().join("ranking.csv");
+    let out = succeed(
+        relabel()
+            .arg("scan")
+            .arg(sample("iris_noisy.csv"))
+            .arg("--out")
+            .arg(&ranking),
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_no_bar(&stderr);
+    let line = stderr.trim_end();
+    assert!(
+        line.starts_with("relabel scan: rnda (chosen by auto: "),
+        "{line}"
+    );
+    assert!(line.contains("150 samples,"), "{line}");
+    assert!(
+        line.ends_with(&format!("ranking written to {}", ranking.display())),
+        "{line}"
+    );
+
+    let (header, rows) = parse_csv(&std::fs::read_to_string(&ranking).unwrap());
+    let col = header.iter().position(|h| h == "p_mislabel").unwrap();
+    let p: Vec<f64> = rows.iter().map(|r| r[col].parse().unwrap()).collect();
+    let flagged = p.iter().filter(|v| **v >= 0.5).count();
+    assert_eq!(number_before(line, " flagged"), flagged as f64, "{line}");
+    assert!(line.contains("flagged (p_mislabel >= 0.5)"), "{line}");
+    let expected: f64 = p.iter().sum();
+    let said = number_before(line, " wrong labels expected");
+    assert!(line.contains(&format!("about {said:.1} wrong")), "{line}");
+    assert!(
+        (said - expected).abs() <= 0.05 + 1e-9,
+        "{said} vs {expected}"
+    );
+}
+
+#[test]
+fn the_summary_names_every_output_and_the_test_accuracy() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = succeed(
+        relabel()
+            .args(["scan", "--model", "nda"])
+            .arg(sample("iris_noisy.csv"))
+            .arg("--report")
+            .arg(dir.path().join("r.json"))
+            .arg("--predict")
+            .arg(sample("iris.csv"))
+            .arg("--predictions")
+            .arg(dir.path().join("p.csv")),
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let line = stderr.trim_end();
+    // A model given by name needs no reason.
+    assert!(line.starts_with("relabel scan: nda, 150 samples"), "{line}");
+    for part in [
+        "ranking written to stdout",
+        "report to ",
+        "predictions to ",
+        "test accuracy on ",
+    ] {
+        assert!(line.contains(part), "{part}: {line}");
+    }
+    // The ranking on stdout is untouched by it.
+    let (header, rows) = parse_csv(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(header[0], "row");
+    assert_eq!(rows.len(), 150);
+}
+
+#[test]
+fn quiet_runs_say_nothing_on_success() {
+    let out = succeed(relabel().args(["scan", "-q"]).arg(sample("iris_noisy.csv")));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = succeed(
+        relabel()
+            .args(["eval", "--quiet", "--models", "nda", "--repeats", "2"])
+            .arg(sample("iris.csv")),
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A fit long enough for the bar to show on a terminal (rlr on 2000 genes)
+/// leaves no trace of it in a pipe; nor does eval's run of many fits.
+#[test]
+fn no_progress_bar_reaches_a_stderr_that_is_not_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = succeed(
+        relabel()
+            .arg("scan")
+            .arg(sample("colon.csv"))
+            .arg("--log2")
+            .arg("--out")
+            .arg(dir.path().join("colon.csv")),
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("relabel scan: rlr (chosen by auto: ")
+            || stderr.starts_with("relabel scan: shift (chosen by auto: "),
+        "{stderr}"
+    );
+    assert_no_bar(&stderr);
+    let out = succeed(
+        relabel()
+            .args(["eval", "--models", "rnda,nda", "--repeats", "3"])
+            .arg(sample("wine.csv")),
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.is_empty(), "{stderr:?}");
+    assert_no_bar(&String::from_utf8(out.stdout).unwrap());
+}
