@@ -104,7 +104,7 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
     }
     drop(bar);
     println!(
-        "k = number of flipped labels; suggested acc = share of samples whose suggested label is the true one"
+        "k = number of flipped labels; flagged = p_mislabel >= 0.5; sum p = sum of p_mislabel (1.0 = calibrated); suggested acc = share of samples whose suggested label is the true one"
     );
     Ok(())
 }
@@ -187,12 +187,14 @@ fn print_curve_row(model: &str, ranking: &str, curves: &[Curve]) {
 
 fn print_header() {
     println!(
-        "{:<8} {:>15} {:>15} {:>15} {:>15} {:>15} {:>15} {:>9}",
+        "{:<8} {:>15} {:>15} {:>15} {:>15} {:>15} {:>15} {:>15} {:>15} {:>9}",
         "model",
         "AUROC",
         "avg precision",
         "precision@k",
         "recall@k",
+        "flagged/k",
+        "sum p/k",
         "suggested acc",
         "test acc",
         "converged"
@@ -211,12 +213,14 @@ fn print_row(name: &str, scores: &[DetectionScores]) {
     };
     let converged = scores.iter().filter(|s| s.converged).count();
     println!(
-        "{:<8} {:>15} {:>15} {:>15} {:>15} {:>15} {:>15} {:>9}",
+        "{:<8} {:>15} {:>15} {:>15} {:>15} {:>15} {:>15} {:>15} {:>15} {:>9}",
         name,
         cell(&|s| s.auroc),
         cell(&|s| s.average_precision),
         cell(&|s| s.precision_at_k),
         cell(&|s| s.recall_at_k),
+        cell(&|s| s.flagged as f64 / s.n_flipped as f64),
+        cell(&|s| s.expected / s.n_flipped as f64),
         cell(&|s| s.suggested_accuracy),
         cell(&|s| s.test_accuracy.unwrap_or(f64::NAN)),
         format!("{converged}/{}", scores.len()),
