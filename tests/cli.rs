@@ -113,10 +113,58 @@ fn scan_writes_a_report_with_the_oriented_gamma_table() {
     );
     assert!(json["converged"].is_boolean());
     assert!(json["trace"].as_array().unwrap().len() as u64 == json["iterations"].as_u64().unwrap());
+    let ranking = std::fs::read_to_string(&out).unwrap();
+    assert!(ranking.starts_with("row,id,given"));
+    let (header, rows) = parse_csv(&ranking);
+    let p = header.iter().position(|h| h == "p_mislabel").unwrap();
+    let sum: f64 = rows.iter().map(|r| r[p].parse::<f64>().unwrap()).sum();
+    let expected = json["expected_wrong_labels"].as_f64().unwrap();
     assert!(
-        std::fs::read_to_string(&out)
+        (expected - sum).abs() < 1e-3 * rows.len() as f64,
+        "{expected} vs {sum}"
+    );
+    assert!(
+        json.get("selection").is_none(),
+        "a named model was not chosen"
+    );
+}
+
+#[test]
+fn auto_reports_its_choice_and_every_candidate() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("r.json");
+    relabel()
+        .arg("scan")
+        .arg(sample("iris_noisy.csv"))
+        .arg("--out")
+        .arg(dir.path().join("r.csv"))
+        .arg("--report")
+        .arg(&report)
+        .assert()
+        .success();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let selection = &json["extra"]["selection"];
+    let chosen = selection["chosen"].as_str().unwrap();
+    assert_eq!(
+        json["model"], chosen,
+        "the report names the model that fitted"
+    );
+    let candidates = selection["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 5);
+    let best = candidates[0]["score"].as_f64().unwrap();
+    assert_eq!(candidates[0]["model"], chosen);
+    for c in candidates {
+        if let Some(s) = c["score"].as_f64() {
+            assert!(s <= best && s < 0.0, "{c}");
+        }
+    }
+    let notes = json["extra"]["notes"].as_array().unwrap();
+    assert!(
+        notes[0]
+            .as_str()
             .unwrap()
-            .starts_with("row,id,given")
+            .starts_with(&format!("auto chose {chosen} by "))
     );
 }
 

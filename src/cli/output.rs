@@ -118,6 +118,9 @@ pub fn report_value(ds: &Dataset, fit: &Fit, info: &RunInfo) -> serde_json::Valu
         "converged": fit.converged,
         "wall_seconds": info.wall_seconds,
         "flagged_at_0.5": fit.p_mislabel.iter().filter(|p| **p >= 0.5).count(),
+        // Each label is wrong with probability p_mislabel: their sum is the
+        // number of wrong labels the model expects.
+        "expected_wrong_labels": fit.p_mislabel.iter().filter(|p| p.is_finite()).sum::<f64>(),
     })
 }
 
