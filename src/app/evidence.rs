@@ -7,8 +7,10 @@
 //!   log P(given_i | x_i) = log sum_k P(given_i | true = k) P(true = k | x_i),
 //!
 //! where P(true | x) is the model's classifier fitted without row i's fold,
-//! and P(given | true) is the flip table that same training fit implies (its
-//! posterior over true classes against the training labels). A model that
+//! and P(given | true) is the flip table that classifier implies on its own
+//! training rows (the table that best explains their labels under its
+//! predictions). Every candidate's noise is thus read the same way, whether
+//! the model speaks of a flip table, shifts or alpha. A model that
 //! separates the classes and explains the labels it calls wrong scores well;
 //! one that calls everything noise pays through a flat flip table, one that
 //! calls nothing noise pays on every flipped label. It is a proper scoring
@@ -233,12 +235,18 @@ impl Runner<'_> {
         let classifier = fit.classifier.as_ref().ok_or_else(|| {
             FitError::NotApplicable(format!("{name} cannot classify held-out rows"))
         })?;
-        let flips = implied_flip_table(&fit.posterior, &train_labels);
         let test_inputs = self.inputs.select(&test);
         let matrix = model
             .input()
             .pick(&test_inputs.features, test_inputs.levels.as_ref());
         let p_true = classifier.predict_proba(matrix);
+        // The flip table the classifier implies on its own training rows:
+        // the same computation for every candidate, whatever its noise model
+        // (a flip table, shifts, alpha), and no held-out label is used twice.
+        let train_matrix = model
+            .input()
+            .pick(&train_inputs.features, train_inputs.levels.as_ref());
+        let flips = profile_flip_table(&classifier.predict_proba(train_matrix), &train_labels);
         let scores = test
             .iter()
             .enumerate()
@@ -285,26 +293,38 @@ fn held_out_log_likelihood(
     p.ln()
 }
 
-/// P(given | true) implied by a fit: the posterior's expected counts of
-/// each (true, given) pair, with a Dirichlet prior of total weight one
-/// sample per true class (1/K per cell) so that a flip never seen in
-/// training is unlikely, not impossible, on held-out rows.
-pub fn implied_flip_table(posterior: &DMatrix<f64>, given: &[usize]) -> DMatrix<f64> {
-    let k = posterior.ncols();
-    let mut counts = DMatrix::from_element(k, k, 1.0 / k as f64);
-    for (i, &g) in given.iter().enumerate() {
-        for t in 0..k {
-            let w = posterior[(i, t)];
-            if w.is_finite() {
-                counts[(t, g)] += w.max(0.0);
+/// The flip table P(given | true) that best explains `given` when P(true |
+/// x) is `p_true`: EM on the expected (true, given) counts, with a
+/// Dirichlet prior of one sample per true class (1/K per cell) so that a
+/// flip never seen is unlikely on held-out rows, not impossible. The
+/// problem is concave in the table, so the start only matters for speed;
+/// EM_ROUNDS rounds move the log-likelihood by far less than the gaps
+/// between candidates.
+pub fn profile_flip_table(p_true: &DMatrix<f64>, given: &[usize]) -> DMatrix<f64> {
+    const EM_ROUNDS: usize = 100;
+    let k = p_true.ncols();
+    let off = 0.2 / (k - 1).max(1) as f64;
+    let mut flips = DMatrix::from_fn(k, k, |t, g| if t == g { 0.8 } else { off });
+    for _ in 0..EM_ROUNDS {
+        let mut counts = DMatrix::from_element(k, k, 1.0 / k as f64);
+        for (i, &g) in given.iter().enumerate() {
+            let joint: Vec<f64> = (0..k)
+                .map(|t| p_true[(i, t)].max(0.0) * flips[(t, g)])
+                .collect();
+            let total: f64 = joint.iter().sum();
+            if total > 0.0 {
+                for t in 0..k {
+                    counts[(t, g)] += joint[t] / total;
+                }
             }
         }
+        for mut row in counts.row_iter_mut() {
+            let total = row.sum();
+            row /= total;
+        }
+        flips = counts;
     }
-    for mut row in counts.row_iter_mut() {
-        let total = row.sum();
-        row /= total;
-    }
-    counts
+    flips
 }
 
 fn summarise<'a>(

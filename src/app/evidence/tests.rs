@@ -3,22 +3,30 @@ use crate::app::pipeline::FitPlan;
 use crate::models::no_progress;
 
 #[test]
-fn the_implied_flip_table_counts_posterior_mass_against_given_labels() {
-    // 40 rows of true class 0, a quarter given label 1; 40 of class 1, all kept.
-    let n = 80;
-    let posterior = DMatrix::from_fn(n, 2, |i, k| if (i < 40) == (k == 0) { 1.0 } else { 0.0 });
-    let given: Vec<usize> = (0..n).map(|i| usize::from(i >= 40 || i % 4 == 0)).collect();
-    let t = implied_flip_table(&posterior, &given);
+fn the_profile_flip_table_recovers_the_flips_of_known_classes() {
+    // 400 rows whose true class is known (one-hot P(true | x)); class 0
+    // is given label 1 a quarter of the time, class 1 is never flipped.
+    let n = 400;
+    let p_true = DMatrix::from_fn(n, 2, |i, k| if (i < 200) == (k == 0) { 1.0 } else { 0.0 });
+    let given: Vec<usize> = (0..n)
+        .map(|i| usize::from(i >= 200 || i % 4 == 0))
+        .collect();
+    let t = profile_flip_table(&p_true, &given);
     for row in t.row_iter() {
         assert!((row.sum() - 1.0).abs() < 1e-12);
     }
-    // (30 + 1/2) / 41 and (10 + 1/2) / 41: the prior weighs one sample.
-    assert!((t[(0, 0)] - 30.5 / 41.0).abs() < 1e-12, "{t}");
-    assert!((t[(0, 1)] - 10.5 / 41.0).abs() < 1e-12);
+    // (150 + 1/2) / 201 and (50 + 1/2) / 201: the prior weighs one sample.
+    assert!((t[(0, 0)] - 150.5 / 201.0).abs() < 1e-9, "{t}");
+    assert!((t[(0, 1)] - 50.5 / 201.0).abs() < 1e-9);
     assert!(
-        t[(1, 0)] > 0.0 && t[(1, 0)] < 0.02,
+        t[(1, 0)] > 0.0 && t[(1, 0)] < 0.01,
         "never seen, not impossible"
     );
+    // Unsure class probabilities: the flips are still found, from the mix.
+    let soft = DMatrix::from_fn(n, 2, |i, k| if (i < 200) == (k == 0) { 0.9 } else { 0.1 });
+    let t = profile_flip_table(&soft, &given);
+    assert!((t[(0, 1)] - 0.25).abs() < 0.06, "{t}");
+    assert!(t[(1, 0)] < 0.06, "{t}");
 }
 
 #[test]
