@@ -136,6 +136,4 @@ fn rmda_leaves_no_class_more_than_half_flipped_on_breast_cancer() {
         assert!(total[c] > 0.0, "class {c} owns no cluster: {r:?}");
         assert!(kept[c] / total[c] > 0.5, "class {c}: {r:?}");
     }
-    let notes = report["extra"]["notes"].to_string();
-    assert!(notes.contains("majority label"), "{notes}");
 }

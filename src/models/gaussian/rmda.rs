@@ -400,11 +400,9 @@ impl Rmda {
         fit.extra = report(
             &mixture, &psi, mixture_ll, &estimate, &bic, &skipped, n_classes,
         );
-        fit.extra.notes.push(admissible_note(
-            &admissible_starts,
-            mixture.n_clusters(),
-            settings,
-        ));
+        if let Some(note) = admissible_note(&admissible_starts, mixture.n_clusters(), settings) {
+            fit.extra.notes.push(note);
+        }
         fit.classifier = Some(Arc::new(RmdaClassifier {
             standardizer,
             mixture,
@@ -414,16 +412,21 @@ impl Rmda {
     }
 }
 
-/// How many starts gave a mixture in which every class owns a cluster.
+/// How many starts gave a mixture in which every class owns a cluster, when
+/// some did not (every start admissible is the usual case, not news).
 fn admissible_note(
     admissible_starts: &[(usize, usize)],
     chosen: usize,
     settings: &MixtureSettings,
-) -> String {
+) -> Option<String> {
     let of_chosen = admissible_starts
         .iter()
         .find(|(k, _)| *k == chosen)
         .map_or(0, |(_, a)| *a);
+    // The k-means++ restarts and the labelled classes, when they split.
+    if of_chosen > settings.restarts {
+        return None;
+    }
     let mut note = format!(
         "{of_chosen} of the starts of the {chosen}-cluster mixture (the labelled classes and \
          {} k-means++) left every class the majority label of a cluster",
@@ -435,7 +438,7 @@ fn admissible_note(
              sample labelled with it looks mislabelled",
         );
     }
-    note
+    Some(note)
 }
 
 fn report(

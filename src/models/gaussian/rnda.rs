@@ -17,13 +17,13 @@
 //! label-noise literature; Natarajan et al. 2013 need rho_0 + rho_1 < 1),
 //! and the report says when that bound.
 //!
-//! Starts (issue 10): the EM is a local search, and a start can fall in the
-//! basin of the swapped-names fixed point, where the constraint holds a
-//! class on the boundary (its own label no likelier than another). The fit
-//! therefore runs from a few starts and keeps the best log-likelihood among
-//! the *admissible* ones, those whose table is diagonally dominant without
-//! being held there; only when no start is admissible does it keep a held
-//! one, and says so.
+//! Starts (issue 10): the EM is a local search, and from the given labels
+//! it can fall in the basin of the swapped-names fixed point, where the
+//! constraint holds a class on the boundary (its own label no likelier than
+//! another). A fit whose first start (the given labels) is *admissible*, its
+//! table dominant without being held, is kept as it is; otherwise the fit
+//! runs the other starts and keeps the best log-likelihood among the
+//! admissible ones; only when none is does it keep a held one, and says so.
 
 use nalgebra::DMatrix;
 
@@ -323,17 +323,23 @@ fn starts(
     Ok(out)
 }
 
-/// Runs every start; keeps the best log-likelihood among the admissible runs
-/// (table dominant without being held), else among all. Returns the kept run
-/// and how many were admissible.
+/// Runs the starts in order and keeps the first one's fit when it is
+/// admissible (table dominant without being held): the given labels name the
+/// classes, and on a table whose likelihood is dominated by the features
+/// (digits: 64 features, full covariances) a start that wanders from them
+/// can reach a higher likelihood with clusters that are not the classes.
+/// Otherwise the best log-likelihood among the admissible runs of the other
+/// starts, else among all. Returns the kept run, the starts run and how many
+/// were admissible.
 fn best_run(
     problem: &Problem<'_>,
     starts: &[DMatrix<f64>],
     progress: &mut dyn FnMut(Progress) -> Control,
-) -> Result<(Run, usize), FitError> {
+) -> Result<(Run, usize, usize), FitError> {
     let mut kept: Option<Run> = None;
-    let mut admissible = 0;
+    let (mut tried, mut admissible) = (0, 0);
     for (s, start) in starts.iter().enumerate() {
+        tried += 1;
         let run = match problem.run(start, Gauge::WHOLE.part(s, starts.len()), progress) {
             Ok(run) => run,
             // A start that empties a class is no fit; another start may be.
@@ -341,6 +347,9 @@ fn best_run(
             Err(e) => return Err(e),
         };
         admissible += usize::from(!run.held);
+        if s == 0 && !run.held {
+            return Ok((run, tried, admissible));
+        }
         let ll = |r: &Run| r.trace.last().copied().unwrap_or(f64::NEG_INFINITY);
         let better = kept
             .as_ref()
@@ -351,7 +360,7 @@ fn best_run(
     }
     let kept =
         kept.ok_or_else(|| FitError::Numerical("no start of the EM could be fitted".into()))?;
-    Ok((kept, admissible))
+    Ok((kept, tried, admissible))
 }
 
 impl RobustModel for Rnda {
@@ -392,11 +401,13 @@ impl RobustModel for Rnda {
             iterations: self.iterations,
         };
         let starts = starts(&problem, k, &p_given, self.seed)?;
-        let (run, admissible) = best_run(&problem, &starts, progress)?;
+        let (run, tried, admissible) = best_run(&problem, &starts, progress)?;
         let mut fit = Fit::from_posterior(run.posterior, given);
-        fit.extra
-            .notes
-            .push(start_note(starts.len(), admissible, run.held));
+        if tried > 1 || run.held {
+            fit.extra
+                .notes
+                .push(start_note(tried, admissible, run.held));
+        }
         fit.trace = run.trace;
         fit.converged = run.converged;
         fit.iterations = run.iterations;
@@ -413,8 +424,8 @@ impl RobustModel for Rnda {
     }
 }
 
-/// How many starts there were, how many were admissible, and whether the
-/// kept one needed the constraint.
+/// Why there were restarts (the first start needed the constraint), how many
+/// were admissible, and whether the kept one needed the constraint too.
 fn start_note(starts: usize, admissible: usize, held: bool) -> String {
     let kept = if held {
         "none was, so the flip table was held diagonally dominant: without the constraint a \
@@ -424,8 +435,8 @@ fn start_note(starts: usize, admissible: usize, held: bool) -> String {
         "the best of those is kept"
     };
     format!(
-        "EM from {starts} start(s); {admissible} reached a diagonally dominant flip table \
-         without the constraint; {kept}"
+        "EM from {starts} start(s), as the first needed the constraint; {admissible} reached a \
+         diagonally dominant flip table without it; {kept}"
     )
 }
 

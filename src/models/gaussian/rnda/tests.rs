@@ -399,7 +399,6 @@ fn a_warm_start_from_its_own_posterior_reaches_the_same_fit_sooner() {
         .map(|(a, b)| (a - b).abs())
         .fold(0.0, f64::max);
     assert!(gap < 1e-3, "p_mislabel moved by {gap}");
-    assert!(warm.extra.notes.iter().any(|n| n.contains("1 start(s)")));
 }
 
 #[test]
@@ -415,5 +414,6 @@ fn the_seed_chooses_the_perturbed_starts_and_reproduces_the_fit() {
         .unwrap()
     };
     assert_eq!(with(7).p_mislabel, with(7).p_mislabel);
-    assert!(with(7).extra.notes[0].contains("4 start(s)"));
+    // The given labels were admissible: no restart, nothing to report.
+    assert!(with(7).extra.notes.is_empty(), "{:?}", with(7).extra.notes);
 }
