@@ -21,7 +21,7 @@ use nalgebra::DMatrix;
 
 use super::options::Iterations;
 use super::prologue::{check_inputs, class_name, step};
-use super::{Control, Fit, FitError, GammaTable, ModelOptions, Progress, RobustModel};
+use super::{Control, Fit, FitError, GammaTable, Guide, ModelOptions, Progress, RobustModel};
 
 /// Dirichlet pseudo-count added to every cell of the flip table's counts:
 /// keeps an unseen flip away from exactly zero without moving a table
@@ -75,14 +75,24 @@ pub fn checked_probabilities(x: &DMatrix<f64>, n_classes: usize) -> Result<DMatr
 }
 
 /// The E-step: posterior over true classes given the flip table, and the
-/// log-likelihood of the given labels.
-fn e_step(p: &DMatrix<f64>, given: &[usize], gamma: &DMatrix<f64>) -> (DMatrix<f64>, f64) {
+/// log-likelihood of the given labels. A decided row's true class is known:
+/// its posterior is one-hot at the decision and it adds its complete-data
+/// term, so the decision counts in the next M-step as an observed (non-)flip.
+fn e_step(
+    p: &DMatrix<f64>,
+    given: &[usize],
+    gamma: &DMatrix<f64>,
+    guide: &Guide,
+) -> (DMatrix<f64>, f64) {
     let (n, k) = p.shape();
     let mut post = DMatrix::zeros(n, k);
     let mut loglik = 0.0;
     for (i, &g) in given.iter().enumerate() {
         let mut total = 0.0;
         for c in 0..k {
+            if guide.trusted(i).is_some_and(|d| d != c) {
+                continue;
+            }
             let w = gamma[(c, g)] * p[(i, c)].max(FLOOR);
             post[(i, c)] = w;
             total += w;
@@ -161,17 +171,39 @@ impl RobustModel for Probs {
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
+        self.fit_guided(x, given, n_classes, &Guide::default(), progress)
+    }
+
+    fn fit_guided(
+        &self,
+        x: &DMatrix<f64>,
+        given: &[usize],
+        n_classes: usize,
+        guide: &Guide,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Fit, FitError> {
         check_inputs(x, given, n_classes)?;
+        guide.check(given.len(), n_classes)?;
         let p = checked_probabilities(x, n_classes)?;
         let Iterations { max_iter, tol } = self.iterations;
         let mut gamma = initial_gamma(n_classes);
-        let (mut post, mut loglik) = e_step(&p, given, &gamma);
+        // A warm posterior stands in for the first E-step: the first M-step
+        // then starts from the previous fit's table.
+        let (mut post, mut loglik) = match guide.warm_posterior(given.len(), n_classes) {
+            Some(warm) => {
+                let mut w = warm.clone();
+                guide.pin(&mut w);
+                m_step(&w, given, &mut gamma);
+                e_step(&p, given, &gamma, guide)
+            }
+            None => e_step(&p, given, &gamma, guide),
+        };
         let mut trace = vec![loglik];
         let (mut converged, mut iterations, mut bound) = (false, 0, Vec::new());
         while iterations < max_iter {
             iterations += 1;
             bound = m_step(&post, given, &mut gamma);
-            let (next_post, next) = e_step(&p, given, &gamma);
+            let (next_post, next) = e_step(&p, given, &gamma, guide);
             step(
                 progress,
                 Progress {

@@ -162,18 +162,17 @@ enum RunFailure {
     Fatal(FitError),
 }
 
-/// One EM run from a k-means++ start.
+/// One EM run from a partition of the rows into `k` clusters.
 fn em_run(
     z: &DMatrix<f64>,
     k: usize,
     settings: &MixtureSettings,
-    rng: &mut Rng,
+    assign: &[usize],
     gauge: Gauge,
     progress: &mut dyn FnMut(Progress) -> Control,
 ) -> Result<GaussianMixture, RunFailure> {
     let n = z.nrows();
-    let assign = kmeans_plus_plus(z, k, rng);
-    let mut resp = one_hot(&assign, k);
+    let mut resp = one_hot(assign, k);
     let mut trace = Vec::new();
     let mut converged = false;
     let mut iteration = 0;
@@ -254,6 +253,33 @@ pub fn fit_mixture(
     gauge: Gauge,
     progress: &mut dyn FnMut(Progress) -> Control,
 ) -> Result<GaussianMixture, FitError> {
+    fit_mixture_from(z, k, settings, &Starts::default(), gauge, progress).map(|(m, _)| m)
+}
+
+/// A partition to start from: the rows' clusters.
+pub type Partition = Vec<usize>;
+
+/// Besides the k-means++ restarts: starts of the caller's, and which fits
+/// the caller can use. The default adds none and accepts all.
+#[derive(Default)]
+pub struct Starts<'a> {
+    /// A partition into K clusters for K, or `None` when it has none.
+    pub extra: Option<&'a dyn Fn(usize) -> Option<Partition>>,
+    /// Whether a fitted mixture is admissible.
+    pub admissible: Option<&'a dyn Fn(&GaussianMixture) -> bool>,
+}
+
+/// [`fit_mixture`] with the caller's starts: keeps the best log-likelihood
+/// among the admissible fits, else among all. Returns the mixture and how
+/// many starts gave an admissible one.
+pub fn fit_mixture_from(
+    z: &DMatrix<f64>,
+    k: usize,
+    settings: &MixtureSettings,
+    starts: &Starts<'_>,
+    gauge: Gauge,
+    progress: &mut dyn FnMut(Progress) -> Control,
+) -> Result<(GaussianMixture, usize), FitError> {
     let n = z.nrows();
     if k == 0 {
         return Err(FitError::InvalidOption(
@@ -265,18 +291,27 @@ pub fn fit_mixture(
             "cannot fit {k} clusters to {n} samples; ask for at most {n} clusters"
         )));
     }
+    let extra = starts.extra.and_then(|f| f(k));
     let restarts = settings.restarts.max(1);
+    let total = restarts + usize::from(extra.is_some());
     let mut rng = Rng::new(settings.seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    let mut best: Option<GaussianMixture> = None;
-    let mut failed = 0;
-    for r in 0..restarts {
-        match em_run(z, k, settings, &mut rng, gauge.part(r, restarts), progress) {
+    // (mixture, admissible)
+    let mut best: Option<(GaussianMixture, bool)> = None;
+    let (mut failed, mut admissible) = (0, 0);
+    for r in 0..total {
+        let assign = match (&extra, r) {
+            (Some(p), 0) => p.clone(),
+            _ => kmeans_plus_plus(z, k, &mut rng),
+        };
+        match em_run(z, k, settings, &assign, gauge.part(r, total), progress) {
             Ok(m) => {
-                if best
-                    .as_ref()
-                    .is_none_or(|b| m.log_likelihood > b.log_likelihood)
-                {
-                    best = Some(m);
+                let ok = starts.admissible.is_none_or(|f| f(&m));
+                admissible += usize::from(ok);
+                let better = best.as_ref().is_none_or(|(b, b_ok)| {
+                    (ok && !b_ok) || (ok == *b_ok && m.log_likelihood > b.log_likelihood)
+                });
+                if better {
+                    best = Some((m, ok));
                 }
             }
             Err(RunFailure::Degenerate) => failed += 1,
@@ -284,12 +319,15 @@ pub fn fit_mixture(
         }
     }
     match best {
-        Some(m) => Ok(GaussianMixture {
-            restarts_failed: failed,
-            ..m
-        }),
+        Some((m, _)) => Ok((
+            GaussianMixture {
+                restarts_failed: failed,
+                ..m
+            },
+            admissible,
+        )),
         None => Err(FitError::Numerical(format!(
-            "every one of {restarts} starts of a {k}-cluster mixture lost a cluster \
+            "every one of {total} starts of a {k}-cluster mixture lost a cluster \
              (fewer than {MIN_COMPONENT_WEIGHT} samples) or collapsed; ask for fewer clusters, \
              a simpler covariance (--cov spherical) or more shrinkage"
         ))),
@@ -304,6 +342,8 @@ pub struct BicChoice {
     pub bic: Vec<(usize, f64)>,
     /// Numbers of clusters whose every start degenerated.
     pub skipped: Vec<usize>,
+    /// `(number of clusters, starts that gave an admissible mixture)`.
+    pub admissible_starts: Vec<(usize, usize)>,
 }
 
 /// Fits every K in `range` and keeps the lowest BIC (section 3.3).
@@ -311,6 +351,7 @@ pub fn select_by_bic(
     z: &DMatrix<f64>,
     range: std::ops::RangeInclusive<usize>,
     settings: &MixtureSettings,
+    starts: &Starts<'_>,
     gauge: Gauge,
     progress: &mut dyn FnMut(Progress) -> Control,
 ) -> Result<BicChoice, FitError> {
@@ -321,18 +362,25 @@ pub fn select_by_bic(
         )));
     }
     let count = hi - lo + 1;
-    let mut best: Option<GaussianMixture> = None;
+    let mut best: Option<(GaussianMixture, bool)> = None;
     let mut bic = Vec::new();
     let mut skipped = Vec::new();
+    let mut admissible_starts = Vec::new();
     let mut last_error = None;
     for (step, k) in range.enumerate() {
-        match fit_mixture(z, k, settings, gauge.part(step, count), progress) {
-            Ok(m) => {
+        match fit_mixture_from(z, k, settings, starts, gauge.part(step, count), progress) {
+            Ok((m, admissible)) => {
                 let b = m.bic();
                 bic.push((k, b));
-                if best.as_ref().is_none_or(|c| b < c.bic()) {
-                    best = Some(m);
+                let ok = admissible > 0;
+                // An admissible number of clusters beats any inadmissible one.
+                if best
+                    .as_ref()
+                    .is_none_or(|(c, c_ok)| (ok && !c_ok) || (ok == *c_ok && b < c.bic()))
+                {
+                    best = Some((m, ok));
                 }
+                admissible_starts.push((k, admissible));
             }
             Err(e @ (FitError::Numerical(_) | FitError::InvalidInput(_))) => {
                 skipped.push(k);
@@ -342,7 +390,12 @@ pub fn select_by_bic(
         }
     }
     match best {
-        Some(best) => Ok(BicChoice { best, bic, skipped }),
+        Some((best, _)) => Ok(BicChoice {
+            best,
+            bic,
+            skipped,
+            admissible_starts,
+        }),
         None => Err(last_error.unwrap_or_else(|| {
             FitError::Numerical("no number of clusters could be fitted".into())
         })),

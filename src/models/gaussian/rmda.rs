@@ -15,23 +15,35 @@
 //! No flip table (`gamma`) is reported: RMDA does not model how labels flip,
 //! only how classes spread over clusters. Turning `R` into P(given | true)
 //! would need an extra assumption (each cluster pure in one true class).
+//!
+//! Starts (issue 10): the mixture ignores the labels, so its likelihood may
+//! prefer clusters no class can claim (on breast cancer, 30 outliers against
+//! the rest). Besides the k-means++ restarts, one start splits the labelled
+//! classes into the K clusters, and the fit keeps the best likelihood among
+//! the *admissible* mixtures: every class is the majority label of at least
+//! one cluster (so that class's clusters carry its label more often than any
+//! other, the diagonal dominance rNDA's flip table keeps). A mixture that
+//! leaves a class without a cluster can never call a sample of that class
+//! correctly labelled.
 
 use std::ops::RangeInclusive;
 use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
+use crate::models::gaussian::kmeans::kmeans_plus_plus;
 use crate::models::gaussian::mixture::{
-    Gauge, GaussianMixture, MixtureSettings, fit_mixture, require_more_samples_than_features,
-    select_by_bic,
+    Gauge, GaussianMixture, MixtureSettings, Partition, Starts, fit_mixture_from,
+    require_more_samples_than_features, select_by_bic,
 };
 use crate::models::numerics::relative_change;
 use crate::models::prologue::{Prologue, Scaling, class_name, step};
 use crate::models::standardize::Standardizer;
 use crate::models::{
-    Classifier, ColumnDisplay, Control, Fit, FitError, ModelOptions, NamedMatrix, NamedSeries,
-    Progress, RobustModel, SampleColumn, argmax,
+    Classifier, ColumnDisplay, Control, Fit, FitError, Guide, ModelOptions, NamedMatrix,
+    NamedSeries, Progress, RobustModel, SampleColumn, argmax, no_progress,
 };
+use crate::rng::Rng;
 
 /// Share of the progress gauge given to the mixture step (the R step is
 /// much cheaper).
@@ -233,25 +245,137 @@ impl RobustModel for Rmda {
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
+        self.fit_guided(x, given, n_classes, &Guide::default(), progress)
+    }
+
+    /// The mixture never reads labels and R is a closed-form function of the
+    /// labels and the mixture, so the fit on the decided labels with the
+    /// decided rows pinned is exact here (a relabel given -> d counts as a
+    /// label d in R); a warm posterior over classes says nothing about the
+    /// clusters, so it is not used.
+    fn fit_guided(
+        &self,
+        x: &DMatrix<f64>,
+        given: &[usize],
+        n_classes: usize,
+        guide: &Guide,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Fit, FitError> {
+        guide.check(given.len(), n_classes)?;
+        guide.fallback(given, |labels| {
+            self.fit_labels(x, labels, n_classes, progress)
+        })
+    }
+}
+
+/// The given labels split into `k` clusters: each class gets clusters in
+/// proportion to its size (at least one), split by k-means++ within the
+/// class; `None` when there are fewer clusters than classes.
+fn label_partition(
+    z: &DMatrix<f64>,
+    labels: &[usize],
+    n_classes: usize,
+    k: usize,
+    seed: u64,
+) -> Option<Partition> {
+    if k < n_classes {
+        return None;
+    }
+    let mut sizes = vec![0usize; n_classes];
+    labels.iter().for_each(|&c| sizes[c] += 1);
+    let mut per_class = vec![1usize; n_classes];
+    for _ in n_classes..k {
+        // The next cluster to the class with the most rows per cluster.
+        let c = argmax((0..n_classes).map(|c| sizes[c] as f64 / per_class[c] as f64));
+        per_class[c] += 1;
+    }
+    let mut rng = Rng::new(seed ^ 0x6c61_6265_6c73);
+    let mut out = vec![0usize; labels.len()];
+    let mut first = 0;
+    for (c, &clusters) in per_class.iter().enumerate() {
+        let rows: Vec<usize> = (0..labels.len()).filter(|&i| labels[i] == c).collect();
+        let m = clusters.min(rows.len().max(1));
+        let split = if m > 1 {
+            kmeans_plus_plus(&z.select_rows(&rows), m, &mut rng)
+        } else {
+            vec![0; rows.len()]
+        };
+        for (&i, &j) in rows.iter().zip(&split) {
+            out[i] = first + j;
+        }
+        first += clusters;
+    }
+    Some(out)
+}
+
+/// Whether every class is the majority label of at least one cluster under
+/// the R that maximises eq. (8) for this mixture.
+fn every_class_owns_a_cluster(
+    mixture: &GaussianMixture,
+    z: &DMatrix<f64>,
+    labels: &[usize],
+    n_classes: usize,
+    settings: &MixtureSettings,
+) -> bool {
+    let (psi, _) = mixture.responsibilities(z);
+    let Ok(estimate) = estimate_r(
+        &psi,
+        labels,
+        n_classes,
+        settings.max_iter,
+        settings.tol,
+        Gauge::WHOLE,
+        &mut no_progress(),
+    ) else {
+        return false;
+    };
+    let mut owned = vec![false; n_classes];
+    for j in 0..estimate.r.nrows() {
+        owned[argmax(estimate.r.row(j).iter().copied())] = true;
+    }
+    owned.into_iter().all(|o| o)
+}
+
+impl Rmda {
+    fn fit_labels(
+        &self,
+        x: &DMatrix<f64>,
+        given: &[usize],
+        n_classes: usize,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Fit, FitError> {
         let Prologue { standardizer, .. } =
             Prologue::new(x, given, n_classes, false, self.scaling)?;
         let n = given.len();
         let range = self.clusters.range(n_classes, n)?;
-        require_more_samples_than_features(self.name(), x)?;
+        require_more_samples_than_features("rmda", x)?;
         let z = standardizer.apply(x);
         let settings = &self.settings;
         let mixture_gauge = Gauge {
             start: 0.0,
             span: MIXTURE_SHARE,
         };
+        let partition = |k: usize| label_partition(&z, given, n_classes, k, settings.seed);
+        let admissible =
+            |m: &GaussianMixture| every_class_owns_a_cluster(m, &z, given, n_classes, settings);
+        let starts = Starts {
+            extra: Some(&partition),
+            admissible: Some(&admissible),
+        };
         // Step 1 (section 3.1): the mixture, labels discarded.
-        let (mixture, bic, skipped) = if range.start() == range.end() {
-            let m = fit_mixture(&z, *range.start(), settings, mixture_gauge, progress)?;
+        let (mixture, bic, skipped, admissible_starts) = if range.start() == range.end() {
+            let k = *range.start();
+            let (m, a) = fit_mixture_from(&z, k, settings, &starts, mixture_gauge, progress)?;
             let b = vec![(m.n_clusters(), m.bic())];
-            (m, b, Vec::new())
+            (m, b, Vec::new(), vec![(k, a)])
         } else {
-            let choice = select_by_bic(&z, range, settings, mixture_gauge, progress)?;
-            (choice.best, choice.bic, choice.skipped)
+            let choice = select_by_bic(&z, range, settings, &starts, mixture_gauge, progress)?;
+            (
+                choice.best,
+                choice.bic,
+                choice.skipped,
+                choice.admissible_starts,
+            )
         };
         // Step 2 (section 3.2): R by maximum likelihood of the labels, eq. (8).
         let (psi, mixture_ll) = mixture.responsibilities(&z);
@@ -276,6 +400,9 @@ impl RobustModel for Rmda {
         fit.extra = report(
             &mixture, &psi, mixture_ll, &estimate, &bic, &skipped, n_classes,
         );
+        if let Some(note) = admissible_note(&admissible_starts, mixture.n_clusters(), settings) {
+            fit.extra.notes.push(note);
+        }
         fit.classifier = Some(Arc::new(RmdaClassifier {
             standardizer,
             mixture,
@@ -283,6 +410,35 @@ impl RobustModel for Rmda {
         }));
         Ok(fit)
     }
+}
+
+/// How many starts gave a mixture in which every class owns a cluster, when
+/// some did not (every start admissible is the usual case, not news).
+fn admissible_note(
+    admissible_starts: &[(usize, usize)],
+    chosen: usize,
+    settings: &MixtureSettings,
+) -> Option<String> {
+    let of_chosen = admissible_starts
+        .iter()
+        .find(|(k, _)| *k == chosen)
+        .map_or(0, |(_, a)| *a);
+    // The k-means++ restarts and the labelled classes, when they split.
+    if of_chosen > settings.restarts {
+        return None;
+    }
+    let mut note = format!(
+        "{of_chosen} of the starts of the {chosen}-cluster mixture (the labelled classes and \
+         {} k-means++) left every class the majority label of a cluster",
+        settings.restarts
+    );
+    if of_chosen == 0 {
+        note.push_str(
+            "; none did, so the best likelihood was kept: some class owns no cluster and every \
+             sample labelled with it looks mislabelled",
+        );
+    }
+    Some(note)
 }
 
 fn report(

@@ -16,52 +16,92 @@
 //! own label at least as likely as any other (the diagonal dominance of the
 //! label-noise literature; Natarajan et al. 2013 need rho_0 + rho_1 < 1),
 //! and the report says when that bound.
+//!
+//! Starts (issue 10): the EM is a local search, and from the given labels
+//! it can fall in the basin of the swapped-names fixed point, where the
+//! constraint holds a class on the boundary (its own label no likelier than
+//! another). A fit whose first start (the given labels) is *admissible*, its
+//! table dominant without being held, is kept as it is; otherwise the fit
+//! runs the other starts and keeps the best log-likelihood among the
+//! admissible ones; only when none is does it keep a held one, and says so.
 
 use nalgebra::DMatrix;
 
 use crate::models::gaussian::components::{
     CovarianceParams, GaussianClassifier, GaussianComponents,
 };
+use crate::models::gaussian::mixture::Gauge;
 use crate::models::numerics::one_hot;
 use crate::models::numerics::{normalise_log_rows, relative_change};
 use crate::models::options::Iterations;
 use crate::models::prologue::{Prologue, Scaling, class_name, step};
 use crate::models::{
-    Control, Fit, FitError, GammaTable, MatrixDisplay, ModelOptions, NamedMatrix, Progress,
+    Control, Fit, FitError, GammaTable, Guide, MatrixDisplay, ModelOptions, NamedMatrix, Progress,
     RobustModel,
 };
+use crate::rng::Rng;
 
 /// Off-diagonal mass of the starting flip table: the EM update keeps an
 /// exact zero at zero, so every flip must start possible.
 const INITIAL_FLIP_MASS: f64 = 0.1;
 
+/// Seeded perturbations of the given labels tried besides the given labels
+/// themselves and the label-free reading of the NDA fit. A start is cheap
+/// next to what a wrong basin costs, but every one is a whole EM: with two
+/// perturbed starts, a basin that catches even half of the starts near the
+/// given labels is missed by all of them with probability 1/4, and the
+/// deterministic starts cover the common case. More would multiply the cost
+/// of every fit on the large tables of issue 11 for rarer basins.
+const PERTURBED_STARTS: usize = 2;
+
+/// Share of undecided rows a perturbed start relabels at random: half way to
+/// the one half at which a two-class table stops being identifiable, so the
+/// start is well away from the given labels yet still on their side.
+const PERTURBED_SHARE: f64 = 0.25;
+
 #[derive(Clone, Debug)]
 pub struct Rnda {
     covariance: CovarianceParams,
     iterations: Iterations,
+    seed: u64,
 }
 
 impl Rnda {
-    /// Reads `covariance`, `shrinkage`, `max_iter` and `tol`.
+    /// Reads `covariance`, `shrinkage`, `max_iter`, `tol` and `seed`.
     pub fn new(options: &ModelOptions) -> Result<Self, FitError> {
         Ok(Self {
             covariance: CovarianceParams::checked(options)?,
             iterations: options.checked_iterations()?,
+            seed: options.seed,
         })
     }
 }
 
 /// The E-step (eq. 4): posterior of the true class given x and the given
 /// label, in log space, from the joint `joint[(j, k)] = P(given = j, true =
-/// k)`. Returns the posterior (n x K) and the observed-data log-likelihood of
-/// eq. (2).
-fn e_step(log_dens: &DMatrix<f64>, given: &[usize], joint: &DMatrix<f64>) -> (DMatrix<f64>, f64) {
+/// k)`; decided rows are pinned to their decision. Returns the posterior
+/// (n x K) and the observed-data log-likelihood of eq. (2).
+fn e_step(
+    log_dens: &DMatrix<f64>,
+    given: &[usize],
+    joint: &DMatrix<f64>,
+    guide: &Guide,
+) -> (DMatrix<f64>, f64) {
     let mut w = log_dens.clone();
     let k = w.ncols();
     let log_joint = joint.map(f64::ln);
     for c in 0..k {
         for (v, &g) in w.column_mut(c).iter_mut().zip(given) {
             *v += log_joint[(g, c)];
+        }
+    }
+    // A decided row's true class is known: its complete-data term alone,
+    // so the objective stays the one this EM increases.
+    for (i, t) in guide.trusted.iter().enumerate() {
+        if let Some(d) = *t {
+            (0..k)
+                .filter(|&c| c != d)
+                .for_each(|c| w[(i, c)] = f64::NEG_INFINITY);
         }
     }
     let ll = normalise_log_rows(&mut w);
@@ -119,6 +159,210 @@ fn hold_diagonal(counts: &mut [f64], d: usize) -> bool {
     true
 }
 
+/// What every EM run of one fit shares.
+struct Problem<'a> {
+    z: &'a DMatrix<f64>,
+    given: &'a [usize],
+    guide: &'a Guide,
+    covariance: CovarianceParams,
+    iterations: Iterations,
+}
+
+/// One EM run to convergence.
+struct Run {
+    components: GaussianComponents,
+    joint: DMatrix<f64>,
+    posterior: DMatrix<f64>,
+    trace: Vec<f64>,
+    converged: bool,
+    iterations: usize,
+    /// Whether the last M-step had to hold the table diagonally dominant.
+    held: bool,
+}
+
+impl Problem<'_> {
+    fn estimate(&self, weights: &DMatrix<f64>) -> Result<GaussianComponents, FitError> {
+        let cov = self.covariance;
+        GaussianComponents::estimate(self.z, weights, cov.family, cov.shrinkage, &class_name)
+    }
+
+    /// The starting table of a start's weights: their expected counts mixed
+    /// with a uniform spread of `INITIAL_FLIP_MASS`, so that the one-hot
+    /// start of the given labels keeps `1 - INITIAL_FLIP_MASS` on the
+    /// diagonal and no flip starts impossible.
+    fn starting_joint(&self, weights: &DMatrix<f64>) -> DMatrix<f64> {
+        let k = weights.ncols();
+        let n = self.given.len() as f64;
+        let mut counts = DMatrix::<f64>::zeros(k, k);
+        for (i, &g) in self.given.iter().enumerate() {
+            for c in 0..k {
+                counts[(g, c)] += weights[(i, c)];
+            }
+        }
+        let off = INITIAL_FLIP_MASS / (k - 1) as f64;
+        DMatrix::from_fn(k, k, |j, c| {
+            let row = counts.row(j).sum();
+            let share = counts[(j, c)] / row;
+            (row / n) * ((1.0 - INITIAL_FLIP_MASS) * share + off * (1.0 - share))
+        })
+    }
+
+    /// EM from the class weights `start` (n x K).
+    fn run(
+        &self,
+        start: &DMatrix<f64>,
+        gauge: Gauge,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Run, FitError> {
+        let opts = self.iterations;
+        let mut components = self.estimate(start)?;
+        let mut joint = self.starting_joint(start);
+        let (mut trace, mut held) = (Vec::new(), false);
+        let mut iteration = 0;
+        loop {
+            iteration += 1;
+            let log_dens = components.log_densities(self.z);
+            let (posterior, ll) = e_step(&log_dens, self.given, &joint, self.guide);
+            if !ll.is_finite() {
+                return Err(FitError::Numerical(format!(
+                    "the log-likelihood became {ll} at iteration {iteration}; \
+                     try --cov diag or a larger --shrinkage"
+                )));
+            }
+            let previous = trace.last().copied();
+            trace.push(ll);
+            let fraction = iteration as f64 / opts.max_iter as f64;
+            step(
+                progress,
+                Progress {
+                    stage: "EM",
+                    iteration,
+                    max_iterations: opts.max_iter,
+                    objective: ll,
+                    fraction: gauge.start + gauge.span * fraction,
+                },
+            )?;
+            let converged = previous.is_some_and(|prev| relative_change(prev, ll) < opts.tol);
+            if converged || iteration >= opts.max_iter {
+                return Ok(Run {
+                    components,
+                    joint,
+                    posterior,
+                    trace,
+                    converged,
+                    iterations: iteration,
+                    held,
+                });
+            }
+            // M-step: eqs. (5)-(6) through weighted estimation, then eq. (7).
+            components = self.estimate(&posterior)?;
+            (joint, held) = update_joint(&posterior, self.given);
+        }
+    }
+}
+
+/// The label-free reading of NDA on the given labels: `P(k | x)` from class
+/// Gaussians and label frequencies. Where the features contradict a label it
+/// already leans to another class, so it starts the EM nearer the clean
+/// classes than the given labels do.
+fn nda_posterior(
+    components: &GaussianComponents,
+    z: &DMatrix<f64>,
+    p_given: &[f64],
+) -> DMatrix<f64> {
+    let mut w = components.log_densities(z);
+    for (c, p) in p_given.iter().enumerate() {
+        w.column_mut(c).add_scalar_mut(p.ln());
+    }
+    normalise_log_rows(&mut w);
+    w
+}
+
+/// The given labels with a share of the undecided rows moved to a random
+/// other class, one-hot.
+fn perturbed(labels: &[usize], guide: &Guide, k: usize, rng: &mut Rng) -> DMatrix<f64> {
+    let moved: Vec<usize> = labels
+        .iter()
+        .enumerate()
+        .map(|(i, &g)| {
+            if guide.trusted(i).is_none() && rng.uniform() < PERTURBED_SHARE {
+                (g + 1 + rng.below(k - 1)) % k
+            } else {
+                g
+            }
+        })
+        .collect();
+    one_hot(&moved, k)
+}
+
+/// The starts of one fit (see the module comment): a warm start alone when
+/// there is one (it is already a converged fit's basin), else the decided
+/// labels, NDA's label-free posterior and the seeded perturbations. Every
+/// start has the decided rows pinned.
+fn starts(
+    problem: &Problem<'_>,
+    k: usize,
+    p_given: &[f64],
+    seed: u64,
+) -> Result<Vec<DMatrix<f64>>, FitError> {
+    let guide = problem.guide;
+    if let Some(warm) = guide.warm_posterior(problem.given.len(), k) {
+        let mut w = warm.clone();
+        guide.pin(&mut w);
+        return Ok(vec![w]);
+    }
+    let labels = guide.decided_labels(problem.given);
+    let labelled = one_hot(&labels, k);
+    let mut nda = nda_posterior(&problem.estimate(&labelled)?, problem.z, p_given);
+    guide.pin(&mut nda);
+    let mut out = vec![labelled, nda];
+    let mut rng = Rng::new(seed ^ 0x726e_6461_7374_6172);
+    for _ in 0..PERTURBED_STARTS {
+        out.push(perturbed(&labels, guide, k, &mut rng));
+    }
+    Ok(out)
+}
+
+/// Runs the starts in order and keeps the first one's fit when it is
+/// admissible (table dominant without being held): the given labels name the
+/// classes, and on a table whose likelihood is dominated by the features
+/// (digits: 64 features, full covariances) a start that wanders from them
+/// can reach a higher likelihood with clusters that are not the classes.
+/// Otherwise the best log-likelihood among the admissible runs of the other
+/// starts, else among all. Returns the kept run, the starts run and how many
+/// were admissible.
+fn best_run(
+    problem: &Problem<'_>,
+    starts: &[DMatrix<f64>],
+    progress: &mut dyn FnMut(Progress) -> Control,
+) -> Result<(Run, usize, usize), FitError> {
+    let mut kept: Option<Run> = None;
+    let (mut tried, mut admissible) = (0, 0);
+    for (s, start) in starts.iter().enumerate() {
+        tried += 1;
+        let run = match problem.run(start, Gauge::WHOLE.part(s, starts.len()), progress) {
+            Ok(run) => run,
+            // A start that empties a class is no fit; another start may be.
+            Err(FitError::Numerical(_)) if s > 0 => continue,
+            Err(e) => return Err(e),
+        };
+        admissible += usize::from(!run.held);
+        if s == 0 && !run.held {
+            return Ok((run, tried, admissible));
+        }
+        let ll = |r: &Run| r.trace.last().copied().unwrap_or(f64::NEG_INFINITY);
+        let better = kept
+            .as_ref()
+            .is_none_or(|b| (b.held && !run.held) || (b.held == run.held && ll(&run) > ll(b)));
+        if better {
+            kept = Some(run);
+        }
+    }
+    let kept =
+        kept.ok_or_else(|| FitError::Numerical("no start of the EM could be fitted".into()))?;
+    Ok((kept, tried, admissible))
+}
+
 impl RobustModel for Rnda {
     fn name(&self) -> &'static str {
         "rnda"
@@ -131,111 +375,97 @@ impl RobustModel for Rnda {
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
+        self.fit_guided(x, given, n_classes, &Guide::default(), progress)
+    }
+
+    fn fit_guided(
+        &self,
+        x: &DMatrix<f64>,
+        given: &[usize],
+        n_classes: usize,
+        guide: &Guide,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Fit, FitError> {
         let prologue = Prologue::new(x, given, n_classes, true, Scaling::PerFeature)?;
+        guide.check(given.len(), n_classes)?;
         self.covariance.require_estimable("rnda", "--cov diag", x)?;
         let k = n_classes;
-        let (cov, opts) = (self.covariance, self.iterations);
         let z = prologue.scaled(x);
         let p_given = prologue.label_frequencies();
         let Prologue { standardizer, .. } = prologue;
-
-        // Start from NDA on the given labels and a mostly-diagonal table.
-        let estimate = |weights: &DMatrix<f64>| {
-            GaussianComponents::estimate(&z, weights, cov.family, cov.shrinkage, &class_name)
+        let problem = Problem {
+            z: &z,
+            given,
+            guide,
+            covariance: self.covariance,
+            iterations: self.iterations,
         };
-        let mut components = estimate(&one_hot(given, k))?;
-        let off = INITIAL_FLIP_MASS / (k - 1) as f64;
-        let mut joint = DMatrix::from_fn(k, k, |j, c| {
-            p_given[j] * if j == c { 1.0 - INITIAL_FLIP_MASS } else { off }
-        });
-        let mut constrained = false;
-
-        let mut trace = Vec::new();
-        let mut converged = false;
-        let mut posterior;
-        let mut iteration = 0;
-        loop {
-            iteration += 1;
-            let log_dens = components.log_densities(&z);
-            let (post, ll) = e_step(&log_dens, given, &joint);
-            posterior = post;
-            if !ll.is_finite() {
-                return Err(FitError::Numerical(format!(
-                    "the log-likelihood became {ll} at iteration {iteration}; \
-                     try --cov diag or a larger --shrinkage"
-                )));
-            }
-            let previous = trace.last().copied();
-            trace.push(ll);
-            step(
-                progress,
-                Progress {
-                    stage: "EM",
-                    iteration,
-                    max_iterations: opts.max_iter,
-                    objective: ll,
-                    fraction: iteration as f64 / opts.max_iter as f64,
-                },
-            )?;
-            if previous.is_some_and(|prev| relative_change(prev, ll) < opts.tol) {
-                converged = true;
-                break;
-            }
-            if iteration >= opts.max_iter {
-                break;
-            }
-            // M-step: eqs. (5)-(6) through weighted estimation, then eq. (7).
-            components = estimate(&posterior)?;
-            (joint, constrained) = update_joint(&posterior, given);
+        let starts = starts(&problem, k, &p_given, self.seed)?;
+        let (run, tried, admissible) = best_run(&problem, &starts, progress)?;
+        let mut fit = Fit::from_posterior(run.posterior, given);
+        if tried > 1 || run.held {
+            fit.extra
+                .notes
+                .push(start_note(tried, admissible, run.held));
         }
-
-        // P(given | true): the joint normalised by true class; the paper's
-        // gamma: the joint normalised by given label.
-        let p_true: Vec<f64> = (0..k).map(|c| joint.column(c).sum()).collect();
-        let table = GammaTable {
-            p_given_true: DMatrix::from_fn(k, k, |c, j| joint[(j, c)] / p_true[c]),
-        };
-        let gamma = DMatrix::from_fn(k, k, |j, c| joint[(j, c)] / joint.row(j).sum());
+        fit.trace = run.trace;
+        fit.converged = run.converged;
+        fit.iterations = run.iterations;
+        report_tables(&mut fit, &run.joint);
         // Prediction prior of eq. (8): P(true = k) = sum_j gamma_jk P(given = j).
-        let log_prior: Vec<f64> = p_true.iter().map(|p| p.ln()).collect();
-        let mut fit = Fit::from_posterior(posterior, given);
-        if constrained {
-            fit.extra.notes.push(
-                "the flip table was held diagonally dominant: without the constraint a true \
-                 class would be given another label more often than its own (the same data \
-                 as swapped class names)"
-                    .into(),
-            );
-        }
-        fit.gamma = Some(table);
-        fit.trace = trace;
-        fit.converged = converged;
-        fit.iterations = iteration;
-        let labels: Vec<String> = (0..k).map(class_name).collect();
-        fit.extra.matrices.push(NamedMatrix {
-            name: "gamma (paper orientation)".into(),
-            orientation:
-                "rows = given label, columns = true class, entry = P(true | given) (eq. 7)".into(),
-            row_labels: labels.clone(),
-            col_labels: labels,
-            values: (0..k)
-                .map(|j| gamma.row(j).iter().copied().collect())
-                .collect(),
-            // The flip table above, turned round: a screen would repeat it.
-            display: MatrixDisplay { hidden: true },
-        });
-        fit.extra.scalars.push((
-            "log_likelihood".into(),
-            fit.trace.last().copied().unwrap_or(f64::NAN),
-        ));
+        let log_prior: Vec<f64> = (0..k).map(|c| run.joint.column(c).sum().ln()).collect();
         GaussianClassifier {
             standardizer,
-            components,
+            components: run.components,
             log_prior,
         }
         .attach_to(&mut fit);
         Ok(fit)
     }
+}
+
+/// Why there were restarts (the first start needed the constraint), how many
+/// were admissible, and whether the kept one needed the constraint too.
+fn start_note(starts: usize, admissible: usize, held: bool) -> String {
+    let kept = if held {
+        "none was, so the flip table was held diagonally dominant: without the constraint a \
+         true class would be given another label more often than its own (the same data as \
+         swapped class names)"
+    } else {
+        "the best of those is kept"
+    };
+    format!(
+        "EM from {starts} start(s), as the first needed the constraint; {admissible} reached a \
+         diagonally dominant flip table without it; {kept}"
+    )
+}
+
+/// The flip table as P(given | true) and in the paper's orientation, and the
+/// log-likelihood.
+fn report_tables(fit: &mut Fit, joint: &DMatrix<f64>) {
+    let k = joint.nrows();
+    let p_true: Vec<f64> = (0..k).map(|c| joint.column(c).sum()).collect();
+    fit.gamma = Some(GammaTable {
+        p_given_true: DMatrix::from_fn(k, k, |c, j| joint[(j, c)] / p_true[c]),
+    });
+    let gamma = DMatrix::from_fn(k, k, |j, c| joint[(j, c)] / joint.row(j).sum());
+    let labels: Vec<String> = (0..k).map(class_name).collect();
+    fit.extra.matrices.push(NamedMatrix {
+        name: "gamma (paper orientation)".into(),
+        orientation: "rows = given label, columns = true class, entry = P(true | given) (eq. 7)"
+            .into(),
+        row_labels: labels.clone(),
+        col_labels: labels,
+        values: (0..k)
+            .map(|j| gamma.row(j).iter().copied().collect())
+            .collect(),
+        // The flip table above, turned round: a screen would repeat it.
+        display: MatrixDisplay { hidden: true },
+    });
+    fit.extra.scalars.push((
+        "log_likelihood".into(),
+        fit.trace.last().copied().unwrap_or(f64::NAN),
+    ));
 }
 
 #[cfg(test)]

@@ -104,6 +104,7 @@ fn bic_picks_the_true_number_of_clusters() {
         &x,
         1..=7,
         &settings(CovarianceFamily::Spherical, 1),
+        &Starts::default(),
         Gauge::WHOLE,
         &mut no_progress(),
     )
@@ -194,7 +195,15 @@ fn impossible_cluster_numbers_are_errors() {
     let e = fit_mixture(&x, 21, &s, Gauge::WHOLE, &mut no_progress()).unwrap_err();
     assert!(e.to_string().contains("at most 20"), "{e}");
     #[allow(clippy::reversed_empty_ranges)]
-    let e = select_by_bic(&x, 4..=2, &s, Gauge::WHOLE, &mut no_progress()).unwrap_err();
+    let e = select_by_bic(
+        &x,
+        4..=2,
+        &s,
+        &Starts::default(),
+        Gauge::WHOLE,
+        &mut no_progress(),
+    )
+    .unwrap_err();
     assert!(matches!(e, FitError::InvalidOption(_)), "{e}");
 }
 
