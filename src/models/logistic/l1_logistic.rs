@@ -662,17 +662,15 @@ fn naive_class_round(
     let mut full_sweep = true;
     for _sweep in 0..1000 {
         let mut sweep_change: f64 = 0.0;
-        let n_coords = if full_sweep {
-            coords.len()
+        // A full sweep may grow the active set while it runs, so it walks
+        // the candidates; an active sweep walks a copy of the active set.
+        let active_now = if full_sweep {
+            Vec::new()
         } else {
-            s.active.len()
+            s.active.clone()
         };
-        for idx in 0..n_coords {
-            let j = if full_sweep {
-                coords[idx]
-            } else {
-                s.active[idx]
-            };
+        let walk: &[usize] = if full_sweep { coords } else { &active_now };
+        for &j in walk {
             let old = c.beta[(j, k)];
             let l1 = pen.l1 * pf(j);
             let g = p.x.dot_given_sum(j, s.r, rsum);
