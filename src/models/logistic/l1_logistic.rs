@@ -102,13 +102,20 @@ impl<'a> Design<'a> {
 
     /// z_j . v
     pub fn dot(&self, j: usize, v: &[f64]) -> f64 {
+        let vsum = if self.affine(j).0 == 0.0 {
+            0.0
+        } else {
+            v.iter().sum()
+        };
+        self.dot_given_sum(j, v, vsum)
+    }
+
+    /// z_j . v when the caller knows sum(v): one pass over the data
+    /// instead of two.
+    pub fn dot_given_sum(&self, j: usize, v: &[f64], vsum: f64) -> f64 {
         let (m, inv) = self.affine(j);
         let xv: f64 = self.col(j).iter().zip(v).map(|(x, v)| x * v).sum();
-        if m == 0.0 {
-            xv * inv
-        } else {
-            (xv - m * v.iter().sum::<f64>()) * inv
-        }
+        (xv - m * vsum) * inv
     }
 
     /// sum_i w_i z_ij^2
@@ -136,15 +143,20 @@ impl<'a> Design<'a> {
     }
 
     /// A coordinate step of `delta` on column j: the linear predictor moves
-    /// by z_j delta and the working residual by -w z_j delta.
-    fn step(&self, j: usize, delta: f64, w: &[f64], r: &mut [f64], eta: &mut [f64]) {
+    /// by z_j delta and the working residual by -w z_j delta. Returns how
+    /// much the residual's sum fell.
+    fn step(&self, j: usize, delta: f64, w: &[f64], r: &mut [f64], eta: &mut [f64]) -> f64 {
         let (m, inv) = self.affine(j);
         let a = delta * inv;
+        let mut fell = 0.0;
         for (((x, wi), ri), ei) in self.col(j).iter().zip(w).zip(r.iter_mut()).zip(eta) {
             let dz = a * (x - m);
-            *ri -= wi * dz;
+            let dr = wi * dz;
+            *ri -= dr;
+            fell += dr;
             *ei += dz;
         }
+        fell
     }
 }
 
@@ -294,7 +306,10 @@ pub fn lambda_max(p: &Problem<'_>) -> f64 {
 
 /// Minimises the penalised loss from `warm` (or zero). `max_outer` bounds
 /// the Newton (IRLS) rounds; `tol` is on the largest weighted change of a
-/// coefficient in a round.
+/// coefficient in a round (the loss decrease its step makes), per sample:
+/// the loss is a sum over samples, so an absolute tolerance would ask a
+/// 200k-row fit for 1000 times the precision of a 200-row one (glmnet
+/// likewise scales its threshold by the null deviance).
 pub fn fit(
     p: &Problem<'_>,
     pen: Penalty,
@@ -303,6 +318,14 @@ pub fn fit(
     tol: f64,
 ) -> Coefs {
     fit_impl(p, pen, warm, None, max_outer, tol)
+}
+
+/// Per-sample shifts of a binary fit: their values, their L1 penalty, and
+/// the rows whose shift is held at zero (empty: none).
+pub struct Shifts<'s> {
+    pub values: &'s mut [f64],
+    pub lambda: f64,
+    pub frozen: &'s [bool],
 }
 
 /// Binary fit on [X | I_n] (Tibshirani & Manning section 3.1): besides the
@@ -314,13 +337,12 @@ pub fn fit_with_shifts(
     p: &Problem<'_>,
     pen: Penalty,
     warm: Option<&Coefs>,
-    shifts: &mut [f64],
-    lambda: f64,
+    shifts: Shifts<'_>,
     max_outer: usize,
     tol: f64,
 ) -> Coefs {
     assert_eq!(p.n_logits(), 1, "per-sample shifts are for two classes");
-    fit_impl(p, pen, warm, Some((shifts, lambda)), max_outer, tol)
+    fit_impl(p, pen, warm, Some(shifts), max_outer, tol)
 }
 
 /// Largest step of a shift in one Newton round: the quadratic model of a
@@ -331,16 +353,17 @@ fn fit_impl(
     p: &Problem<'_>,
     pen: Penalty,
     warm: Option<&Coefs>,
-    mut shifts: Option<(&mut [f64], f64)>,
+    mut shifts: Option<Shifts<'_>>,
     max_outer: usize,
     tol: f64,
 ) -> Coefs {
     let (n, d) = (p.x.nrows(), p.x.ncols());
+    let tol = tol * n as f64;
     let c_count = p.n_logits();
     let mut c = warm.cloned().unwrap_or_else(|| Coefs::zeros(d, c_count));
     let mut eta = linear(p, &c);
-    if let Some((s, _)) = &shifts {
-        for (e, s) in eta.as_mut_slice().iter_mut().zip(s.iter()) {
+    if let Some(sh) = &shifts {
+        for (e, s) in eta.as_mut_slice().iter_mut().zip(sh.values.iter()) {
             *e += s;
         }
     }
@@ -433,7 +456,7 @@ fn newton_rounds(
     pen: Penalty,
     c: &mut Coefs,
     eta: &mut DMatrix<f64>,
-    shifts: &mut Option<(&mut [f64], f64)>,
+    shifts: &mut Option<Shifts<'_>>,
     coords: &[usize],
     w: &mut [f64],
     r: &mut [f64],
@@ -445,7 +468,8 @@ fn newton_rounds(
     let n = p.x.nrows();
     let c_count = p.n_logits();
     let softmax = p.n_classes() > 2;
-    let pf = |j: usize| p.penalty_factor.map_or(1.0, |f| f[j]);
+    // Shifts need the per-sample residual the Gram form never forms.
+    let gram = shifts.is_none() && use_gram(n, coords.len());
     for _ in 0..max_outer {
         let mut max_change: f64 = 0.0;
         // Softmax: each class's working response needs only its own
@@ -466,65 +490,14 @@ fn newton_rounds(
             } else {
                 Vec::new()
             };
-            v.iter_mut().for_each(|x| *x = f64::NAN);
-            active.clear();
-            active.extend(coords.iter().copied().filter(|&j| c.beta[(j, k)] != 0.0));
             let eta_k = &mut eta.as_mut_slice()[k * n..(k + 1) * n];
-            // The trust region of a shift is around its value at the start
-            // of this Newton round, not its last sweep: otherwise a flat
-            // quadratic model walks it MAX_SHIFT_STEP further every sweep.
-            let round_start: Vec<f64> = shifts.as_ref().map_or(Vec::new(), |(s, _)| s.to_vec());
-            let mut full_sweep = true;
-            for _sweep in 0..1000 {
-                let mut sweep_change: f64 = 0.0;
-                let n_coords = if full_sweep {
-                    coords.len()
-                } else {
-                    active.len()
-                };
-                for idx in 0..n_coords {
-                    let j = if full_sweep { coords[idx] } else { active[idx] };
-                    let old = c.beta[(j, k)];
-                    let l1 = pen.l1 * pf(j);
-                    let g = p.x.dot(j, r);
-                    if old == 0.0 && g.abs() <= l1 {
-                        continue;
-                    }
-                    if v[j].is_nan() {
-                        v[j] = p.x.weighted_sq(j, w);
-                    }
-                    let new = if v[j] <= 0.0 {
-                        0.0
-                    } else {
-                        soft_threshold(g + v[j] * old, l1) / (v[j] + pen.l2 * pf(j))
-                    };
-                    if new != old {
-                        let delta = new - old;
-                        p.x.step(j, delta, w, r, eta_k);
-                        c.beta[(j, k)] = new;
-                        sweep_change = sweep_change.max(v[j] * delta * delta);
-                        if old == 0.0 && full_sweep {
-                            active.push(j);
-                        }
-                    }
-                }
-                if let Some((s, lambda)) = shifts.as_mut() {
-                    let change = update_shifts(s, *lambda, &round_start, w, r, eta_k);
-                    sweep_change = sweep_change.max(change);
-                }
-                let change = update_intercept(&mut c.intercept[k], w, r, eta_k);
-                sweep_change = sweep_change.max(change);
-                max_change = max_change.max(sweep_change);
-                if sweep_change < tol {
-                    if full_sweep {
-                        break;
-                    }
-                    // Converged on the active set: check every coordinate.
-                    full_sweep = true;
-                } else {
-                    full_sweep = false;
-                }
-            }
+            let change = if gram {
+                gram_class_round(p, pen, c, k, coords, w, r, eta_k, tol)
+            } else {
+                let mut class = ClassRound { k, w, r, v, active };
+                naive_class_round(p, pen, c, &mut class, coords, shifts, eta_k, tol)
+            };
+            max_change = max_change.max(change);
             if softmax {
                 update_log_normalisers(eta, k, &before, &mut lse);
             }
@@ -535,19 +508,234 @@ fn newton_rounds(
     }
 }
 
+/// The scratch of one logit's weighted least-squares subproblem.
+struct ClassRound<'s> {
+    k: usize,
+    w: &'s [f64],
+    r: &'s mut [f64],
+    v: &'s mut [f64],
+    active: &'s mut Vec<usize>,
+}
+
+/// Covariance updates (Friedman, Hastie & Tibshirani 2010, section 2.2):
+/// with many more samples than candidate coordinates, one pass forming the
+/// weighted Gram matrix of the candidates makes every later sweep O(m^2)
+/// instead of O(nm). A round needs tens of sweeps, while the Gram matrix
+/// costs about m/2 sweeps' arithmetic in a blocked matrix product; glmnet
+/// prefers this form below 500 features, and it needs m < n to be smaller.
+fn use_gram(n: usize, m: usize) -> bool {
+    m > 0 && m <= GRAM_MAX_COLS && 4 * m <= n
+}
+
+const GRAM_MAX_COLS: usize = 500;
+
+/// Rows per block of the Gram product: blocks are formed and multiplied
+/// on all cores, and a block this size keeps the scaled copy of the
+/// design bounded whatever n is.
+const GRAM_BLOCK_ROWS: usize = 8192;
+
+/// `[Z_coords | 1]^T W [Z_coords | 1]` in row blocks, in parallel.
+fn weighted_gram(x: &Design<'_>, coords: &[usize], w: &[f64]) -> DMatrix<f64> {
+    use rayon::prelude::*;
+    let (n, m) = (x.nrows(), coords.len());
+    let blocks: Vec<usize> = (0..n).step_by(GRAM_BLOCK_ROWS).collect();
+    blocks
+        .par_iter()
+        .map(|&start| {
+            let end = (start + GRAM_BLOCK_ROWS).min(n);
+            let rows = end - start;
+            let mut a = DMatrix::zeros(rows, m + 1);
+            let sw: Vec<f64> = w[start..end].iter().map(|w| w.sqrt()).collect();
+            for (idx, &j) in coords.iter().enumerate() {
+                let (mean, inv) = x.affine(j);
+                let col = &x.col(j)[start..end];
+                let out = &mut a.as_mut_slice()[idx * rows..(idx + 1) * rows];
+                for ((o, xv), s) in out.iter_mut().zip(col).zip(&sw) {
+                    *o = s * (xv - mean) * inv;
+                }
+            }
+            a.as_mut_slice()[m * rows..].copy_from_slice(&sw);
+            a.transpose() * &a
+        })
+        .reduce(|| DMatrix::zeros(m + 1, m + 1), |a, b| a + b)
+}
+
+/// One logit's Newton round in covariance form: coordinate descent on the
+/// quadratic model through its Gram matrix (the intercept is coordinate
+/// m), then one pass to move the linear predictor. Returns the largest
+/// weighted squared change of a sweep.
+#[allow(clippy::too_many_arguments)]
+fn gram_class_round(
+    p: &Problem<'_>,
+    pen: Penalty,
+    c: &mut Coefs,
+    k: usize,
+    coords: &[usize],
+    w: &[f64],
+    r: &[f64],
+    eta_k: &mut [f64],
+    tol: f64,
+) -> f64 {
+    let m = coords.len();
+    let g = weighted_gram(&p.x, coords, w);
+    let rsum: f64 = r.iter().sum();
+    // The loss gradient along each coordinate, kept current as steps land.
+    let mut grad: Vec<f64> = coords
+        .iter()
+        .map(|&j| p.x.dot_given_sum(j, r, rsum))
+        .collect();
+    grad.push(rsum);
+    let mut delta = vec![0.0; m + 1];
+    let pf = |j: usize| p.penalty_factor.map_or(1.0, |f| f[j]);
+    let mut largest: f64 = 0.0;
+    let land = |idx: usize, d: f64, grad: &mut [f64], delta: &mut [f64]| {
+        for (gl, gc) in grad.iter_mut().zip(g.column(idx).iter()) {
+            *gl -= gc * d;
+        }
+        delta[idx] += d;
+        g[(idx, idx)] * d * d
+    };
+    for _sweep in 0..1000 {
+        let mut sweep_change: f64 = 0.0;
+        for (idx, &j) in coords.iter().enumerate() {
+            let old = c.beta[(j, k)];
+            let l1 = pen.l1 * pf(j);
+            let vj = g[(idx, idx)];
+            if (old == 0.0 && grad[idx].abs() <= l1) || vj <= 0.0 {
+                continue;
+            }
+            let new = soft_threshold(grad[idx] + vj * old, l1) / (vj + pen.l2 * pf(j));
+            if new != old {
+                c.beta[(j, k)] = new;
+                sweep_change = sweep_change.max(land(idx, new - old, &mut grad, &mut delta));
+            }
+        }
+        if g[(m, m)] > 0.0 {
+            let d0 = grad[m] / g[(m, m)];
+            if d0 != 0.0 {
+                c.intercept[k] += d0;
+                sweep_change = sweep_change.max(land(m, d0, &mut grad, &mut delta));
+            }
+        }
+        largest = largest.max(sweep_change);
+        if sweep_change < tol {
+            break;
+        }
+    }
+    for (idx, &j) in coords.iter().enumerate() {
+        if delta[idx] != 0.0 {
+            p.x.axpy(j, delta[idx], eta_k);
+        }
+    }
+    eta_k.iter_mut().for_each(|e| *e += delta[m]);
+    largest
+}
+
+/// One logit's Newton round sweeping the data: coordinate descent on the
+/// working residual, full sweeps until the active set settles, then
+/// active-set sweeps. Returns the largest weighted squared change.
+#[allow(clippy::too_many_arguments)]
+fn naive_class_round(
+    p: &Problem<'_>,
+    pen: Penalty,
+    c: &mut Coefs,
+    s: &mut ClassRound<'_>,
+    coords: &[usize],
+    shifts: &mut Option<Shifts<'_>>,
+    eta_k: &mut [f64],
+    tol: f64,
+) -> f64 {
+    let k = s.k;
+    let pf = |j: usize| p.penalty_factor.map_or(1.0, |f| f[j]);
+    s.v.iter_mut().for_each(|x| *x = f64::NAN);
+    s.active.clear();
+    s.active
+        .extend(coords.iter().copied().filter(|&j| c.beta[(j, k)] != 0.0));
+    // The trust region of a shift is around its value at the start of this
+    // Newton round, not its last sweep: otherwise a flat quadratic model
+    // walks it MAX_SHIFT_STEP further every sweep.
+    let round_start: Vec<f64> = shifts.as_ref().map_or(Vec::new(), |sh| sh.values.to_vec());
+    // Centred columns need sum(r) in every dot product; it is carried along
+    // the steps instead of costing a pass per coordinate.
+    let mut rsum: f64 = s.r.iter().sum();
+    let mut max_change: f64 = 0.0;
+    let mut full_sweep = true;
+    for _sweep in 0..1000 {
+        let mut sweep_change: f64 = 0.0;
+        // A full sweep may grow the active set while it runs, so it walks
+        // the candidates; an active sweep walks a copy of the active set.
+        let active_now = if full_sweep {
+            Vec::new()
+        } else {
+            s.active.clone()
+        };
+        let walk: &[usize] = if full_sweep { coords } else { &active_now };
+        for &j in walk {
+            let old = c.beta[(j, k)];
+            let l1 = pen.l1 * pf(j);
+            let g = p.x.dot_given_sum(j, s.r, rsum);
+            if old == 0.0 && g.abs() <= l1 {
+                continue;
+            }
+            if s.v[j].is_nan() {
+                s.v[j] = p.x.weighted_sq(j, s.w);
+            }
+            let vj = s.v[j];
+            let new = if vj <= 0.0 {
+                0.0
+            } else {
+                soft_threshold(g + vj * old, l1) / (vj + pen.l2 * pf(j))
+            };
+            if new != old {
+                let delta = new - old;
+                rsum -= p.x.step(j, delta, s.w, s.r, eta_k);
+                c.beta[(j, k)] = new;
+                sweep_change = sweep_change.max(vj * delta * delta);
+                if old == 0.0 && full_sweep {
+                    s.active.push(j);
+                }
+            }
+        }
+        if let Some(sh) = shifts.as_mut() {
+            let change = update_shifts(sh, &round_start, s.w, s.r, eta_k);
+            sweep_change = sweep_change.max(change);
+            rsum = s.r.iter().sum();
+        }
+        let change = update_intercept(&mut c.intercept[k], s.w, s.r, eta_k);
+        sweep_change = sweep_change.max(change);
+        if change > 0.0 {
+            rsum = s.r.iter().sum();
+        }
+        max_change = max_change.max(sweep_change);
+        if sweep_change < tol {
+            if full_sweep {
+                break;
+            }
+            // Converged on the active set: check every coordinate.
+            full_sweep = true;
+        } else {
+            full_sweep = false;
+        }
+    }
+    max_change
+}
+
 /// One coordinate pass over the shifts (binary only), each kept within
-/// MAX_SHIFT_STEP of its value at the start of the Newton round; returns the
-/// largest weighted squared change.
+/// MAX_SHIFT_STEP of its value at the start of the Newton round; frozen
+/// ones stay where they are. Returns the largest weighted squared change.
 fn update_shifts(
-    s: &mut [f64],
-    lambda: f64,
+    sh: &mut Shifts<'_>,
     round_start: &[f64],
     w: &[f64],
     r: &mut [f64],
     eta_k: &mut [f64],
 ) -> f64 {
     let mut largest: f64 = 0.0;
+    let (s, lambda) = (&mut *sh.values, sh.lambda);
     for i in 0..s.len() {
+        if sh.frozen.get(i).copied().unwrap_or(false) {
+            continue;
+        }
         let old = s[i];
         let new = (soft_threshold(r[i] + w[i] * old, lambda) / w[i]).clamp(
             round_start[i] - MAX_SHIFT_STEP,
@@ -580,6 +768,9 @@ fn update_intercept(intercept: &mut f64, w: &[f64], r: &mut [f64], eta_k: &mut [
     wsum * d0 * d0
 }
 
+/// Floor of a working weight, so a confident point's step stays finite.
+const MIN_CURVATURE: f64 = 1e-5;
+
 /// The weights and residuals of the quadratic approximation for logit `k`
 /// (class `class`): P(class | x_i) from the row normalisers `lse` for a
 /// softmax, from the sigmoid for two classes (`lse` empty).
@@ -599,7 +790,7 @@ fn working_response(
             (eta[(i, k)] - lse[i]).exp()
         };
         // Floor the curvature so confident points still move.
-        w[i] = (pi * (1.0 - pi)).max(1e-5);
+        w[i] = (pi * (1.0 - pi)).max(MIN_CURVATURE);
         r[i] = p.targets[(i, class)] - pi;
     }
 }
