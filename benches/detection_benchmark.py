@@ -48,13 +48,13 @@ def peer(bin_, data, kind, rate, repeats, out):
     return scores, flagged
 
 
-def relabel(bin_, data, kind, rate, repeats):
-    text = run([bin_, "eval", str(data), "--models", MODELS, "--noise", kind,
+def relabel(bin_, data, kind, rate, repeats, models):
+    text = run([bin_, "eval", str(data), "--models", models, "--noise", kind,
                 "--rate", str(rate), "--repeats", str(repeats), "--seed", "0", "--quiet"])
     rows = {}
     for line in text.splitlines():
         parts = line.split()
-        if parts and parts[0] in MODELS.split(","):
+        if parts and parts[0] in models.split(","):
             rows[parts[0]] = line
     return rows
 
@@ -65,6 +65,7 @@ def main():
     ap.add_argument("--out", default="/tmp/relabel-bench")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--datasets", default=",".join(DATASETS))
+    ap.add_argument("--models", default=MODELS)
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -72,7 +73,7 @@ def main():
         data = ROOT / "sample_data" / f"{name}.csv"
         for kind, rate in NOISE:
             scores, flagged = peer(a.bin, data, kind, rate, a.repeats, out)
-            rows = relabel(a.bin, data, kind, rate, a.repeats)
+            rows = relabel(a.bin, data, kind, rate, a.repeats, a.models)
             peer_cells = " | ".join(
                 f"{statistics.mean(scores[p]):.3f}" if scores[p] else "-" for p in PEERS)
             print(f"## {name} {kind} {rate}", flush=True)
