@@ -8,6 +8,15 @@
 //! baseline), so the decision informs the flip table and the classifier
 //! that rank every other sample. A dropped sample is not here at all: the
 //! pipeline leaves its row out.
+//!
+//! Decisions are evidence only as far as *which* samples get decided does
+//! not depend on their hidden truth: a curator walking down the model's
+//! ranking decides by features and given labels, which the likelihood
+//! accounts for. Deciding, say, only the samples known to be flipped
+//! would tell the flip table that decided samples are the flipped ones
+//! (measured: rlr's ranking of the rest got slightly worse, and probs'
+//! flip table far worse), so the tests and `eval --review-curve` decide
+//! in ranking order.
 
 use nalgebra::DMatrix;
 
