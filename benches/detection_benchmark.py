@@ -36,7 +36,7 @@ def peer(bin_, data, kind, rate, repeats, out):
     flagged = {p: [] for p in PEERS}
     for seed in range(repeats):
         noisy = out / f"{data.stem}.{kind}.{seed}.csv"
-        run([bin_, "eval", str(data), "--noise", kind, "--rate", str(rate),
+        run([bin_, "eval", str(data), "--models", "auto", "--noise", kind, "--rate", str(rate),
              "--seed", str(seed), "--write-noisy", str(noisy)])
         text = run([sys.executable, str(ROOT / "benches/peer/peer_detection.py"),
                     str(noisy), "--seed", str(seed)])
