@@ -109,9 +109,13 @@ impl App {
         match msg {
             Ok(Ok(fit)) => {
                 let n = self.session.dataset().n_samples();
+                let model = fit
+                    .extra
+                    .selection
+                    .as_ref()
+                    .map_or(job.model.clone(), |s| s.chosen.clone());
                 let status = format!(
-                    "{} {} after {} iterations",
-                    job.model,
+                    "{model} {} after {} iterations",
                     if fit.converged {
                         "converged"
                     } else {
@@ -120,11 +124,6 @@ impl App {
                     fit.iterations
                 );
                 let notes = fit.extra.notes.join("; ");
-                let model = fit
-                    .extra
-                    .selection
-                    .as_ref()
-                    .map_or(job.model.clone(), |s| s.chosen.clone());
                 if job.samples.len() == n {
                     self.session.set_fit(&model, fit);
                 } else {

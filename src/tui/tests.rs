@@ -818,3 +818,30 @@ fn decisions_start_a_learning_refit_after_a_pause_and_keep_the_cursor() {
     let status = screen(&app, 140, 30);
     assert!(status.contains("wrong left"), "{status}");
 }
+
+#[test]
+fn auto_says_which_model_it_chose_and_refits_keep_it() {
+    let (session, resume) = Session::open(demo(), None).unwrap();
+    let mut app = App::with_keys(
+        session,
+        &resume,
+        "auto",
+        ModelOptions::default(),
+        KeyMap::load(None).unwrap(),
+    );
+    app.start_fit(false);
+    app.wait_for_fit();
+    let chosen = app.session.model_name().unwrap().to_string();
+    assert_ne!(chosen, "auto");
+    let text = screen(&app, 160, 40);
+    assert!(text.contains(&format!("{chosen} converged")), "{text}");
+    assert!(text.contains(&format!("auto chose {chosen} by")), "{text}");
+    press(&mut app, "R");
+    assert_eq!(
+        app.job.as_ref().unwrap().model,
+        chosen,
+        "a refit does not choose again"
+    );
+    app.wait_for_fit();
+    assert_eq!(app.session.model_name(), Some(chosen.as_str()));
+}
