@@ -48,7 +48,13 @@ def main() -> None:
     folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=a.seed)
     for name in a.models.split(","):
         started = time.perf_counter()
-        proba = cross_val_predict(MODELS[name](), x, y, cv=folds, method="predict_proba")
+        try:
+            proba = cross_val_predict(MODELS[name](), x, y, cv=folds, method="predict_proba")
+        except (ValueError, np.linalg.LinAlgError) as e:
+            # QDA on more features than samples per class: the peer a user
+            # would try refuses the table; say so rather than stop.
+            print(f"{name:<4} failed: {str(e).splitlines()[0][:120]}", flush=True)
+            continue
         quality = get_label_quality_scores(y, proba)
         flagged = find_label_issues(y, proba)
         seconds = time.perf_counter() - started
