@@ -36,6 +36,7 @@ def peer(bin_, data, kind, rate, repeats, out):
     flagged = {p: [] for p in PEERS}
     for seed in range(repeats):
         noisy = out / f"{data.stem}.{kind}.{seed}.csv"
+        noisy.unlink(missing_ok=True)  # relabel never overwrites a file
         run([bin_, "eval", str(data), "--models", "auto", "--noise", kind, "--rate", str(rate),
              "--seed", str(seed), "--write-noisy", str(noisy)])
         text = run([sys.executable, str(ROOT / "benches/peer/peer_detection.py"),
