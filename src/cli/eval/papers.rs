@@ -3,34 +3,61 @@
 
 use super::super::CliError;
 use super::super::args::{DataArgs, EvalArgs, ModelArgs, Paper};
+use clap::ValueEnum;
+
+use super::super::progress::Bar;
+
+/// Prints a line with the progress bar off the screen, so the two never
+/// share a terminal line.
+macro_rules! say {
+    ($bar:expr, $($t:tt)*) => {
+        $bar.suspend(|| println!($($t)*))
+    };
+}
 
 pub fn run(paper: Paper, a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliError> {
     let seed = model.model_options()?.seed;
+    // The experiments run their own fits: the bar says which one runs and
+    // for how long (and, where the experiment has rows, how far it is).
+    let bar = Bar::new(a.quiet, "eval --paper");
+    let name = paper
+        .to_possible_value()
+        .map_or_else(|| format!("{paper:?}"), |v| v.get_name().to_string());
+    bar.set(0.0, name);
+    let bar = &bar;
     match paper {
-        Paper::ShiftTable1 => shift_table1(a.repeats, seed),
-        Paper::RmdaSim2 => rmda_simulation(2, a.repeats, seed),
-        Paper::RmdaSim3 => rmda_simulation(3, a.repeats, seed),
-        Paper::RmdaUsps => rmda_usps(a, seed),
-        Paper::RlrSynth => rlr_synth(a.repeats, seed),
-        Paper::Colon => colon_checks(a, data),
-        Paper::CbtFig1 => cbt_fig1(a.repeats, seed),
+        Paper::ShiftTable1 => shift_table1(bar, a.repeats, seed),
+        Paper::RmdaSim2 => rmda_simulation(bar, 2, a.repeats, seed),
+        Paper::RmdaSim3 => rmda_simulation(bar, 3, a.repeats, seed),
+        Paper::RmdaUsps => rmda_usps(bar, a, seed),
+        Paper::RlrSynth => rlr_synth(bar, a.repeats, seed),
+        Paper::Colon => colon_checks(bar, a, data),
+        Paper::CbtFig1 => cbt_fig1(bar, a.repeats, seed),
     }
 }
 
 /// Tibshirani & Manning, Table 1.
-fn shift_table1(repeats: usize, seed: u64) -> Result<(), CliError> {
-    println!(
+fn shift_table1(bar: &Bar, repeats: usize, seed: u64) -> Result<(), CliError> {
+    say!(
+        bar,
         "Tibshirani & Manning Table 1 setting: 10 features U(-5,5), theta_j = 2, train/dev/test 500 each, \
          lambda by dev 0-1 loss; {} repeats, seed {seed}",
         repeats
     );
-    println!(
+    say!(
+        bar,
         "{:>5} {:>5} {:>18} {:>18}",
-        "p0", "p1", "standard (%)", "robust (%)"
+        "p0",
+        "p1",
+        "standard (%)",
+        "robust (%)"
     );
-    for (p0, p1) in [(0.0, 0.0), (0.1, 0.0), (0.2, 0.0), (0.3, 0.0), (0.3, 0.1)] {
+    let rows = [(0.0, 0.0), (0.1, 0.0), (0.2, 0.0), (0.3, 0.0), (0.3, 0.1)];
+    for (r, (p0, p1)) in rows.into_iter().enumerate() {
+        bar.set(r as f64 / rows.len() as f64, format!("p0 {p0} p1 {p1}"));
         let row = crate::eval::papers::shift_table1(p0, p1, 500, repeats, seed)?;
-        println!(
+        say!(
+            bar,
             "{p0:>5.1} {p1:>5.1} {:>10.2} ± {:>5.2} {:>10.2} ± {:>5.2}",
             100.0 * row.standard.0,
             100.0 * row.standard.1,
@@ -42,7 +69,7 @@ fn shift_table1(repeats: usize, seed: u64) -> Result<(), CliError> {
 }
 
 /// Bouveyron & Girard, sections 4.2 (two classes) and 4.4 (three).
-fn rmda_simulation(k: usize, repeats: usize, seed: u64) -> Result<(), CliError> {
+fn rmda_simulation(bar: &Bar, k: usize, repeats: usize, seed: u64) -> Result<(), CliError> {
     let check = crate::eval::rmda_papers::simulation(
         k,
         &crate::eval::rmda_papers::ETAS,
@@ -52,12 +79,12 @@ fn rmda_simulation(k: usize, repeats: usize, seed: u64) -> Result<(), CliError> 
         seed,
     )
     .map_err(|e| CliError::BadInput(e.to_string()))?;
-    print!("{}", check.to_table());
+    bar.suspend(|| print!("{}", check.to_table()));
     Ok(())
 }
 
 /// Bouveyron & Girard, section 4.3 (USPS 2 vs 4).
-fn rmda_usps(a: &EvalArgs, seed: u64) -> Result<(), CliError> {
+fn rmda_usps(bar: &Bar, a: &EvalArgs, seed: u64) -> Result<(), CliError> {
     let Some(path) = &a.data else {
         return Err(CliError::BadInput(
             "rmda-usps needs the USPS 2 vs 4 table as DATA (ids tr*/te*)".into(),
@@ -66,26 +93,35 @@ fn rmda_usps(a: &EvalArgs, seed: u64) -> Result<(), CliError> {
     let check =
         crate::eval::rmda_papers::usps_2v4(path, &crate::eval::rmda_papers::ETAS, a.repeats, seed)
             .map_err(|e| CliError::BadInput(e.to_string()))?;
-    print!("{}", check.to_table());
+    bar.suspend(|| print!("{}", check.to_table()));
     Ok(())
 }
 
 /// Bootkrajang & Kaban, Fig. 1.
-fn rlr_synth(repeats: usize, seed: u64) -> Result<(), CliError> {
-    println!(
+fn rlr_synth(bar: &Bar, repeats: usize, seed: u64) -> Result<(), CliError> {
+    say!(
+        bar,
         "Bootkrajang & Kaban Fig. 1: 3 relevant Gaussian features (w = 10/3), 30% of class 1 \
          labelled 0, 100 clean test points; {} repeats, seed {seed}",
         repeats
     );
-    println!(
+    say!(
+        bar,
         "{:>5} {:>5} {:>6} {:>16} {:>9} {:>9} {:>6}",
-        "n", "d", "model", "test error (%)", "selected", "relevant", "leak"
+        "n",
+        "d",
+        "model",
+        "test error (%)",
+        "selected",
+        "relevant",
+        "leak"
     );
     for n in [500, 100] {
         for d in [100, 500, 1000] {
             let row = crate::eval::logistic_papers::bootkrajang_synth(n, d, repeats, seed)?;
             for c in &row.cells {
-                println!(
+                say!(
+                    bar,
                     "{n:>5} {d:>5} {:>6} {:>8.2} ± {:>5.2} {:>9.1} {:>9.2} {:>6.3}",
                     c.model,
                     100.0 * c.test_error.0,
@@ -97,7 +133,8 @@ fn rlr_synth(repeats: usize, seed: u64) -> Result<(), CliError> {
             }
         }
     }
-    println!(
+    say!(
+        bar,
         "selected = non-zero weights; relevant = of the 3 true features; leak = mean |w| of \
          noise features over mean |w| of relevant ones"
     );
@@ -105,7 +142,7 @@ fn rlr_synth(repeats: usize, seed: u64) -> Result<(), CliError> {
 }
 
 /// Lynch & Willett, Fig. 1.
-fn cbt_fig1(repeats: usize, seed: u64) -> Result<(), CliError> {
+fn cbt_fig1(bar: &Bar, repeats: usize, seed: u64) -> Result<(), CliError> {
     let ms: Vec<usize> = (2..=16).chain([20, 24, 32]).collect();
     let fig = crate::eval::cbt_papers::fig1(
         &crate::eval::cbt_papers::FIG1_ALPHAS,
@@ -113,13 +150,13 @@ fn cbt_fig1(repeats: usize, seed: u64) -> Result<(), CliError> {
         100 * repeats,
         seed,
     );
-    print!("{}", fig.to_table());
+    bar.suspend(|| print!("{}", fig.to_table()));
     Ok(())
 }
 
 /// `relabel eval --paper colon DATA`: which samples each logistic model
 /// flags on Alon's colon data, and the leave-one-out errors of Table 2.
-fn colon_checks(a: &EvalArgs, data: &DataArgs) -> Result<(), CliError> {
+fn colon_checks(bar: &Bar, a: &EvalArgs, data: &DataArgs) -> Result<(), CliError> {
     use crate::eval::logistic_papers::{COLON_SUSPECTS, Colon, ColonFlags, colon_flags, colon_loo};
     let Some(path) = &a.data else {
         return Err(CliError::BadInput(
@@ -145,7 +182,8 @@ fn colon_checks(a: &EvalArgs, data: &DataArgs) -> Result<(), CliError> {
         given: &ds.labels,
         ids: &ds.ids,
     };
-    println!(
+    say!(
+        bar,
         "colon: {} samples x {} genes{}; literature suspects {}; rlr-F gamma (P(given | true), rows {}) = {}",
         ds.n_samples(),
         ds.n_features(),
@@ -154,7 +192,7 @@ fn colon_checks(a: &EvalArgs, data: &DataArgs) -> Result<(), CliError> {
         ds.classes.join(", "),
         colon.suspect_gamma()
     );
-    println!("\nflags on all 62 samples (suspects in brackets):");
+    say!(bar, "\nflags on all 62 samples (suspects in brackets):");
     let mark = |list: &[String]| {
         list.iter()
             .map(|s| {
@@ -168,20 +206,23 @@ fn colon_checks(a: &EvalArgs, data: &DataArgs) -> Result<(), CliError> {
             .join(" ")
     };
     for f in colon_flags(&colon)? {
-        println!("{} ({:.0} ms)", f.model, 1000.0 * f.seconds);
-        println!(
+        say!(bar, "{} ({:.0} ms)", f.model, 1000.0 * f.seconds);
+        say!(
+            bar,
             "  p >= 0.5 ({}, {} suspects): {}",
             f.flagged.len(),
             ColonFlags::suspects_in(&f.flagged),
             mark(&f.flagged)
         );
-        println!(
+        say!(
+            bar,
             "  top 9 ({} suspects): {}",
             ColonFlags::suspects_in(&f.top9),
             mark(&f.top9)
         );
         if let Some(s) = &f.shifted {
-            println!(
+            say!(
+                bar,
                 "  non-zero shifts ({}, {} suspects): {}",
                 s.len(),
                 ColonFlags::suspects_in(s),
@@ -189,17 +230,28 @@ fn colon_checks(a: &EvalArgs, data: &DataArgs) -> Result<(), CliError> {
             );
         }
     }
-    println!(
+    say!(
+        bar,
         "\nleave-one-out (Table 2): error % against corrected labels (CRT) and on non-suspects (CLN)"
     );
-    println!(
+    say!(
+        bar,
         "{:>16} {:>8} {:>8} {:>7} {:>8}",
-        "model", "LOO-CRT", "LOO-CLN", "genes", "seconds"
+        "model",
+        "LOO-CRT",
+        "LOO-CLN",
+        "genes",
+        "seconds"
     );
     for r in colon_loo(&colon)? {
-        println!(
+        say!(
+            bar,
             "{:>16} {:>8.2} {:>8.2} {:>7.2} {:>8.2}",
-            r.model, r.crt, r.cln, r.genes, r.seconds
+            r.model,
+            r.crt,
+            r.cln,
+            r.genes,
+            r.seconds
         );
     }
     Ok(())
