@@ -44,7 +44,7 @@ use crate::models::numerics::log_add_exp;
 use crate::models::options::invalid_option;
 use crate::models::prologue::{Prologue, Scaling, class_name};
 use crate::models::{
-    Classifier, Control, Fit, FitError, GammaTable, ModelInput, ModelOptions, ModelReport,
+    Classifier, Control, Fit, FitError, GammaTable, Guide, ModelInput, ModelOptions, ModelReport,
     NamedMatrix, NamedSeries, Progress, RobustModel,
 };
 
@@ -154,8 +154,18 @@ fn max_alpha(k: usize) -> f64 {
 
 /// `A[g][t] = P(true = t | given = g)`, row-major.
 pub fn flip_table(alpha: &[f64]) -> Vec<f64> {
+    group_table(alpha, alpha.len())
+}
+
+/// [`flip_table`] for `groups` label groups: the K given labels, then (when
+/// `groups` = 2K) the K classes the curator decided, whose true class is
+/// known: identity rows, so a decided sample counts for its class only.
+pub fn group_table(alpha: &[f64], groups: usize) -> Vec<f64> {
     let k = alpha.len();
-    let mut a = vec![0.0; k * k];
+    let mut a = vec![0.0; groups * k];
+    for d in k..groups {
+        a[d * k + (d - k)] = 1.0;
+    }
     for g in 0..k {
         for t in 0..k {
             a[g * k + t] = if t == g {
@@ -200,10 +210,11 @@ impl Symbols {
 
 /// ln(n_t + M) with n_t = sum_g N_g A[g][t] - A[left_out][t].
 fn ln_denominators(totals: &[f64], a: &[f64], ln_m: f64, left_out: Option<usize>) -> Vec<f64> {
-    let k = totals.len();
+    let groups = totals.len();
+    let k = a.len() / groups;
     (0..k)
         .map(|t| {
-            let mut n: f64 = (0..k).map(|g| totals[g] * a[g * k + t]).sum();
+            let mut n: f64 = (0..groups).map(|g| totals[g] * a[g * k + t]).sum();
             if let Some(g) = left_out {
                 n = (n - a[g * k + t]).max(0.0);
             }
@@ -217,9 +228,9 @@ fn ln_denominators(totals: &[f64], a: &[f64], ln_m: f64, left_out: Option<usize>
 /// r_g(t) ∝ A[g][t] (c_t + 1) / (n_t + M). `weight[t]` is 1 / (n_t + M)
 /// up to a common factor.
 pub fn split_counts(x: &[f64], a: &[f64], weight: &[f64]) -> Vec<f64> {
-    let k = x.len();
+    let (k, groups) = (weight.len(), x.len());
     let mut c: Vec<f64> = (0..k)
-        .map(|t| (0..k).map(|g| x[g] * a[g * k + t]).sum())
+        .map(|t| (0..groups).map(|g| x[g] * a[g * k + t]).sum())
         .collect();
     let total: f64 = x.iter().sum();
     let mut next = vec![0.0; k];
@@ -229,7 +240,7 @@ pub fn split_counts(x: &[f64], a: &[f64], weight: &[f64]) -> Vec<f64> {
             phi[t] = (c[t] + 1.0) * weight[t];
         }
         next.iter_mut().for_each(|v| *v = 0.0);
-        for g in 0..k {
+        for g in 0..groups {
             if x[g] == 0.0 {
                 continue;
             }
@@ -274,8 +285,9 @@ pub struct LeaveOneOut {
 
 pub fn leave_one_out(symbols: &Symbols, alpha: &[f64]) -> LeaveOneOut {
     let k = alpha.len();
-    let a = flip_table(alpha);
-    let per_label: Vec<(Vec<f64>, Vec<f64>)> = (0..k)
+    let groups = symbols.given_totals.len();
+    let a = group_table(alpha, groups);
+    let per_label: Vec<(Vec<f64>, Vec<f64>)> = (0..groups)
         .map(|g| {
             let ln_den = ln_denominators(&symbols.given_totals, &a, symbols.ln_m, Some(g));
             let w = relative_weights(&ln_den);
@@ -286,10 +298,10 @@ pub fn leave_one_out(symbols: &Symbols, alpha: &[f64]) -> LeaveOneOut {
         .counts
         .par_iter()
         .map(|x| {
-            let mut post = vec![Vec::new(); k];
-            let mut stat = vec![f64::NAN; k];
+            let mut post = vec![Vec::new(); groups];
+            let mut stat = vec![f64::NAN; groups];
             let mut ll = 0.0;
-            for g in 0..k {
+            for g in 0..groups {
                 if x[g] < 1.0 {
                     continue;
                 }
@@ -302,11 +314,13 @@ pub fn leave_one_out(symbols: &Symbols, alpha: &[f64]) -> LeaveOneOut {
                 let lse = crate::models::numerics::log_sum_exp(&ln_joint);
                 ll += x[g] * lse;
                 post[g] = ln_joint.iter().map(|v| (v - lse).exp()).collect();
+                // A decided group's own class is its decision.
+                let own = if g < k { g } else { g - k };
                 let other = (0..k)
-                    .filter(|&t| t != g)
+                    .filter(|&t| t != own)
                     .map(|t| ln_f[t])
                     .fold(f64::NEG_INFINITY, f64::max);
-                stat[g] = other - ln_f[g];
+                stat[g] = other - ln_f[own];
             }
             (post, stat, ll)
         })
@@ -360,7 +374,7 @@ pub fn estimate_alpha(
         let ll = leave_one_out(symbols, alpha).log_likelihood;
         tick(ll).then_some(ll)
     };
-    let groups = alpha_groups(&symbols.given_totals);
+    let groups = alpha_groups(&symbols.given_totals[..k]);
     let mut converged = false;
     for _sweep in 0..MAX_SWEEPS {
         let mut moved: f64 = 0.0;
@@ -417,6 +431,19 @@ pub fn estimate_alpha(
         }
     }
     Some((alpha, trace, converged))
+}
+
+/// Recounts every symbol by label group (`group[i]` of sample i, out of
+/// `groups`).
+fn regroup(symbols: &mut Symbols, group: &[usize], groups: usize) {
+    let mut counts = vec![vec![0.0; groups]; symbols.counts.len()];
+    let mut totals = vec![0.0; groups];
+    for (&s, &g) in symbols.of_sample.iter().zip(group) {
+        counts[s][g] += 1.0;
+        totals[g] += 1.0;
+    }
+    symbols.counts = counts;
+    symbols.given_totals = totals;
 }
 
 /// Classifies new rows by the same coding, reduction and symbol table.
@@ -566,13 +593,19 @@ fn choose_alpha(
 /// (all of them when alpha = 0) ordered by the CBT ratio of eq. (5): how
 /// much better another class explains x_i. Also returns the LOO
 /// log-likelihood.
-fn loo_fit(symbols: &Symbols, alpha: &[f64], given: &[usize], k: usize) -> (Fit, f64) {
+fn loo_fit(
+    symbols: &Symbols,
+    alpha: &[f64],
+    given: &[usize],
+    group: &[usize],
+    k: usize,
+) -> (Fit, f64) {
     let n = given.len();
     let loo = leave_one_out(symbols, alpha);
     let mut posterior = DMatrix::zeros(n, k);
     let mut statistic = vec![0.0; n];
     for i in 0..n {
-        let (s, g) = (symbols.of_sample[i], given[i]);
+        let (s, g) = (symbols.of_sample[i], group[i]);
         for t in 0..k {
             posterior[(i, t)] = loo.posterior[s][g][t];
         }
@@ -600,16 +633,22 @@ impl CbtClassifier {
         a: &[f64],
         priors: &[f64],
     ) -> Self {
-        let k = priors.len();
         let ln_den = ln_denominators(&symbols.given_totals, a, symbols.ln_m, None);
+        let k = ln_den.len();
         let w = relative_weights(&ln_den);
         let table: HashMap<Vec<u64>, Vec<f64>> = keys
             .into_iter()
             .zip(&symbols.counts)
             .map(|(key, x)| (key, split_counts(x, a, &w)))
             .collect();
+        // `priors` per label group: the true-class prior mixes them all.
         let ln_prior: Vec<f64> = (0..k)
-            .map(|t| (0..k).map(|g| priors[g] * a[g * k + t]).sum::<f64>().ln())
+            .map(|t| {
+                (0..priors.len())
+                    .map(|g| priors[g] * a[g * k + t])
+                    .sum::<f64>()
+                    .ln()
+            })
             .collect();
         Self {
             codings: coded.codings.clone(),
@@ -736,6 +775,24 @@ impl RobustModel for Cbt {
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
+        self.fit_guided(x, given, n_classes, &Guide::default(), progress)
+    }
+
+    /// Decided samples form K label groups of their own whose flip rows are
+    /// the identity: at their symbol they count for their decided class
+    /// only, in every split and every leave-one-out test, and alpha is
+    /// estimated from the undecided samples' labels. BDRA still chooses
+    /// the features from the given labels (it reads no flip table), and a
+    /// warm start is not needed: the posterior is in closed form.
+    fn fit_guided(
+        &self,
+        x: &DMatrix<f64>,
+        given: &[usize],
+        n_classes: usize,
+        guide: &Guide,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Fit, FitError> {
+        guide.check(given.len(), n_classes)?;
         let prologue = Prologue::new(x, given, n_classes, false, Scaling::AsGiven)?;
         let counts = &prologue.counts;
         let k = n_classes;
@@ -770,12 +827,19 @@ impl RobustModel for Cbt {
         let result = reduce_features(&coded, &full, &priors, use_bdra, &mut report)
             .ok_or(FitError::Cancelled)?;
         let (keys, sym_counts, of_cell) = coded.cells.group(&result.reduction);
-        let symbols = Symbols {
+        let mut symbols = Symbols {
             of_sample: coded.cells.of_sample.iter().map(|&c| of_cell[c]).collect(),
             given_totals: counts.iter().map(|&c| c as f64).collect(),
             counts: sym_counts,
             ln_m: result.reduction.ln_m(),
         };
+        let group: Vec<usize> = (0..n)
+            .map(|i| guide.trusted(i).map_or(given[i], |d| k + d))
+            .collect();
+        if guide.n_trusted() > 0 {
+            regroup(&mut symbols, &group, 2 * k);
+        }
+        let group_priors: Vec<f64> = symbols.given_totals.iter().map(|c| c / n as f64).collect();
         let (alpha, trace, converged, estimated) =
             choose_alpha(&symbols, k, fixed_alpha, &mut report).ok_or(FitError::Cancelled)?;
         let last = trace.last().copied().unwrap_or(f64::NAN);
@@ -783,7 +847,8 @@ impl RobustModel for Cbt {
             return Err(FitError::Cancelled);
         }
 
-        let (mut fit, loo_log_likelihood) = loo_fit(&symbols, &alpha, given, k);
+        let (mut fit, loo_log_likelihood) = loo_fit(&symbols, &alpha, given, &group, k);
+        guide.pin_fit(&mut fit, given);
         let a = flip_table(&alpha);
         let a_matrix = DMatrix::from_fn(k, k, |g, t| a[g * k + t]);
         fit.gamma = Some(GammaTable::from_p_true_given(&a_matrix, &priors));
@@ -795,8 +860,8 @@ impl RobustModel for Cbt {
             &result.reduction,
             keys,
             &symbols,
-            &a,
-            &priors,
+            &group_table(&alpha, symbols.given_totals.len()),
+            &group_priors,
         )));
 
         let e = &mut fit.extra;

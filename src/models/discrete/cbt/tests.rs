@@ -346,3 +346,47 @@ fn small_classes_share_one_alpha_and_large_ones_get_their_own() {
     assert_eq!(alpha_groups(&[2.0, 2.0, 2.0]), vec![vec![0, 1, 2]]);
     assert_eq!(alpha_groups(&[25.0, 40.0]), vec![vec![0], vec![1]]);
 }
+
+/// Decisions are evidence: a decided sample is pinned, and at its symbol it
+/// counts for its decided class only, which moves the samples sharing that
+/// symbol and label the same way.
+#[test]
+fn decisions_count_for_their_class_at_their_symbol() {
+    let sim = simulate(400, 4, &[0.2, 0.1], 11);
+    let model = cbt(&[("bdra", "false"), ("alpha", "0.2,0.1")]);
+    let before = model
+        .fit(&sim.x, &sim.given, 2, &mut no_progress())
+        .unwrap();
+    let ranking = before.ranking();
+    let first = ranking[0];
+    assert!(sim.mislabelled[first], "the top suspect is a flip");
+    let truth = 1 - sim.given[first];
+    let mut trusted = vec![None; 400];
+    trusted[first] = Some(truth);
+    let kept = *ranking
+        .iter()
+        .rev()
+        .find(|&&i| !sim.mislabelled[i])
+        .unwrap();
+    trusted[kept] = Some(sim.given[kept]);
+    let guide = Guide {
+        trusted: trusted.clone(),
+        warm: None,
+    };
+    let after = model
+        .fit_guided(&sim.x, &sim.given, 2, &guide, &mut no_progress())
+        .unwrap();
+    assert_eq!(after.p_mislabel[first], 1.0);
+    assert_eq!(after.suggested[first], truth);
+    assert_eq!(after.p_mislabel[kept], 0.0);
+    // Undecided samples at the same symbol with the same given label: the
+    // decided flip is one more sample of their suspected class there.
+    let symbol = |i: usize| sim.x.row(i).iter().map(|v| *v as usize).collect::<Vec<_>>();
+    let twins: Vec<usize> = (0..400)
+        .filter(|&i| i != first && symbol(i) == symbol(first) && sim.given[i] == sim.given[first])
+        .collect();
+    assert!(!twins.is_empty());
+    for &i in &twins {
+        assert!(after.p_mislabel[i] > before.p_mislabel[i], "sample {i}");
+    }
+}
