@@ -323,9 +323,11 @@ pub trait RobustModel: Send {
     }
     /// Fits with decided samples as evidence (see [`Guide`]): a decided
     /// row's true class is known, and `p_mislabel` is still against the
-    /// given label. A model overrides this to use the decisions in its own
-    /// E-step; the default fits on the decided labels and pins the decided
-    /// rows, which is exact for a model that trusts its labels.
+    /// given label. A latent-label model pins decided rows in its own
+    /// E-step; a model that trusts its labels fits on the decided labels
+    /// ([`Guide::fallback`], exact for it). `progress` is called at least
+    /// once per iteration; returning [`Control::Stop`] makes the fit return
+    /// [`FitError::Cancelled`] within one iteration.
     fn fit_guided(
         &self,
         x: &DMatrix<f64>,
@@ -333,19 +335,17 @@ pub trait RobustModel: Send {
         n_classes: usize,
         guide: &Guide,
         progress: &mut dyn FnMut(Progress) -> Control,
-    ) -> Result<Fit, FitError> {
-        guide.fallback(given, |labels| self.fit(x, labels, n_classes, progress))
-    }
-    /// Fits the model. `progress` is called at least once per iteration;
-    /// returning [`Control::Stop`] makes the fit return
-    /// [`FitError::Cancelled`] within one iteration.
+    ) -> Result<Fit, FitError>;
+    /// Fits with nothing decided.
     fn fit(
         &self,
         x: &DMatrix<f64>,
         given: &[usize],
         n_classes: usize,
         progress: &mut dyn FnMut(Progress) -> Control,
-    ) -> Result<Fit, FitError>;
+    ) -> Result<Fit, FitError> {
+        self.fit_guided(x, given, n_classes, &Guide::default(), progress)
+    }
 }
 
 /// A progress callback that never stops (for tests and headless use).

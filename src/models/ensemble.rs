@@ -116,14 +116,15 @@ impl RobustModel for AllModels {
         ModelInput::Both
     }
 
-    fn fit(
+    fn fit_guided(
         &self,
         x: &DMatrix<f64>,
         given: &[usize],
         n_classes: usize,
+        guide: &Guide,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        self.fit_inputs(x, None, given, n_classes, &Guide::default(), progress)
+        self.fit_inputs(x, None, given, n_classes, guide, progress)
     }
 
     /// Each member gets the matrix it asks for: cbt the level codes, the

@@ -768,16 +768,6 @@ impl RobustModel for Cbt {
         ModelInput::Levels
     }
 
-    fn fit(
-        &self,
-        x: &DMatrix<f64>,
-        given: &[usize],
-        n_classes: usize,
-        progress: &mut dyn FnMut(Progress) -> Control,
-    ) -> Result<Fit, FitError> {
-        self.fit_guided(x, given, n_classes, &Guide::default(), progress)
-    }
-
     /// Decided samples form K label groups of their own whose flip rows are
     /// the identity: at their symbol they count for their decided class
     /// only, in every split and every leave-one-out test, and alpha is

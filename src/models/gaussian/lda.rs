@@ -2,6 +2,7 @@
 //! covariance shared by all classes (the LDA baseline of Bouveyron & Girard
 //! 2009, section 4). A thin wrapper so the baseline has its own name.
 
+use crate::models::Guide;
 use nalgebra::DMatrix;
 
 use crate::models::gaussian::components::CovarianceParams;
@@ -33,11 +34,12 @@ impl RobustModel for Lda {
         "lda"
     }
 
-    fn fit(
+    fn fit_guided(
         &self,
         x: &DMatrix<f64>,
         given: &[usize],
         n_classes: usize,
+        guide: &Guide,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
         // Checked here too so that the refusal names the model asked for.
@@ -46,7 +48,7 @@ impl RobustModel for Lda {
             shrinkage: None,
         }
         .require_estimable(self.name(), "--model nda --cov diag", x)?;
-        self.inner.fit(x, given, n_classes, progress)
+        self.inner.fit_guided(x, given, n_classes, guide, progress)
     }
 }
 

@@ -7,6 +7,7 @@
 //! within a class, not across all classes: every class mixture is an
 //! independent fit through the same EM as RMDA's clustering step.
 
+use crate::models::Guide;
 use std::sync::Arc;
 
 use nalgebra::DMatrix;
@@ -82,13 +83,18 @@ impl RobustModel for Mda {
         "mda"
     }
 
-    fn fit(
+    fn fit_guided(
         &self,
         x: &DMatrix<f64>,
         given: &[usize],
         n_classes: usize,
+        guide: &Guide,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
+        if guide.n_trusted() > 0 {
+            // Labels are trusted: a decided label is simply the right one.
+            return guide.fallback(given, |labels| self.fit(x, labels, n_classes, progress));
+        }
         let Prologue {
             counts,
             standardizer,

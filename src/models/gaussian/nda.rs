@@ -1,6 +1,7 @@
 //! Normal discriminant analysis (QDA/LDA): Gaussian classes fitted to the
 //! given labels as if they were all correct. The baseline rNDA improves on.
 
+use crate::models::Guide;
 use nalgebra::DMatrix;
 
 use crate::models::gaussian::components::{
@@ -33,13 +34,18 @@ impl RobustModel for Nda {
         "nda"
     }
 
-    fn fit(
+    fn fit_guided(
         &self,
         x: &DMatrix<f64>,
         given: &[usize],
         n_classes: usize,
+        guide: &Guide,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
+        if guide.n_trusted() > 0 {
+            // Labels are trusted: a decided label is simply the right one.
+            return guide.fallback(given, |labels| self.fit(x, labels, n_classes, progress));
+        }
         let Prologue {
             counts,
             standardizer,

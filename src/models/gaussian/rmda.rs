@@ -238,16 +238,6 @@ impl RobustModel for Rmda {
         "rmda"
     }
 
-    fn fit(
-        &self,
-        x: &DMatrix<f64>,
-        given: &[usize],
-        n_classes: usize,
-        progress: &mut dyn FnMut(Progress) -> Control,
-    ) -> Result<Fit, FitError> {
-        self.fit_guided(x, given, n_classes, &Guide::default(), progress)
-    }
-
     /// The mixture never reads labels and R is a closed-form function of the
     /// labels and the mixture, so the fit on the decided labels with the
     /// decided rows pinned is exact here (a relabel given -> d counts as a

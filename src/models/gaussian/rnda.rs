@@ -368,16 +368,6 @@ impl RobustModel for Rnda {
         "rnda"
     }
 
-    fn fit(
-        &self,
-        x: &DMatrix<f64>,
-        given: &[usize],
-        n_classes: usize,
-        progress: &mut dyn FnMut(Progress) -> Control,
-    ) -> Result<Fit, FitError> {
-        self.fit_guided(x, given, n_classes, &Guide::default(), progress)
-    }
-
     fn fit_guided(
         &self,
         x: &DMatrix<f64>,

@@ -229,16 +229,6 @@ impl RobustModel for Rlr {
         if self.robust { "rlr" } else { "lr" }
     }
 
-    fn fit(
-        &self,
-        x: &DMatrix<f64>,
-        given: &[usize],
-        n_classes: usize,
-        progress: &mut dyn FnMut(Progress) -> Control,
-    ) -> Result<Fit, FitError> {
-        self.fit_guided(x, given, n_classes, &Guide::default(), progress)
-    }
-
     /// rLR: a decided row's true class is known, so its E-step posterior is
     /// one-hot at the decision (it still counts in the flip table and the
     /// classifier's M-step); a warm posterior replaces the given labels as

@@ -855,16 +855,6 @@ impl RobustModel for ShiftLr {
         "shift"
     }
 
-    fn fit(
-        &self,
-        x: &DMatrix<f64>,
-        given: &[usize],
-        n_classes: usize,
-        progress: &mut dyn FnMut(Progress) -> Control,
-    ) -> Result<Fit, FitError> {
-        self.fit_guided(x, given, n_classes, &Guide::default(), progress)
-    }
-
     /// A decided row's label is its decision and its shift is held at zero
     /// (it never enters the path nor pays the penalty). A warm posterior is
     /// not used: the path is defined from lambda_max, where every shift is
