@@ -9,6 +9,7 @@
 //! - [`job`]: the same pipeline on a worker thread, with progress and cancel.
 //! - [`demo`]: the embedded demo table, and loading a file or the demo.
 
+pub mod combine;
 pub mod demo;
 pub mod evidence;
 pub mod job;

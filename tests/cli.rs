@@ -153,19 +153,29 @@ fn auto_reports_its_choice_and_every_candidate() {
     let candidates = selection["candidates"].as_array().unwrap();
     assert_eq!(candidates.len(), 5);
     let best = candidates[0]["score"].as_f64().unwrap();
-    assert_eq!(candidates[0]["model"], chosen);
     for c in candidates {
         if let Some(s) = c["score"].as_f64() {
             assert!(s <= best && s < 0.0, "{c}");
         }
     }
+    // The chosen model carries the largest share of the ranking, and the
+    // shares of the members sum to one.
+    let weight = |c: &serde_json::Value| c["weight"].as_f64().unwrap_or(0.0);
+    let chosen_weight = candidates
+        .iter()
+        .find(|c| c["model"] == chosen)
+        .map(weight)
+        .unwrap();
+    assert!(candidates.iter().all(|c| weight(c) <= chosen_weight));
+    let total: f64 = candidates.iter().map(weight).sum();
+    assert!((total - 1.0).abs() < 1e-9, "{total}");
     let notes = json["extra"]["notes"].as_array().unwrap();
+    let first = notes[0].as_str().unwrap();
     assert!(
-        notes[0]
-            .as_str()
-            .unwrap()
-            .starts_with(&format!("auto chose {chosen} by "))
+        first.starts_with("auto chose ") || first.starts_with("auto combined "),
+        "{first}"
     );
+    assert!(first.contains(chosen), "{first}");
 }
 
 #[test]

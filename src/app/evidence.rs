@@ -52,13 +52,23 @@ const MAX_ROWS: usize = 3000;
 const BUDGET_FACTOR: f64 = 20.0;
 const MIN_BUDGET: Duration = Duration::from_secs(10);
 
-/// The evidence for every candidate; the caller fits `chosen` on all rows.
+/// What choosing by evidence found: the scores, and every scored
+/// candidate's held-out log-likelihood per evidence row (for stacking).
+#[derive(Debug)]
+pub struct Evidence {
+    pub selection: Selection,
+    /// (candidate, log P(given_i | x_i) per evidence row; `None` for a row
+    /// no fold held out), for the candidates with a score.
+    pub log_lik: Vec<(String, Vec<Option<f64>>)>,
+}
+
+/// The evidence for every candidate; the caller fits the chosen ones.
 pub fn select(
     inputs: &FitInputs<'_>,
     labels: &[usize],
     options: &ModelOptions,
     progress: &mut dyn FnMut(Progress) -> Control,
-) -> Result<Selection, FitError> {
+) -> Result<Evidence, FitError> {
     let candidates: Vec<&'static str> = CANDIDATES
         .iter()
         .copied()
@@ -85,6 +95,7 @@ pub fn select(
         .enumerate()
         .map(|(c, name)| summarise(name, results.iter().filter(|r| r.0 == c).map(|r| &r.1)))
         .collect();
+    let log_lik = per_row(&candidates, &scored, &results, rows.len());
     // Best first; unscored last, in candidate order (the sort is stable).
     scored.sort_by(|a, b| match (a.score, b.score) {
         (Some(x), Some(y)) => y.total_cmp(&x),
@@ -102,14 +113,41 @@ pub fn select(
             why.join("; ")
         )));
     };
-    Ok(Selection {
+    let selection = Selection {
         chosen: best.model.clone(),
         criterion: format!(
             "{FOLDS}-fold cross-validated log-likelihood of the given labels, mean per sample, on {} rows",
             rows.len()
         ),
         candidates: scored,
-    })
+    };
+    Ok(Evidence { selection, log_lik })
+}
+
+/// Every scored candidate's held-out log-likelihoods, one slot per
+/// evidence row.
+fn per_row(
+    candidates: &[&'static str],
+    scored: &[CandidateScore],
+    results: &[TaskResult],
+    n_rows: usize,
+) -> Vec<(String, Vec<Option<f64>>)> {
+    candidates
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| scored.iter().any(|s| s.model == **c && s.score.is_some()))
+        .map(|(c, name)| {
+            let mut ll = vec![None; n_rows];
+            for (_, fold) in results.iter().filter(|r| r.0 == c) {
+                if let Ok(fold) = fold {
+                    for (&pos, &s) in fold.rows.iter().zip(&fold.scores) {
+                        ll[pos] = Some(s);
+                    }
+                }
+            }
+            (name.to_string(), ll)
+        })
+        .collect()
 }
 
 /// One sentence for the status line, the report and scan's stderr.
@@ -122,17 +160,54 @@ pub fn describe(selection: &Selection) -> String {
             None => format!("{} {}", c.model, c.status),
         })
         .collect();
+    let verb = if combined(selection) {
+        "combined"
+    } else {
+        "chose"
+    };
     format!(
-        "auto chose {} by {}: {}",
-        selection.chosen,
+        "auto {verb} {} by {}: {}",
+        combination(selection),
         selection.criterion,
         scores.join(", ")
     )
 }
 
-/// What one (candidate, fold) task gives: held-out log-likelihoods, or
-/// the reason the candidate has none.
-type TaskResult = (usize, Result<Vec<f64>, FitError>);
+/// Whether more than one candidate has a share of the ranking.
+fn combined(selection: &Selection) -> bool {
+    selection
+        .candidates
+        .iter()
+        .filter(|c| c.weight.is_some())
+        .count()
+        > 1
+}
+
+/// "rlr 0.71 + shift 0.29" when candidates share the ranking (heaviest
+/// first), else the chosen model's name.
+pub fn combination(selection: &Selection) -> String {
+    if !combined(selection) {
+        return selection.chosen.clone();
+    }
+    let mut members: Vec<(&str, f64)> = selection
+        .candidates
+        .iter()
+        .filter_map(|c| c.weight.map(|w| (c.model.as_str(), w)))
+        .collect();
+    members.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let parts: Vec<String> = members.iter().map(|(m, w)| format!("{m} {w:.2}")).collect();
+    parts.join(" + ")
+}
+
+/// What one (candidate, fold) fit gives: the held-out rows (positions in
+/// the evidence rows) and their log-likelihoods.
+struct FoldOut {
+    rows: Vec<usize>,
+    scores: Vec<f64>,
+}
+
+/// What one (candidate, fold) task gives, or the reason it has nothing.
+type TaskResult = (usize, Result<FoldOut, FitError>);
 
 struct Runner<'a> {
     inputs: &'a FitInputs<'a>,
@@ -201,8 +276,11 @@ impl Runner<'_> {
         name: &str,
         fold: usize,
         report: &mut dyn FnMut(f64),
-    ) -> Result<Vec<f64>, FitError> {
+    ) -> Result<FoldOut, FitError> {
         let model = build_model(name, self.options)?;
+        let held: Vec<usize> = (0..self.rows.len())
+            .filter(|&j| self.folds[j] == Some(fold))
+            .collect();
         let (train, test): (Vec<usize>, Vec<usize>) = {
             let (tr, te): (Vec<_>, Vec<_>) = self
                 .rows
@@ -254,7 +332,7 @@ impl Runner<'_> {
             .collect();
         self.mark_done();
         report(1.0);
-        Ok(scores)
+        Ok(FoldOut { rows: held, scores })
     }
 
     fn mark_done(&self) {
@@ -329,12 +407,12 @@ pub fn profile_flip_table(p_true: &DMatrix<f64>, given: &[usize]) -> DMatrix<f64
 
 fn summarise<'a>(
     name: &str,
-    results: impl Iterator<Item = &'a Result<Vec<f64>, FitError>>,
+    results: impl Iterator<Item = &'a Result<FoldOut, FitError>>,
 ) -> CandidateScore {
     let mut all = Vec::new();
     for r in results {
         match r {
-            Ok(s) => all.extend_from_slice(s),
+            Ok(fold) => all.extend_from_slice(&fold.scores),
             Err(e) => {
                 let (status, reason) = match e {
                     FitError::Cancelled => ("over the time budget", None),
@@ -349,6 +427,7 @@ fn summarise<'a>(
                     standard_error: None,
                     status: status.into(),
                     reason,
+                    weight: None,
                 };
             }
         }
@@ -363,6 +442,7 @@ fn summarise<'a>(
         standard_error: finite.then_some((var / n).sqrt()),
         status: if finite { "scored" } else { "failed" }.into(),
         reason: (!finite).then(|| "a held-out label had probability zero".into()),
+        weight: None,
     }
 }
 

@@ -6,11 +6,11 @@ use std::borrow::Cow;
 
 use nalgebra::DMatrix;
 
-use super::evidence;
+use super::{combine, evidence};
 use crate::dataset::Dataset;
 use crate::models::{
     AUTO, Control, Fit, FitError, Guide, ModelInput, ModelOptions, Progress, RobustModel,
-    build_model,
+    Selection, build_model,
 };
 
 /// A model ready to fit: options checked, or `auto`, which chooses by
@@ -28,6 +28,9 @@ enum Planned {
     /// Chosen at fit time among `evidence::CANDIDATES`, built with these
     /// options.
     ByEvidence(Box<ModelOptions>),
+    /// `auto`'s members and their weights, kept for refits, with the
+    /// evidence that chose them.
+    Mix(Vec<(Box<dyn RobustModel>, f64)>, Box<Selection>),
 }
 
 impl std::fmt::Debug for FitPlan {
@@ -82,10 +85,22 @@ impl FitPlan {
     /// than choosing again); this plan when it named its model.
     pub fn settled(&self, fit: &Fit, options: &ModelOptions) -> Result<FitPlan, FitError> {
         match (&self.model, &fit.extra.selection) {
-            (Planned::ByEvidence(_), Some(sel)) => {
-                let mut plan = Self::new(&sel.chosen, options)?;
-                plan.note = Some(format!("{} (chosen by auto)", sel.chosen));
-                Ok(plan)
+            (Planned::ByEvidence(_) | Planned::Mix(..), Some(sel)) => {
+                let members = sel
+                    .candidates
+                    .iter()
+                    .filter_map(|c| Some((build_model(&c.model, options).ok()?, c.weight?)))
+                    .collect::<Vec<_>>();
+                if members.is_empty() {
+                    let mut plan = Self::new(&sel.chosen, options)?;
+                    plan.note = Some(format!("{} (chosen by auto)", sel.chosen));
+                    return Ok(plan);
+                }
+                Ok(FitPlan {
+                    name: evidence::combination(sel),
+                    note: Some("chosen by auto".into()),
+                    model: Planned::Mix(members, Box::new(sel.clone())),
+                })
             }
             _ => Self::new(&self.name, options),
         }
@@ -96,7 +111,7 @@ impl FitPlan {
     pub fn input(&self) -> ModelInput {
         match &self.model {
             Planned::One(m) => m.input(),
-            Planned::ByEvidence(_) => ModelInput::Both,
+            Planned::ByEvidence(_) | Planned::Mix(..) => ModelInput::Both,
         }
     }
 
@@ -121,32 +136,39 @@ impl FitPlan {
         guide: &Guide,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        let (model, selection) = match &self.model {
-            Planned::One(_) => (None, None),
+        let k = inputs.classes.len();
+        let (features, levels) = (&inputs.features, inputs.levels.as_ref());
+        let mut fit = match &self.model {
+            Planned::One(m) => m.fit_inputs(features, levels, labels, k, guide, progress)?,
             Planned::ByEvidence(options) => {
-                let sel = evidence::select(inputs, labels, options, progress)?;
-                (Some(build_model(&sel.chosen, options)?), Some(sel))
+                let found = evidence::select(inputs, labels, options, progress)?;
+                let weights = combine::members(&combine::stacking_weights(&found));
+                let mut selection = found.selection;
+                let mut members = Vec::with_capacity(weights.len());
+                for (name, w) in &weights {
+                    members.push((build_model(name, options)?, *w));
+                }
+                for c in &mut selection.candidates {
+                    c.weight = weights.iter().find(|(m, _)| *m == c.model).map(|m| m.1);
+                }
+                if let Some((first, _)) = weights.first() {
+                    selection.chosen = first.clone();
+                }
+                let mut fit = combine::fit(&members, features, levels, labels, k, guide, progress)?;
+                fit.extra.selection = Some(selection);
+                fit
+            }
+            Planned::Mix(members, selection) => {
+                let mut fit = combine::fit(members, features, levels, labels, k, guide, progress)?;
+                fit.extra.selection = Some((**selection).clone());
+                fit
             }
         };
-        let model: &dyn RobustModel = match (&model, &self.model) {
-            (Some(m), _) => m.as_ref(),
-            (None, Planned::One(m)) => m.as_ref(),
-            (None, Planned::ByEvidence(_)) => unreachable!("auto always builds its choice"),
-        };
-        let mut fit = model.fit_inputs(
-            &inputs.features,
-            inputs.levels.as_ref(),
-            labels,
-            inputs.classes.len(),
-            guide,
-            progress,
-        )?;
         if let Some(note) = &self.note {
             fit.extra.notes.push(note.clone());
         }
-        if let Some(sel) = selection {
-            fit.extra.notes.insert(0, evidence::describe(&sel));
-            fit.extra.selection = Some(sel);
+        if let Some(sel) = &fit.extra.selection {
+            fit.extra.notes.insert(0, evidence::describe(sel));
         }
         fit.extra.name_features(&inputs.feature_names);
         fit.extra.name_classes(&inputs.classes);
@@ -171,8 +193,11 @@ impl FitPlan {
     ) -> Cow<'x, DMatrix<f64>> {
         let input = match &self.model {
             Planned::One(m) => m.input(),
-            Planned::ByEvidence(options) => {
-                build_model(self.model_of(fit), options).map_or(ModelInput::Features, |m| m.input())
+            // The combination classifies only when its members read one
+            // matrix, so the heaviest member's is theirs.
+            Planned::ByEvidence(_) | Planned::Mix(..) => {
+                build_model(self.model_of(fit), &ModelOptions::default())
+                    .map_or(ModelInput::Features, |m| m.input())
             }
         };
         if input == ModelInput::Levels && !ds.categorical.is_empty() {
@@ -349,10 +374,21 @@ mod tests {
         let fit = plan.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
         let chosen = plan.model_of(&fit).to_string();
         assert!(evidence::CANDIDATES.contains(&chosen.as_str()));
-        assert!(fit.extra.notes[0].starts_with(&format!("auto chose {chosen} by ")));
-        // A refit keeps the choice instead of choosing again.
+        let sel = fit.extra.selection.clone().unwrap();
+        let note = &fit.extra.notes[0];
+        assert!(
+            note.starts_with("auto ") && note.contains(&chosen),
+            "{note}"
+        );
+        // A refit keeps the choice (its members and weights) instead of
+        // choosing again, and fits the same way.
         let settled = plan.settled(&fit, &ModelOptions::default()).unwrap();
-        assert_eq!(settled.name, chosen);
+        assert_eq!(settled.name, evidence::combination(&sel));
+        let again = settled
+            .fit(&inputs, &ds.labels, &mut no_progress())
+            .unwrap();
+        assert_eq!(again.posterior, fit.posterior);
+        assert_eq!(again.extra.selection, Some(sel));
         // A named model is never overridden.
         let named = FitPlan::for_table(&ds, "rlr", &ModelOptions::default()).unwrap();
         let fit = named.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();

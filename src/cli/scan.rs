@@ -118,7 +118,7 @@ fn summary(a: &ScanArgs, plan: &FitPlan, fit: &Fit, test: Option<String>) -> Str
                 .collect();
             format!(
                 "{} (chosen by auto: cross-validated log-likelihood of the given labels {})",
-                sel.chosen,
+                crate::app::evidence::combination(sel),
                 scores.join(", ")
             )
         }

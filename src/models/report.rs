@@ -122,6 +122,7 @@ pub struct ModelReport {
 /// `auto`'s choice and the evidence behind it (`app::evidence`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Selection {
+    /// The member with the largest weight.
     pub chosen: String,
     /// What the scores are, in words.
     pub criterion: String,
@@ -142,6 +143,9 @@ pub struct CandidateScore {
     /// The model's own words when it has no score.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Its share of the combined ranking (stacking weight), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f64>,
 }
 
 impl ModelReport {

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use super::app::App;
-use crate::app::{FitJob, WorkerMsg};
+use crate::app::{FitInputs, FitJob, FitPlan, WorkerMsg};
 use crate::models::{AUTO, FitError, Guide};
 
 /// The pause after the last decision before the model learns from the
@@ -33,10 +33,14 @@ impl App {
                 Guide::default(),
             )
         };
-        let model = match (self.model.as_str(), self.session.model_name()) {
-            (AUTO, Some(chosen)) if refit => chosen.to_string(),
-            _ => self.model.clone(),
-        };
+        // A refit keeps what auto chose (one model or its mixture).
+        let plan = FitPlan::for_table(ds, &self.model, &self.options).and_then(|plan| {
+            match (self.model.as_str(), self.session.fit()) {
+                (AUTO, Some(fit)) if refit => plan.settled(fit, &self.options),
+                _ => Ok(plan),
+            }
+        });
+        let model = plan.as_ref().map_or(self.model.clone(), |p| p.name.clone());
         // A first fit ignores decisions (a resumed session's): a learning
         // refit follows it when there are any.
         let decided = self.session.counts().decided > 0;
@@ -45,7 +49,11 @@ impl App {
             _ => self.session.decisions_version(),
         };
         let learned = guide.n_trusted();
-        match FitJob::on_table(ds, &model, &self.options, samples, labels, guide) {
+        let job = plan.and_then(|plan| {
+            let inputs = FitInputs::of_table(ds, &plan, Some(&samples)).into_owned();
+            FitJob::start(plan, inputs, samples, labels, guide)
+        });
+        match job {
             Ok(job) => {
                 let verb = match (refit, learned) {
                     (false, _) => "fitting".to_string(),
@@ -113,7 +121,7 @@ impl App {
                     .extra
                     .selection
                     .as_ref()
-                    .map_or(job.model.clone(), |s| s.chosen.clone());
+                    .map_or(job.model.clone(), crate::app::evidence::combination);
                 let status = format!(
                     "{model} {} after {} iterations",
                     if fit.converged {

@@ -835,7 +835,11 @@ fn auto_says_which_model_it_chose_and_refits_keep_it() {
     assert_ne!(chosen, "auto");
     let text = screen(&app, 160, 40);
     assert!(text.contains(&format!("{chosen} converged")), "{text}");
-    assert!(text.contains(&format!("auto chose {chosen} by")), "{text}");
+    assert!(
+        text.contains(&format!("auto chose {chosen} by"))
+            || text.contains(&format!("auto combined {chosen} by")),
+        "{text}"
+    );
     press(&mut app, "R");
     assert_eq!(
         app.job.as_ref().unwrap().model,

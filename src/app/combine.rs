@@ -1,0 +1,216 @@
+//! `auto`'s ranking: the candidates combined by their held-out evidence.
+//!
+//! Choosing the single best-scoring candidate is noisy when two models'
+//! held-out log-likelihoods differ by a few hundredths of a nat per row:
+//! the choice then flips between draws of the same table, and the loser
+//! may rank the flips much better. Stacking (Wolpert 1992; Yao, Vehtari,
+//! Simpson and Gelman 2018, "Using stacking to average Bayesian predictive
+//! distributions") weighs the candidates' held-out predictive distributions
+//! of the given labels,
+//!
+//!   w = argmax_w sum_i log sum_m w_m P_m(given_i | x_i),  w on the simplex,
+//!
+//! which a clearly better model wins outright (weight near one) and close
+//! models share. The ranking is then the same mixture of the members'
+//! posteriors over the true class, each member fitted on every row:
+//! P(true | x, given) = sum_m w_m P_m(true | x, given). A mixture of
+//! posteriors is itself a probability, so p_mislabel stays one.
+
+use std::sync::Arc;
+
+use nalgebra::DMatrix;
+
+use super::evidence::Evidence;
+use crate::models::{
+    Classifier, Control, Fit, FitError, GammaTable, Guide, ModelInput, Progress, RobustModel,
+};
+
+/// A candidate whose stacking weight is below this is left out: it could
+/// move no sample's p_mislabel by more than this, and fitting it on every
+/// row would cost as much as the members that matter.
+pub const MIN_WEIGHT: f64 = 0.01;
+
+/// The stacking weight of every scored candidate of `evidence`, in its
+/// order, by EM on the mixture weights (the objective is concave in w, so
+/// EM reaches its maximum). Only rows every candidate scored count.
+pub fn stacking_weights(evidence: &Evidence) -> Vec<(String, f64)> {
+    const ROUNDS: usize = 1000;
+    const TOL: f64 = 1e-9;
+    let m = evidence.log_lik.len();
+    let n = evidence.log_lik.first().map_or(0, |(_, ll)| ll.len());
+    // Per row, each candidate's likelihood relative to the row's best: the
+    // EM update is unchanged by a per-row factor, and exp() stays in range.
+    let rows: Vec<Vec<f64>> = (0..n)
+        .filter_map(|i| {
+            let ll: Vec<f64> = evidence
+                .log_lik
+                .iter()
+                .map(|(_, ll)| ll[i])
+                .collect::<Option<_>>()?;
+            let top = ll.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            top.is_finite()
+                .then(|| ll.iter().map(|l| (l - top).exp()).collect())
+        })
+        .collect();
+    let mut w = vec![1.0 / m.max(1) as f64; m];
+    for _ in 0..ROUNDS {
+        if rows.is_empty() {
+            break;
+        }
+        let mut next = vec![0.0; m];
+        for lik in &rows {
+            let mix: f64 = lik.iter().zip(&w).map(|(l, w)| l * w).sum();
+            if mix > 0.0 {
+                for (acc, (l, w)) in next.iter_mut().zip(lik.iter().zip(&w)) {
+                    *acc += w * l / mix;
+                }
+            }
+        }
+        next.iter_mut().for_each(|v| *v /= rows.len() as f64);
+        let change = next
+            .iter()
+            .zip(&w)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        w = next;
+        if change < TOL {
+            break;
+        }
+    }
+    evidence
+        .log_lik
+        .iter()
+        .map(|(name, _)| name.clone())
+        .zip(w)
+        .collect()
+}
+
+/// The members worth fitting: weight at least [`MIN_WEIGHT`], renormalised,
+/// heaviest first (ties in candidate order).
+pub fn members(weights: &[(String, f64)]) -> Vec<(String, f64)> {
+    let mut kept: Vec<(String, f64)> = weights
+        .iter()
+        .filter(|(_, w)| *w >= MIN_WEIGHT)
+        .cloned()
+        .collect();
+    let total: f64 = kept.iter().map(|(_, w)| w).sum();
+    kept.iter_mut().for_each(|(_, w)| *w /= total);
+    kept.sort_by(|a, b| b.1.total_cmp(&a.1));
+    kept
+}
+
+/// Fits every member on every row and mixes their posteriors by weight.
+/// The first member (the heaviest) lends the combination its report,
+/// shifts and trace; the flip table is the weighted mean of the members'.
+pub fn fit(
+    members: &[(Box<dyn RobustModel>, f64)],
+    features: &DMatrix<f64>,
+    levels: Option<&DMatrix<f64>>,
+    given: &[usize],
+    n_classes: usize,
+    guide: &Guide,
+    progress: &mut dyn FnMut(Progress) -> Control,
+) -> Result<Fit, FitError> {
+    let count = members.len();
+    let mut fits = Vec::with_capacity(count);
+    for (m, (model, _)) in members.iter().enumerate() {
+        let mut scaled = |mut p: Progress| {
+            p.fraction = (m as f64 + p.fraction.clamp(0.0, 1.0)) / count as f64;
+            progress(p)
+        };
+        fits.push(model.fit_inputs(features, levels, given, n_classes, guide, &mut scaled)?);
+    }
+    if count == 1 {
+        return Ok(fits.remove(0));
+    }
+    let weights: Vec<f64> = members.iter().map(|(_, w)| *w).collect();
+    let mut posterior = DMatrix::zeros(given.len(), n_classes);
+    for (f, w) in fits.iter().zip(&weights) {
+        posterior += &f.posterior * *w;
+    }
+    let mut out = Fit::from_posterior(posterior, given);
+    out.gamma = mean_gamma(&fits, &weights);
+    out.converged = fits.iter().all(|f| f.converged);
+    out.classifier = Stack::of(members, &fits, levels.is_some());
+    let names: Vec<String> = members
+        .iter()
+        .map(|(m, w)| format!("{} {w:.2}", m.name()))
+        .collect();
+    let first = fits.swap_remove(0);
+    out.shifts = first.shifts;
+    out.trace = first.trace;
+    out.iterations = first.iterations;
+    out.extra = first.extra;
+    out.extra.notes.push(format!(
+        "the ranking mixes {}; the extras shown are {}'s",
+        names.join(" + "),
+        members[0].0.name()
+    ));
+    Ok(out)
+}
+
+/// The weighted mean of the members' flip tables (each row still sums to
+/// one), over the members that have one.
+fn mean_gamma(fits: &[Fit], weights: &[f64]) -> Option<GammaTable> {
+    let mut sum: Option<DMatrix<f64>> = None;
+    let mut total = 0.0;
+    for (f, w) in fits.iter().zip(weights) {
+        if let Some(g) = &f.gamma {
+            let add = &g.p_given_true * *w;
+            sum = Some(match sum {
+                Some(s) => s + add,
+                None => add,
+            });
+            total += w;
+        }
+    }
+    sum.map(|s| GammaTable {
+        p_given_true: s / total,
+    })
+}
+
+/// New rows classified by the members' classifiers, mixed by weight.
+#[derive(Debug)]
+struct Stack {
+    members: Vec<(f64, Arc<dyn Classifier>)>,
+}
+
+impl Stack {
+    /// `None` when a member cannot classify, or when the members read
+    /// different matrices (a table with string columns, one member reading
+    /// level codes): one test matrix cannot serve them all.
+    fn of(
+        members: &[(Box<dyn RobustModel>, f64)],
+        fits: &[Fit],
+        has_levels: bool,
+    ) -> Option<Arc<dyn Classifier>> {
+        let inputs: Vec<ModelInput> = members.iter().map(|(m, _)| m.input()).collect();
+        if has_levels && inputs.iter().any(|i| *i != inputs[0]) {
+            return None;
+        }
+        let members = members
+            .iter()
+            .zip(fits)
+            .map(|((_, w), f)| Some((*w, f.classifier.clone()?)))
+            .collect::<Option<Vec<_>>>()?;
+        Some(Arc::new(Stack { members }))
+    }
+}
+
+impl Classifier for Stack {
+    fn predict_proba(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
+        let mut out: Option<DMatrix<f64>> = None;
+        for (w, c) in &self.members {
+            let p = c.predict_proba(x) * *w;
+            out = Some(match out {
+                Some(acc) => acc + p,
+                None => p,
+            });
+        }
+        out.unwrap_or_else(|| DMatrix::zeros(x.nrows(), 0))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests;

@@ -1,0 +1,133 @@
+use super::*;
+use crate::models::{ModelOptions, Selection, build_model, no_progress};
+use crate::rng::Rng;
+
+fn evidence(log_lik: Vec<(&str, Vec<Option<f64>>)>) -> Evidence {
+    Evidence {
+        selection: Selection {
+            chosen: log_lik[0].0.to_string(),
+            criterion: String::new(),
+            candidates: Vec::new(),
+        },
+        log_lik: log_lik
+            .into_iter()
+            .map(|(m, ll)| (m.to_string(), ll))
+            .collect(),
+    }
+}
+
+#[test]
+fn a_model_better_on_every_row_takes_all_the_weight() {
+    let a: Vec<Option<f64>> = (0..200).map(|i| Some(-0.2 - 0.001 * i as f64)).collect();
+    let b: Vec<Option<f64>> = a.iter().map(|l| l.map(|l| l - 0.5)).collect();
+    let w = stacking_weights(&evidence(vec![("a", a), ("b", b)]));
+    assert_eq!(w[0].0, "a");
+    assert!(w[0].1 > 0.99, "{w:?}");
+    let kept = members(&w);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(kept[0], ("a".to_string(), 1.0));
+}
+
+/// Each model explains its own half of the rows and fails on the other:
+/// the stacking weights are the halves, which no single choice can match.
+#[test]
+fn models_right_on_different_rows_share_the_weight() {
+    let n = 300;
+    let good = (0.9f64).ln();
+    let bad = (0.05f64).ln();
+    let a: Vec<Option<f64>> = (0..n)
+        .map(|i| Some(if i < 200 { good } else { bad }))
+        .collect();
+    let b: Vec<Option<f64>> = (0..n)
+        .map(|i| Some(if i < 200 { bad } else { good }))
+        .collect();
+    let w = stacking_weights(&evidence(vec![("a", a.clone()), ("b", b)]));
+    // The optimum of 200 log(0.9 w + 0.05 (1 - w)) + 100 log(0.05 w + 0.9 (1 - w)).
+    let objective = |w: f64| {
+        200.0 * (0.9 * w + 0.05 * (1.0 - w)).ln() + 100.0 * (0.05 * w + 0.9 * (1.0 - w)).ln()
+    };
+    let best = (1..1000)
+        .map(|i| i as f64 / 1000.0)
+        .max_by(|x, y| objective(*x).total_cmp(&objective(*y)))
+        .unwrap();
+    assert!((w[0].1 - best).abs() < 2e-3, "{w:?} vs {best}");
+    assert!((w[0].1 + w[1].1 - 1.0).abs() < 1e-12);
+    // A row some candidate did not score does not count.
+    let mut c = a;
+    c[0] = None;
+    let with_gap = stacking_weights(&evidence(vec![("a", c), ("a2", vec![Some(good); n])]));
+    assert!(with_gap.iter().all(|(_, w)| w.is_finite()));
+}
+
+#[test]
+fn members_below_the_floor_are_dropped_and_the_rest_renormalised() {
+    let w = vec![
+        ("rnda".to_string(), 0.005),
+        ("rlr".to_string(), 0.295),
+        ("shift".to_string(), 0.7),
+    ];
+    let kept = members(&w);
+    assert_eq!(kept.len(), 2);
+    assert_eq!(kept[0].0, "shift", "heaviest first");
+    assert!((kept[0].1 + kept[1].1 - 1.0).abs() < 1e-12);
+    assert!((kept[0].1 - 0.7 / 0.995).abs() < 1e-12);
+}
+
+/// The combination's posterior is the weighted mean of its members' fits,
+/// p_mislabel follows from it, and one member is just that member's fit.
+#[test]
+fn a_mixture_mixes_the_members_posteriors() {
+    let mut rng = Rng::new(11);
+    let n = 120;
+    let truth: Vec<usize> = (0..n).map(|i| i % 2).collect();
+    let x = DMatrix::from_fn(n, 2, |i, _| 2.0 * truth[i] as f64 + rng.normal());
+    let given: Vec<usize> = truth
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| if i % 10 == 0 { 1 - t } else { t })
+        .collect();
+    let options = ModelOptions::default();
+    let model = |name: &str| build_model(name, &options).unwrap();
+    let alone: Vec<Fit> = ["rnda", "rlr"]
+        .iter()
+        .map(|m| model(m).fit(&x, &given, 2, &mut no_progress()).unwrap())
+        .collect();
+    let members = vec![(model("rnda"), 0.25), (model("rlr"), 0.75)];
+    let mixed = fit(
+        &members,
+        &x,
+        None,
+        &given,
+        2,
+        &Guide::default(),
+        &mut no_progress(),
+    )
+    .unwrap();
+    for i in 0..n {
+        for k in 0..2 {
+            let want = 0.25 * alone[0].posterior[(i, k)] + 0.75 * alone[1].posterior[(i, k)];
+            assert!((mixed.posterior[(i, k)] - want).abs() < 1e-12);
+        }
+        assert!((mixed.p_mislabel[i] - (1.0 - mixed.posterior[(i, given[i])])).abs() < 1e-12);
+    }
+    let g = mixed.gamma.as_ref().unwrap().p_given_true.clone();
+    for row in g.row_iter() {
+        assert!((row.sum() - 1.0).abs() < 1e-9);
+    }
+    let p = mixed.classifier.as_ref().unwrap().predict_proba(&x);
+    assert!((p.row(0).sum() - 1.0).abs() < 1e-9);
+    assert!(mixed.extra.notes.iter().any(|n| n.contains("rnda 0.25")));
+
+    let one = fit(
+        &[(model("rlr"), 1.0)],
+        &x,
+        None,
+        &given,
+        2,
+        &Guide::default(),
+        &mut no_progress(),
+    )
+    .unwrap();
+    assert_eq!(one.posterior, alone[1].posterior);
+    assert_eq!(one.extra, alone[1].extra);
+}
