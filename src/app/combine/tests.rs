@@ -103,12 +103,12 @@ fn a_mixture_mixes_the_members_posteriors() {
         &mut no_progress(),
     )
     .unwrap();
-    for i in 0..n {
+    for (i, &g) in given.iter().enumerate() {
         for k in 0..2 {
             let want = 0.25 * alone[0].posterior[(i, k)] + 0.75 * alone[1].posterior[(i, k)];
             assert!((mixed.posterior[(i, k)] - want).abs() < 1e-12);
         }
-        assert!((mixed.p_mislabel[i] - (1.0 - mixed.posterior[(i, given[i])])).abs() < 1e-12);
+        assert!((mixed.p_mislabel[i] - (1.0 - mixed.posterior[(i, g)])).abs() < 1e-12);
     }
     let g = mixed.gamma.as_ref().unwrap().p_given_true.clone();
     for row in g.row_iter() {
