@@ -2,6 +2,7 @@
 //! command or the review screen, and turn errors into one line on stderr
 //! with exit code 2 (bad input) or 1.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -46,14 +47,33 @@ fn open_review(args: &Cli) -> Result<(), CliError> {
     let model = args.model.name();
     args.model.check_read_by(model)?;
     let load_options = args.data.load_options_for(&[model])?;
-    let dataset = relabel::app::load_or_demo(args.file.as_deref(), &load_options)?;
     let options = args.model.model_options()?;
+    // A file loads behind the screen (its first rows shown at once); the
+    // demo is in memory already.
+    let source = match &args.file {
+        // A path that is not a regular file is refused by the loader at
+        // once, before the screen opens; without a terminal there is no
+        // screen to load behind.
+        Some(path)
+            if !std::fs::metadata(path).is_ok_and(|m| m.is_file())
+                || !std::io::stdout().is_terminal() =>
+        {
+            relabel::tui::Source::Ready(Box::new(relabel::dataset::load(path, &load_options)?))
+        }
+        Some(path) => relabel::tui::Source::File(path.clone(), load_options),
+        None => {
+            relabel::tui::Source::Ready(Box::new(relabel::app::load_or_demo(None, &load_options)?))
+        }
+    };
     relabel::tui::run(relabel::tui::TuiArgs {
-        dataset,
+        source,
         store: relabel::review::default_store(),
         model: model.to_string(),
         options,
         model_given: args.model.model.is_some(),
     })
-    .map_err(CliError::Failed)
+    .map_err(|e| match e.downcast::<relabel::dataset::DataError>() {
+        Ok(data) => CliError::from(data),
+        Err(other) => CliError::Failed(other),
+    })
 }

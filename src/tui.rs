@@ -23,6 +23,7 @@ pub mod detail_pane;
 pub mod fit;
 pub mod keys;
 pub mod list;
+pub mod loading;
 pub mod model_pane;
 pub mod popup;
 pub mod status;
@@ -35,13 +36,20 @@ mod tests;
 
 pub use app::App;
 
-use crate::dataset::Dataset;
+use crate::dataset::{DataError, Dataset, LoadOptions};
 use crate::models::ModelOptions;
 use crate::review::Session;
 
+/// The table the UI opens: loaded already (the demo), or a file to load
+/// in the background while the screen shows its first rows.
+pub enum Source {
+    Ready(Box<Dataset>),
+    File(PathBuf, LoadOptions),
+}
+
 /// What the UI opens with.
 pub struct TuiArgs {
-    pub dataset: Dataset,
+    pub source: Source,
     /// Session journals; `None` keeps no journal.
     pub store: Option<PathBuf>,
     pub model: String,
@@ -66,14 +74,9 @@ pub fn prefer_named_model(
     Ok(())
 }
 
-/// Runs the UI until the curator quits.
+/// Runs the UI until the curator quits. A table that cannot be read ends
+/// it with that [`DataError`] (the caller says it in one line, exit 2).
 pub fn run(args: TuiArgs) -> anyhow::Result<()> {
-    let (mut session, resume) = Session::open(args.dataset, args.store.as_deref())?;
-    prefer_named_model(&mut session, &args.model, &args.options, args.model_given)?;
-    let mut app = App::new(session, &resume, &args.model, args.options);
-    app.start_fit(false);
-    app.refresh_detail();
-
     let mut terminal = ratatui::init();
     // ratatui's hook restores the screen on a panic; mouse capture is ours.
     let previous = std::panic::take_hook();
@@ -81,11 +84,97 @@ pub fn run(args: TuiArgs) -> anyhow::Result<()> {
         let _ = execute!(std::io::stdout(), DisableMouseCapture);
         previous(info);
     }));
-    let _ = execute!(std::io::stdout(), EnableMouseCapture);
-    let result = event_loop(&mut terminal, &mut app);
-    let _ = execute!(std::io::stdout(), DisableMouseCapture);
+    let TuiArgs {
+        source,
+        store,
+        model,
+        options,
+        model_given,
+    } = args;
+    let result = match load(&mut terminal, source) {
+        Ok(Some(dataset)) => review(
+            &mut terminal,
+            dataset,
+            store.as_deref(),
+            (&model, options, model_given),
+        ),
+        Ok(None) => Ok(()),
+        Err(e) => Err(e),
+    };
     ratatui::restore();
     result
+}
+
+/// Opens the session on `dataset` and runs the review until the curator quits.
+fn review(
+    terminal: &mut ratatui::DefaultTerminal,
+    dataset: Dataset,
+    store: Option<&std::path::Path>,
+    (model, options, model_given): (&str, ModelOptions, bool),
+) -> anyhow::Result<()> {
+    let (mut session, resume) = Session::open(dataset, store)?;
+    prefer_named_model(&mut session, model, &options, model_given)?;
+    let mut app = App::new(session, &resume, model, options);
+    app.start_fit(false);
+    app.refresh_detail();
+    let _ = execute!(std::io::stdout(), EnableMouseCapture);
+    let result = event_loop(terminal, &mut app);
+    let _ = execute!(std::io::stdout(), DisableMouseCapture);
+    result
+}
+
+/// The table, loaded on a worker thread while the loading screen shows the
+/// file's first rows; `None` when the curator quit first.
+fn load(
+    terminal: &mut ratatui::DefaultTerminal,
+    source: Source,
+) -> anyhow::Result<Option<Dataset>> {
+    let (path, options) = match source {
+        Source::Ready(ds) => return Ok(Some(*ds)),
+        Source::File(path, options) => (path, options),
+    };
+    let (tx, rx) = std::sync::mpsc::channel::<Result<Dataset, DataError>>();
+    let worker = {
+        let (path, options) = (path.clone(), options.clone());
+        std::thread::Builder::new()
+            .name("load".into())
+            .spawn(move || {
+                let _ = tx.send(crate::dataset::load(&path, &options));
+            })?
+    };
+    let screen = loading::Loading::new(&path, &options);
+    loop {
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(result) => {
+                let _ = worker.join();
+                return Ok(Some(result?));
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                anyhow::bail!("the loader of {} stopped unexpectedly", path.display())
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        terminal.draw(|frame| frame.render_widget(&screen, frame.area()))?;
+        while event::poll(Duration::ZERO)? {
+            if let Event::Key(k) = event::read()?
+                && k.kind == KeyEventKind::Press
+                && quits_loading(&k)
+            {
+                // The loader finishes on its own; nothing was decided yet.
+                return Ok(None);
+            }
+        }
+    }
+}
+
+/// q, Esc or Ctrl-C leave the loading screen.
+fn quits_loading(k: &crossterm::event::KeyEvent) -> bool {
+    use crossterm::event::{KeyCode, KeyModifiers};
+    match k.code {
+        KeyCode::Char('q') | KeyCode::Esc => true,
+        KeyCode::Char('c') => k.modifiers.contains(KeyModifiers::CONTROL),
+        _ => false,
+    }
 }
 
 fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> anyhow::Result<()> {
