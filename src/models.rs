@@ -10,6 +10,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use nalgebra::DMatrix;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 pub mod discrete;
@@ -238,16 +239,25 @@ impl Fit {
     /// Sample indices in order of suspicion: p_mislabel descending, ties by
     /// the model's own order, then by row.
     pub fn ranking(&self) -> Vec<usize> {
-        let mut order: Vec<usize> = (0..self.p_mislabel.len()).collect();
-        order.sort_by(|&a, &b| {
-            self.p_mislabel[b]
-                .total_cmp(&self.p_mislabel[a])
-                .then_with(|| match &self.suspicion_rank {
-                    Some(r) => r[a].cmp(&r[b]),
-                    None => std::cmp::Ordering::Equal,
-                })
-                .then_with(|| a.cmp(&b))
-        });
+        // p_mislabel descending in f64's total order (as `total_cmp`), then
+        // the model's own suspicion, then the row: integer keys, every tie
+        // broken, so the parallel sort gives the one answer quickly.
+        let total_order = |v: f64| {
+            let b = v.to_bits() as i64;
+            b ^ ((((b >> 63) as u64) >> 1) as i64)
+        };
+        let mut keyed: Vec<(std::cmp::Reverse<i64>, usize, usize)> = (0..self.p_mislabel.len())
+            .map(|i| {
+                let suspicion = self.suspicion_rank.as_ref().map_or(0, |r| r[i]);
+                (
+                    std::cmp::Reverse(total_order(self.p_mislabel[i])),
+                    suspicion,
+                    i,
+                )
+            })
+            .collect();
+        keyed.par_sort_unstable();
+        let order: Vec<usize> = keyed.into_iter().map(|k| k.2).collect();
         order
     }
 }

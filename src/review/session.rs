@@ -2,6 +2,7 @@
 //! and the journal behind both. No terminal types: the TUI is a view over
 //! this, and every key it handles ends in one of these methods.
 
+use std::cell::Cell;
 use std::path::Path;
 
 use nalgebra::DMatrix;
@@ -78,7 +79,17 @@ pub struct Session {
     version: u64,
     /// Samples whose rank the last refit moved by much (see `set_fit`).
     moved: Vec<usize>,
+    /// Counts every fit taken in, so what is derived from one is kept.
+    fit_generation: u64,
+    /// The status bar's counts, drawn every frame and O(n) to count: kept
+    /// until the decisions, the fit, the threshold or the view change.
+    counts_cache: Cell<Option<(CountsKey, Counts)>>,
+    /// The p_mislabel histogram of the current fit (its generation).
+    histogram_cache: Cell<Option<(u64, [u64; 10])>>,
 }
+
+/// What the counts depend on besides the decisions' version.
+type CountsKey = (u64, u64, u64, usize);
 
 /// A move in the ranking the curator would not see without scrolling: a
 /// screenful of rows, or a twentieth of the list when that is more.
@@ -112,6 +123,9 @@ impl Session {
             next_group: 1,
             version: 0,
             moved: Vec::new(),
+            fit_generation: 0,
+            counts_cache: Cell::new(None),
+            histogram_cache: Cell::new(None),
             dataset,
         };
         let info = match store {
@@ -326,6 +340,7 @@ impl Session {
         };
         self.rank = Some(rank);
         self.fit = Some(fit);
+        self.fit_generation = self.fit_generation.wrapping_add(1);
         self.model_name = Some(model.to_string());
         // A column the new model does not report would sort nothing while
         // the title still claimed it.
@@ -846,6 +861,45 @@ impl Session {
     }
 
     pub fn counts(&self) -> Counts {
+        let key = (
+            self.version,
+            self.fit_generation,
+            self.threshold.to_bits(),
+            self.view.len(),
+        );
+        match self.counts_cache.get() {
+            Some((k, c)) if k == key => c,
+            _ => {
+                let c = self.count();
+                self.counts_cache.set(Some((key, c)));
+                c
+            }
+        }
+    }
+
+    /// Changes whenever a fit is taken in: a key for what is derived from it.
+    pub fn fit_generation(&self) -> u64 {
+        self.fit_generation
+    }
+
+    /// p_mislabel of the current fit in ten bins of width 0.1 (NaN left out).
+    pub fn p_mislabel_histogram(&self) -> [u64; 10] {
+        if let Some((g, bins)) = self.histogram_cache.get()
+            && g == self.fit_generation
+        {
+            return bins;
+        }
+        let mut bins = [0u64; 10];
+        if let Some(f) = &self.fit {
+            for p in f.p_mislabel.iter().filter(|p| p.is_finite()) {
+                bins[((p * 10.0) as usize).min(9)] += 1;
+            }
+        }
+        self.histogram_cache.set(Some((self.fit_generation, bins)));
+        bins
+    }
+
+    fn count(&self) -> Counts {
         let mut c = Counts {
             total: self.decisions.len(),
             shown: self.view.len(),

@@ -1,5 +1,6 @@
 //! Which samples the list shows, and in what order.
 
+use rayon::prelude::*;
 use std::cmp::Ordering;
 
 use super::decision::{Decision, DecisionFilter};
@@ -128,6 +129,20 @@ pub fn compute(v: &ViewInputs<'_>) -> Vec<usize> {
     };
     let d = v.descending;
     match v.sort {
+        // The model's ranking is p_mislabel descending with its ties
+        // broken, so integer keys give the same order as comparing scores,
+        // several times faster on a million rows (once per fit taken in).
+        SortKey::PMislabel if d && v.rank.is_some() => {
+            let r = v.rank.unwrap_or_default();
+            // Keys gathered first: looking them up inside the sort's
+            // comparisons misses the cache on every one.
+            let mut keyed: Vec<(bool, bool, usize, usize)> = out
+                .iter()
+                .map(|&i| (v.decisions[i].is_some(), p(i).is_nan(), r[i], i))
+                .collect();
+            keyed.par_sort_unstable();
+            out = keyed.into_iter().map(|k| k.3).collect();
+        }
         // Decided samples sink below the undecided: the top of the default
         // order is always what is left to review.
         SortKey::PMislabel => out.sort_by(|a, b| {

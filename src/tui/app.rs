@@ -6,6 +6,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::time::Instant;
 
 use crossterm::event::{KeyEvent, MouseEvent};
@@ -23,7 +24,7 @@ use super::text::width;
 use super::theme::Theme;
 use crate::analysis::{DetailCache, Projection};
 use crate::app::FitJob;
-use crate::models::ModelOptions;
+use crate::models::{Fit, ModelOptions};
 use crate::review::{ExportOptions, ResumeInfo, ReviewError, Session};
 
 /// Which pane has the focus (and, on narrow screens, is shown).
@@ -57,6 +58,9 @@ pub struct App {
     pub options: ModelOptions,
     pub job: Option<FitJob>,
     pub projection: Projection,
+    /// The scatter's flagged samples for (fit generation, threshold): a
+    /// scan of every sample, kept between frames.
+    flagged_cache: RefCell<Option<FlaggedPoints>>,
     pub detail: DetailCache,
     pub quit: bool,
     /// The list's scroll position (first row shown) and selection, kept
@@ -105,6 +109,9 @@ fn resume_message(resume: &ResumeInfo) -> Option<Message> {
     Some(Message { text, error: false })
 }
 
+/// (fit generation, threshold bits) and the flagged samples for them.
+type FlaggedPoints = ((u64, u64), Rc<[usize]>);
+
 impl App {
     /// The app with the user's key table from the config directory and
     /// colours unless `NO_COLOR` says otherwise.
@@ -151,6 +158,7 @@ impl App {
             options,
             job: None,
             projection,
+            flagged_cache: RefCell::new(None),
             detail,
             quit: false,
             list_state: RefCell::new(TableState::new()),
@@ -164,6 +172,23 @@ impl App {
             moved_until: None,
             id_width,
         }
+    }
+
+    /// At most 4000 samples with p_mislabel at or above `threshold` in
+    /// `fit` (the session's current fit), for the scatter.
+    pub(super) fn flagged_points(&self, fit: &Fit, threshold: f64) -> Rc<[usize]> {
+        let key = (self.session.fit_generation(), threshold.to_bits());
+        if let Some((k, v)) = self.flagged_cache.borrow().as_ref()
+            && *k == key
+        {
+            return Rc::clone(v);
+        }
+        let v: Rc<[usize]> = (0..fit.p_mislabel.len())
+            .filter(|&i| fit.p_mislabel[i] >= threshold)
+            .take(4000)
+            .collect();
+        *self.flagged_cache.borrow_mut() = Some((key, Rc::clone(&v)));
+        v
     }
 
     pub(super) fn info(&mut self, text: impl Into<String>) {

@@ -52,14 +52,14 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     match areas.len() {
         3 => {
             render_objective(fit, areas[0], buf, theme);
-            render_histogram(fit, areas[1], buf, theme);
+            render_histogram(app.session.p_mislabel_histogram(), areas[1], buf, theme);
             render_scatter(app, fit, areas[2], buf);
         }
         2 => {
-            render_histogram(fit, areas[0], buf, theme);
+            render_histogram(app.session.p_mislabel_histogram(), areas[0], buf, theme);
             render_scatter(app, fit, areas[1], buf);
         }
-        _ => render_histogram(fit, right, buf, theme),
+        _ => render_histogram(app.session.p_mislabel_histogram(), right, buf, theme),
     }
 }
 
@@ -212,11 +212,7 @@ fn render_matrix(m: &NamedMatrix, area: Rect, buf: &mut Buffer, theme: &Theme) -
     .render(area, buf, theme)
 }
 
-fn render_histogram(fit: &Fit, area: Rect, buf: &mut Buffer, theme: &Theme) {
-    let mut bins = [0u64; 10];
-    for p in fit.p_mislabel.iter().filter(|p| p.is_finite()) {
-        bins[((p * 10.0) as usize).min(9)] += 1;
-    }
+fn render_histogram(bins: [u64; 10], area: Rect, buf: &mut Buffer, theme: &Theme) {
     let labels: Vec<String> = (0..10).map(|b| format!(".{b}")).collect();
     let data: Vec<(&str, u64)> = labels.iter().map(String::as_str).zip(bins).collect();
     let bar_width = (area.width.saturating_sub(2) / 10).clamp(1, 6);
@@ -239,10 +235,10 @@ fn render_scatter(app: &App, fit: &Fit, area: Rect, buf: &mut Buffer) {
         .filter(|&&i| fit.p_mislabel[i] < t || fit.p_mislabel[i].is_nan())
         .map(|&i| pr.points[i])
         .collect();
-    let flagged: Vec<(f64, f64)> = (0..pr.points.len())
-        .filter(|&i| fit.p_mislabel[i] >= t)
-        .take(4000)
-        .map(|i| pr.points[i])
+    let flagged: Vec<(f64, f64)> = app
+        .flagged_points(fit, t)
+        .iter()
+        .map(|&i| pr.points[i])
         .collect();
     let selected: Vec<(f64, f64)> = app
         .session
