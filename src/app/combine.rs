@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
-use super::evidence::Evidence;
+use super::evidence::{BUDGET_FACTOR, Evidence, MIN_BUDGET};
 use crate::models::{
     Classifier, Control, Fit, FitError, GammaTable, Guide, ModelInput, Progress, RobustModel,
 };
@@ -97,6 +97,41 @@ pub fn members(weights: &[(String, f64)]) -> Vec<(String, f64)> {
     kept.iter_mut().for_each(|(_, w)| *w /= total);
     kept.sort_by(|a, b| b.1.total_cmp(&a.1));
     kept
+}
+
+/// The members whose fit on all `n` rows the curator can wait for, by the
+/// evidence's own budget: a fit on every row costs at least its fold fits'
+/// time per training row times n (every model here is at least linear in
+/// n), and a member may cost [`BUDGET_FACTOR`] times the cheapest member,
+/// and never less than [`MIN_BUDGET`]. The others are returned with their
+/// predicted seconds, to be said; the kept weights are renormalised.
+pub fn affordable(
+    members: Vec<(String, f64)>,
+    evidence: &Evidence,
+    n: usize,
+) -> (Vec<(String, f64)>, Vec<(String, f64)>) {
+    let predicted = |m: &str| {
+        evidence
+            .seconds_per_row
+            .iter()
+            .find(|(c, _)| c == m)
+            .map_or(0.0, |(_, s)| s * n as f64)
+    };
+    let cheapest = members
+        .iter()
+        .map(|(m, _)| predicted(m))
+        .fold(f64::INFINITY, f64::min);
+    let budget = (cheapest * BUDGET_FACTOR).max(MIN_BUDGET.as_secs_f64());
+    let (mut kept, left): (Vec<_>, Vec<_>) = members
+        .into_iter()
+        .partition(|(m, _)| predicted(m) <= budget);
+    let total: f64 = kept.iter().map(|(_, w)| w).sum();
+    kept.iter_mut().for_each(|(_, w)| *w /= total);
+    let left = left.into_iter().map(|(m, _)| {
+        let secs = predicted(&m);
+        (m, secs)
+    });
+    (kept, left.collect())
 }
 
 /// Fits every member on every row and mixes their posteriors by weight.

@@ -49,8 +49,8 @@ const MAX_ROWS: usize = 3000;
 /// finish (so the budget scales with the table), and never less than
 /// [`MIN_BUDGET`]; a model that costs more than that is one the curator
 /// cannot wait for when refitting anyway.
-const BUDGET_FACTOR: f64 = 20.0;
-const MIN_BUDGET: Duration = Duration::from_secs(10);
+pub const BUDGET_FACTOR: f64 = 20.0;
+pub const MIN_BUDGET: Duration = Duration::from_secs(10);
 
 /// What choosing by evidence found: the scores, and every scored
 /// candidate's held-out log-likelihood per evidence row (for stacking).
@@ -60,6 +60,9 @@ pub struct Evidence {
     /// (candidate, log P(given_i | x_i) per evidence row; `None` for a row
     /// no fold held out), for the candidates with a score.
     pub log_lik: Vec<(String, Vec<Option<f64>>)>,
+    /// (candidate, seconds per training row of its fold fits): what a fit
+    /// on every row would cost at least, for the candidates with a score.
+    pub seconds_per_row: Vec<(String, f64)>,
 }
 
 /// The evidence for every candidate; the caller fits the chosen ones.
@@ -96,6 +99,18 @@ pub fn select(
         .map(|(c, name)| summarise(name, results.iter().filter(|r| r.0 == c).map(|r| &r.1)))
         .collect();
     let log_lik = per_row(&candidates, &scored, &results, rows.len());
+    let seconds_per_row = log_lik
+        .iter()
+        .map(|(name, _)| {
+            let c = candidates.iter().position(|c| c == name).unwrap_or(0);
+            let (secs, trained) = results
+                .iter()
+                .filter(|r| r.0 == c)
+                .filter_map(|r| r.1.as_ref().ok())
+                .fold((0.0, 0usize), |(s, t), f| (s + f.seconds, t + f.trained_on));
+            (name.clone(), secs / trained.max(1) as f64)
+        })
+        .collect();
     // Best first; unscored last, in candidate order (the sort is stable).
     scored.sort_by(|a, b| match (a.score, b.score) {
         (Some(x), Some(y)) => y.total_cmp(&x),
@@ -121,7 +136,11 @@ pub fn select(
         ),
         candidates: scored,
     };
-    Ok(Evidence { selection, log_lik })
+    Ok(Evidence {
+        selection,
+        log_lik,
+        seconds_per_row,
+    })
 }
 
 /// Every scored candidate's held-out log-likelihoods, one slot per
@@ -204,6 +223,9 @@ pub fn combination(selection: &Selection) -> String {
 struct FoldOut {
     rows: Vec<usize>,
     scores: Vec<f64>,
+    /// Wall time of the fold's fit and scoring, and its training rows.
+    seconds: f64,
+    trained_on: usize,
 }
 
 /// What one (candidate, fold) task gives, or the reason it has nothing.
@@ -277,6 +299,7 @@ impl Runner<'_> {
         fold: usize,
         report: &mut dyn FnMut(f64),
     ) -> Result<FoldOut, FitError> {
+        let started = Instant::now();
         let model = build_model(name, self.options)?;
         let held: Vec<usize> = (0..self.rows.len())
             .filter(|&j| self.folds[j] == Some(fold))
@@ -332,7 +355,12 @@ impl Runner<'_> {
             .collect();
         self.mark_done();
         report(1.0);
-        Ok(FoldOut { rows: held, scores })
+        Ok(FoldOut {
+            rows: held,
+            scores,
+            seconds: started.elapsed().as_secs_f64(),
+            trained_on: train.len(),
+        })
     }
 
     fn mark_done(&self) {

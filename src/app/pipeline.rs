@@ -142,7 +142,8 @@ impl FitPlan {
             Planned::One(m) => m.fit_inputs(features, levels, labels, k, guide, progress)?,
             Planned::ByEvidence(options) => {
                 let found = evidence::select(inputs, labels, options, progress)?;
-                let weights = combine::members(&combine::stacking_weights(&found));
+                let stacked = combine::members(&combine::stacking_weights(&found));
+                let (weights, left_out) = combine::affordable(stacked, &found, inputs.n_samples());
                 let mut selection = found.selection;
                 let mut members = Vec::with_capacity(weights.len());
                 for (name, w) in &weights {
@@ -155,6 +156,12 @@ impl FitPlan {
                     selection.chosen = first.clone();
                 }
                 let mut fit = combine::fit(&members, features, levels, labels, k, guide, progress)?;
+                for (m, secs) in left_out {
+                    fit.extra.notes.push(format!(
+                        "{m} earned a share by its evidence but is left out: its fit on all {} rows would take about {secs:.0} s (name it with --model to wait for it)",
+                        inputs.n_samples()
+                    ));
+                }
                 fit.extra.selection = Some(selection);
                 fit
             }

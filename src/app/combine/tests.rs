@@ -9,11 +9,30 @@ fn evidence(log_lik: Vec<(&str, Vec<Option<f64>>)>) -> Evidence {
             criterion: String::new(),
             candidates: Vec::new(),
         },
+        seconds_per_row: log_lik.iter().map(|(m, _)| (m.to_string(), 1e-5)).collect(),
         log_lik: log_lik
             .into_iter()
             .map(|(m, ll)| (m.to_string(), ll))
             .collect(),
     }
+}
+
+/// A member whose fit on every row would cost far more than the cheapest
+/// member's is left out on a large table and kept on a small one.
+#[test]
+fn a_member_too_slow_for_every_row_is_left_out_on_a_large_table() {
+    let mut ev = evidence(vec![("fast", vec![Some(-0.5)]), ("slow", vec![Some(-0.5)])]);
+    // 10 us and 5 ms per training row.
+    ev.seconds_per_row = vec![("fast".into(), 1e-5), ("slow".into(), 5e-3)];
+    let both = vec![("slow".to_string(), 0.6), ("fast".to_string(), 0.4)];
+    let (kept, left) = affordable(both.clone(), &ev, 1000);
+    assert_eq!(kept, both, "5 s on 1000 rows is within the 10 s floor");
+    assert!(left.is_empty());
+    let (kept, left) = affordable(both, &ev, 1_000_000);
+    assert_eq!(kept, vec![("fast".to_string(), 1.0)]);
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0].0, "slow");
+    assert!((left[0].1 - 5000.0).abs() < 1e-6);
 }
 
 #[test]
