@@ -25,6 +25,9 @@ use crate::models::{
     Classifier, Control, Fit, FitError, GammaTable, Guide, ModelInput, Progress, RobustModel,
 };
 
+/// (model, weight) pairs, or (model, predicted seconds) for those left out.
+pub type Weights = Vec<(String, f64)>;
+
 /// A candidate whose stacking weight is below this is left out: it could
 /// move no sample's p_mislabel by more than this, and fitting it on every
 /// row would cost as much as the members that matter.
@@ -109,7 +112,7 @@ pub fn affordable(
     members: Vec<(String, f64)>,
     evidence: &Evidence,
     n: usize,
-) -> (Vec<(String, f64)>, Vec<(String, f64)>) {
+) -> (Weights, Vec<(String, f64)>) {
     let predicted = |m: &str| {
         evidence
             .seconds_per_row
