@@ -121,3 +121,76 @@ fn a_stop_cancels_the_choice() {
     let r = select(&inputs, &given, &ModelOptions::default(), &mut stop);
     assert_eq!(r.unwrap_err(), FitError::Cancelled);
 }
+
+fn scored(model: &str, score: f64) -> CandidateScore {
+    CandidateScore {
+        model: model.into(),
+        score: Some(score),
+        standard_error: None,
+        status: "scored".into(),
+        reason: None,
+        weight: None,
+    }
+}
+
+/// A candidate far behind the best on the first round's rows is dropped
+/// (and says why); one within noise of the best stays in the race.
+#[test]
+fn the_race_drops_only_the_clearly_worse() {
+    let mut rng = Rng::new(9);
+    let n = RACE_ROWS;
+    let best: Vec<Option<f64>> = (0..n).map(|_| Some(-0.5 + 0.3 * rng.normal())).collect();
+    let close: Vec<Option<f64>> = best
+        .iter()
+        .map(|b| b.map(|b| b - 0.002 + 0.05 * rng.normal()))
+        .collect();
+    let far: Vec<Option<f64>> = best
+        .iter()
+        .map(|b| b.map(|b| b - 0.1 + 0.05 * rng.normal()))
+        .collect();
+    let first = Evidence {
+        selection: Selection {
+            chosen: "rnda".into(),
+            criterion: String::new(),
+            candidates: vec![
+                scored("rnda", -0.5),
+                scored("rlr", -0.502),
+                scored("shift", -0.6),
+                CandidateScore {
+                    score: None,
+                    status: "not applicable".into(),
+                    ..scored("cbt", 0.0)
+                },
+            ],
+        },
+        log_lik: vec![
+            ("rnda".into(), best),
+            ("rlr".into(), close),
+            ("shift".into(), far),
+        ],
+        seconds_per_row: vec![
+            ("rnda".into(), 1e-6),
+            ("rlr".into(), 1e-5),
+            ("shift".into(), 1e-4),
+        ],
+    };
+    let (survivors, dropped) = race(&first);
+    assert_eq!(survivors, ["rnda", "rlr"]);
+    assert_eq!(dropped.len(), 1);
+    assert_eq!(dropped[0].model, "shift");
+    assert!(dropped[0].score.is_none());
+    assert!(dropped[0].reason.as_ref().unwrap().contains("below rnda"));
+
+    // Had only the best survived, its evidence alone is kept, and the
+    // dropped and unscored candidates are still listed, scored ones first.
+    let kept = keep_only(first, &["rnda"], dropped);
+    assert_eq!(kept.log_lik.len(), 1);
+    assert_eq!(kept.seconds_per_row.len(), 1);
+    let models: Vec<&str> = kept
+        .selection
+        .candidates
+        .iter()
+        .map(|c| c.model.as_str())
+        .collect();
+    assert_eq!(models, ["rnda", "shift", "cbt"]);
+}
