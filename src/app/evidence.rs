@@ -81,16 +81,26 @@ pub fn select(
         .copied()
         .filter(|c| MODELS.iter().any(|m| m.name == *c))
         .collect();
+    let clock = Clock::start();
     if labels.len() <= 2 * RACE_ROWS {
-        return evaluate(inputs, labels, options, &all, MAX_ROWS, progress);
+        return evaluate(inputs, labels, options, &all, MAX_ROWS, &clock, progress);
     }
     let mut first_round = |mut p: Progress| {
         p.fraction *= 0.3;
         progress(p)
     };
-    let first = evaluate(inputs, labels, options, &all, RACE_ROWS, &mut first_round)?;
+    let first = evaluate(
+        inputs,
+        labels,
+        options,
+        &all,
+        RACE_ROWS,
+        &clock,
+        &mut first_round,
+    )?;
     let (survivors, dropped) = race(&first);
-    if survivors.len() == 1 {
+    // One left, or the budget spent on the first round: the race ends there.
+    if survivors.len() == 1 || clock.over_budget() {
         return Ok(keep_only(first, &survivors, dropped));
     }
     let mut second_round = |mut p: Progress| {
@@ -103,6 +113,7 @@ pub fn select(
         options,
         &survivors,
         MAX_ROWS,
+        &clock,
         &mut second_round,
     )?;
     let unscored = first
@@ -211,6 +222,7 @@ fn evaluate(
     options: &ModelOptions,
     candidates: &[&'static str],
     max_rows: usize,
+    clock: &Clock,
     progress: &mut dyn FnMut(Progress) -> Control,
 ) -> Result<Evidence, FitError> {
     let rows = stratified_sample(labels, inputs.n_classes(), max_rows, options.seed);
@@ -224,8 +236,7 @@ fn evaluate(
         options,
         rows: &rows,
         folds: &folds,
-        started: Instant::now(),
-        first_done: AtomicU64::new(0),
+        clock,
         stop: AtomicBool::new(false),
     };
     let results = run.all(candidates, &tasks, progress)?;
@@ -375,10 +386,46 @@ struct Runner<'a> {
     /// Fold of each entry of `rows`; `None`: always trained on (its class
     /// has fewer rows than folds, so it cannot be held out fairly).
     folds: &'a [Option<usize>],
+    clock: &'a Clock,
+    stop: AtomicBool,
+}
+
+/// The time budget of a whole choice (both rounds of a race share it).
+pub struct Clock {
     started: Instant,
     /// Nanoseconds from `started` to the first finished task (0: none yet).
     first_done: AtomicU64,
-    stop: AtomicBool,
+}
+
+impl Clock {
+    pub fn start() -> Clock {
+        Clock {
+            started: Instant::now(),
+            first_done: AtomicU64::new(0),
+        }
+    }
+
+    fn mark_done(&self) {
+        let nanos = self.started.elapsed().as_nanos().max(1) as u64;
+        let _ = self
+            .first_done
+            .compare_exchange(0, nanos, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    fn over_budget(&self) -> bool {
+        let first = self.first_done.load(Ordering::Relaxed);
+        let budget = if first == 0 {
+            // Nothing has finished: nothing to scale by yet. The cheapest
+            // fit finishing sets the budget; until then only a very long
+            // wait counts (ten minimum budgets).
+            MIN_BUDGET * 10
+        } else {
+            Duration::from_nanos(first)
+                .mul_f64(BUDGET_FACTOR)
+                .max(MIN_BUDGET)
+        };
+        self.started.elapsed() > budget
+    }
 }
 
 impl Runner<'_> {
@@ -500,25 +547,11 @@ impl Runner<'_> {
     }
 
     fn mark_done(&self) {
-        let nanos = self.started.elapsed().as_nanos().max(1) as u64;
-        let _ = self
-            .first_done
-            .compare_exchange(0, nanos, Ordering::Relaxed, Ordering::Relaxed);
+        self.clock.mark_done();
     }
 
     fn over_budget(&self) -> bool {
-        let first = self.first_done.load(Ordering::Relaxed);
-        let budget = if first == 0 {
-            // Nothing has finished: nothing to scale by yet. The cheapest
-            // fit finishing sets the budget; until then only a very long
-            // wait counts (ten minimum budgets).
-            MIN_BUDGET * 10
-        } else {
-            Duration::from_nanos(first)
-                .mul_f64(BUDGET_FACTOR)
-                .max(MIN_BUDGET)
-        };
-        self.started.elapsed() > budget
+        self.clock.over_budget()
     }
 }
 
