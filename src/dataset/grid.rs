@@ -198,10 +198,14 @@ pub fn samples_as_rows(
         ));
     }
     let n = records.len() - 1;
+    // String columns become 0/1 columns, which needs every cell's text; but
+    // most columns are numbers, and a String per cell would more than
+    // double the memory of loading them. So a column keeps texts from its
+    // first string on, after reading the cells before it again.
     let keep_texts = opts.categorical == super::CategoricalPolicy::Onehot;
     let mut features: Vec<RawColumn> = feature_fields
         .iter()
-        .map(|&f| RawColumn::new(header[f].clone(), keep_texts, n))
+        .map(|&f| RawColumn::new(header[f].clone(), false, n))
         .collect();
     let mut labels = Vec::with_capacity(n);
     let mut label_at = Vec::with_capacity(n);
@@ -215,7 +219,7 @@ pub fn samples_as_rows(
         "the id in column {}",
         shown(id_field.map_or("", |f| header[f].as_str()))
     );
-    for rec in &records[1..] {
+    for (r, rec) in records[1..].iter().enumerate() {
         content_fields(rec, &mut scratch);
         let content = &bytes[rec.content.clone()];
         if scratch.len() != n_fields {
@@ -235,6 +239,9 @@ pub fn samples_as_rows(
         }
         for (col, &f) in features.iter_mut().zip(&feature_fields) {
             col.push(&field_text(&content[scratch[f].clone()]), line_of(f), f + 1);
+            if keep_texts && col.texts.is_none() && col.first_text.is_some() {
+                col.texts = Some(column_texts(bytes, &records[1..=r + 1], delimiter, f));
+            }
         }
     }
     Ok(Grid {
@@ -354,4 +361,17 @@ pub fn samples_as_columns(
         id_name: None,
         n_fields,
     })
+}
+
+/// The trimmed text of field `f` of every record of `records`.
+fn column_texts(bytes: &[u8], records: &[RecordSpan], delimiter: u8, f: usize) -> Vec<String> {
+    let mut scratch = Vec::new();
+    records
+        .iter()
+        .map(|rec| {
+            let content = &bytes[rec.content.clone()];
+            split_fields(content, delimiter, &mut scratch);
+            field_text(&content[scratch[f].clone()]).trim().to_string()
+        })
+        .collect()
 }

@@ -308,6 +308,20 @@ fn a_word_in_a_numeric_column_is_an_error_even_with_onehot() {
     assert!(e.contains("--ignore b"), "{e}");
 }
 
+/// A column's texts are kept from its first string on, the cells before it
+/// read again: the levels are the same as when every text was kept.
+#[test]
+fn a_string_column_whose_first_cells_are_missing_keeps_every_level() {
+    let opts = LoadOptions {
+        categorical: CategoricalPolicy::Onehot,
+        ..LoadOptions::default()
+    };
+    let d = load_str("v,n,label\n?,1,d\n ? ,2,r\ny,3,d\nn,4,r\n", &opts).unwrap();
+    assert_eq!(d.categorical[0].levels, ["?", "y", "n"]);
+    assert_eq!(d.categorical[0].codes, [0, 0, 1, 2]);
+    assert_eq!(d.feature_names, ["v=?", "v=y", "v=n", "n"]);
+}
+
 #[test]
 fn onehot_turns_levels_into_columns_and_keeps_the_levels() {
     let opts = LoadOptions {
