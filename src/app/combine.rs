@@ -17,6 +17,7 @@
 //! posteriors is itself a probability, so p_mislabel stays one.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use nalgebra::DMatrix;
 
@@ -140,6 +141,11 @@ pub fn affordable(
 /// Fits every member on every row and mixes their posteriors by weight.
 /// The first member (the heaviest) lends the combination its report,
 /// shifts and trace; the flip table is the weighted mean of the members'.
+/// The first member's fit sets the budget of the others, as in the
+/// evidence ([`BUDGET_FACTOR`] times its time, at least [`MIN_BUDGET`]): a
+/// member still running then is stopped and left out (a fit's cost can
+/// grow faster than its rows, which no prediction from small fits sees).
+/// Returns the fit and the members left out.
 pub fn fit(
     members: &[(Box<dyn RobustModel>, f64)],
     features: &DMatrix<f64>,
@@ -148,20 +154,67 @@ pub fn fit(
     n_classes: usize,
     guide: &Guide,
     progress: &mut dyn FnMut(Progress) -> Control,
-) -> Result<Fit, FitError> {
+) -> Result<(Fit, Vec<String>), FitError> {
     let count = members.len();
-    let mut fits = Vec::with_capacity(count);
+    let mut budget: Option<Duration> = None;
+    let mut fits: Vec<(usize, Fit)> = Vec::with_capacity(count);
+    let mut left_out = Vec::new();
     for (m, (model, _)) in members.iter().enumerate() {
+        let started = Instant::now();
+        let mut stopped_by_caller = false;
         let mut scaled = |mut p: Progress| {
             p.fraction = (m as f64 + p.fraction.clamp(0.0, 1.0)) / count as f64;
-            progress(p)
+            if progress(p) == Control::Stop {
+                stopped_by_caller = true;
+                return Control::Stop;
+            }
+            match budget {
+                Some(b) if started.elapsed() > b => Control::Stop,
+                _ => Control::Continue,
+            }
         };
-        fits.push(model.fit_inputs(features, levels, given, n_classes, guide, &mut scaled)?);
+        match model.fit_inputs(features, levels, given, n_classes, guide, &mut scaled) {
+            Ok(f) => {
+                budget.get_or_insert_with(|| {
+                    started.elapsed().mul_f64(BUDGET_FACTOR).max(MIN_BUDGET)
+                });
+                fits.push((m, f));
+            }
+            Err(FitError::Cancelled) if !stopped_by_caller => {
+                left_out.push(model.name().to_string());
+            }
+            Err(e) => return Err(e),
+        }
     }
-    if count == 1 {
-        return Ok(fits.remove(0));
+    let kept: Vec<(&dyn RobustModel, f64)> = fits
+        .iter()
+        .map(|(m, _)| (members[*m].0.as_ref(), members[*m].1))
+        .collect();
+    let total: f64 = kept.iter().map(|(_, w)| w).sum();
+    let mut fits: Vec<Fit> = fits.into_iter().map(|(_, f)| f).collect();
+    let mut out = if fits.len() == 1 {
+        fits.remove(0)
+    } else {
+        mix(&kept, fits, total, given, n_classes, levels.is_some())
+    };
+    for name in &left_out {
+        out.extra.notes.push(format!(
+            "{name} is left out of the mixture: its fit on every row ran over the time budget (name it with --model to wait for it)"
+        ));
     }
-    let weights: Vec<f64> = members.iter().map(|(_, w)| *w).collect();
+    Ok((out, left_out))
+}
+
+/// The members' fits mixed by weight (renormalised by `total`).
+fn mix(
+    kept: &[(&dyn RobustModel, f64)],
+    mut fits: Vec<Fit>,
+    total: f64,
+    given: &[usize],
+    n_classes: usize,
+    has_levels: bool,
+) -> Fit {
+    let weights: Vec<f64> = kept.iter().map(|(_, w)| w / total).collect();
     let mut posterior = DMatrix::zeros(given.len(), n_classes);
     for (f, w) in fits.iter().zip(&weights) {
         posterior += &f.posterior * *w;
@@ -169,10 +222,11 @@ pub fn fit(
     let mut out = Fit::from_posterior(posterior, given);
     out.gamma = mean_gamma(&fits, &weights);
     out.converged = fits.iter().all(|f| f.converged);
-    out.classifier = Stack::of(members, &fits, levels.is_some());
-    let names: Vec<String> = members
+    out.classifier = Stack::of(kept, &weights, &fits, has_levels);
+    let names: Vec<String> = kept
         .iter()
-        .map(|(m, w)| format!("{} {w:.2}", m.name()))
+        .zip(&weights)
+        .map(|((m, _), w)| format!("{} {w:.2}", m.name()))
         .collect();
     let first = fits.swap_remove(0);
     out.shifts = first.shifts;
@@ -182,9 +236,9 @@ pub fn fit(
     out.extra.notes.push(format!(
         "the ranking mixes {}; the extras shown are {}'s",
         names.join(" + "),
-        members[0].0.name()
+        kept[0].0.name()
     ));
-    Ok(out)
+    out
 }
 
 /// The weighted mean of the members' flip tables (each row still sums to
@@ -218,7 +272,8 @@ impl Stack {
     /// different matrices (a table with string columns, one member reading
     /// level codes): one test matrix cannot serve them all.
     fn of(
-        members: &[(Box<dyn RobustModel>, f64)],
+        members: &[(&dyn RobustModel, f64)],
+        weights: &[f64],
         fits: &[Fit],
         has_levels: bool,
     ) -> Option<Arc<dyn Classifier>> {
@@ -226,10 +281,10 @@ impl Stack {
         if has_levels && inputs.iter().any(|i| *i != inputs[0]) {
             return None;
         }
-        let members = members
+        let members = weights
             .iter()
             .zip(fits)
-            .map(|((_, w), f)| Some((*w, f.classifier.clone()?)))
+            .map(|(w, f)| Some((*w, f.classifier.clone()?)))
             .collect::<Option<Vec<_>>>()?;
         Some(Arc::new(Stack { members }))
     }

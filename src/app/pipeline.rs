@@ -155,7 +155,9 @@ impl FitPlan {
                 if let Some((first, _)) = weights.first() {
                     selection.chosen = first.clone();
                 }
-                let mut fit = combine::fit(&members, features, levels, labels, k, guide, progress)?;
+                let (mut fit, over) =
+                    combine::fit(&members, features, levels, labels, k, guide, progress)?;
+                drop_weights(&mut selection, &over);
                 for (m, secs) in left_out {
                     fit.extra.notes.push(format!(
                         "{m} earned a share by its evidence but is left out: its fit on all {} rows would take about {secs:.0} s (name it with --model to wait for it)",
@@ -166,8 +168,11 @@ impl FitPlan {
                 fit
             }
             Planned::Mix(members, selection) => {
-                let mut fit = combine::fit(members, features, levels, labels, k, guide, progress)?;
-                fit.extra.selection = Some((**selection).clone());
+                let (mut fit, over) =
+                    combine::fit(members, features, levels, labels, k, guide, progress)?;
+                let mut selection = (**selection).clone();
+                drop_weights(&mut selection, &over);
+                fit.extra.selection = Some(selection);
                 fit
             }
         };
@@ -212,6 +217,24 @@ impl FitPlan {
         } else {
             Cow::Borrowed(x)
         }
+    }
+}
+
+/// Takes the members left out of the mixture out of the selection's weights
+/// and renormalises the rest, so the report says what the ranking mixes.
+fn drop_weights(selection: &mut Selection, left_out: &[String]) {
+    for c in &mut selection.candidates {
+        if left_out.contains(&c.model) {
+            c.weight = None;
+        }
+    }
+    let total: f64 = selection.candidates.iter().filter_map(|c| c.weight).sum();
+    for w in selection
+        .candidates
+        .iter_mut()
+        .filter_map(|c| c.weight.as_mut())
+    {
+        *w /= total;
     }
 }
 

@@ -112,7 +112,7 @@ fn a_mixture_mixes_the_members_posteriors() {
         .map(|m| model(m).fit(&x, &given, 2, &mut no_progress()).unwrap())
         .collect();
     let members = vec![(model("rnda"), 0.25), (model("rlr"), 0.75)];
-    let mixed = fit(
+    let (mixed, left_out) = fit(
         &members,
         &x,
         None,
@@ -122,6 +122,7 @@ fn a_mixture_mixes_the_members_posteriors() {
         &mut no_progress(),
     )
     .unwrap();
+    assert!(left_out.is_empty());
     for (i, &g) in given.iter().enumerate() {
         for k in 0..2 {
             let want = 0.25 * alone[0].posterior[(i, k)] + 0.75 * alone[1].posterior[(i, k)];
@@ -137,7 +138,7 @@ fn a_mixture_mixes_the_members_posteriors() {
     assert!((p.row(0).sum() - 1.0).abs() < 1e-9);
     assert!(mixed.extra.notes.iter().any(|n| n.contains("rnda 0.25")));
 
-    let one = fit(
+    let (one, _) = fit(
         &[(model("rlr"), 1.0)],
         &x,
         None,
@@ -149,4 +150,9 @@ fn a_mixture_mixes_the_members_posteriors() {
     .unwrap();
     assert_eq!(one.posterior, alone[1].posterior);
     assert_eq!(one.extra, alone[1].extra);
+
+    // The caller's stop is a cancel, never a member quietly left out.
+    let mut stop = |_: Progress| Control::Stop;
+    let r = fit(&members, &x, None, &given, 2, &Guide::default(), &mut stop);
+    assert_eq!(r.unwrap_err(), FitError::Cancelled);
 }
