@@ -17,7 +17,7 @@
 //! posteriors is itself a probability, so p_mislabel stays one.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use nalgebra::DMatrix;
 
@@ -103,17 +103,21 @@ pub fn members(weights: &[(String, f64)]) -> Vec<(String, f64)> {
     kept
 }
 
-/// The members whose fit on all `n` rows the curator can wait for, by the
-/// evidence's own budget: a fit on every row costs at least its fold fits'
-/// time per training row times n (every model here is at least linear in
-/// n), and a member may cost [`BUDGET_FACTOR`] times the cheapest member,
-/// and never less than [`MIN_BUDGET`]. The others are returned with their
-/// predicted seconds, to be said; the kept weights are renormalised.
-pub fn affordable(
-    members: Vec<(String, f64)>,
-    evidence: &Evidence,
-    n: usize,
-) -> (Weights, Vec<(String, f64)>) {
+/// A member's budget for its fit on every row: its share of the heaviest
+/// member's time, [`BUDGET_FACTOR`] times over (a member half as heavy may
+/// take ten times as long), and never less than [`MIN_BUDGET`]. A member
+/// that adds a little weight may not add much waiting.
+pub fn member_budget(weight: f64, heaviest: f64, heaviest_seconds: f64) -> f64 {
+    (BUDGET_FACTOR * weight / heaviest * heaviest_seconds).max(MIN_BUDGET.as_secs_f64())
+}
+
+/// The members (heaviest first) whose fit on all `n` rows is within their
+/// [`member_budget`], judged before fitting: a fit on every row costs at
+/// least its fold fits' time per training row times n (every model here
+/// is at least linear in n). The heaviest is always kept. The others are
+/// returned with their predicted seconds, to be said; the kept weights are
+/// renormalised.
+pub fn affordable(members: Weights, evidence: &Evidence, n: usize) -> (Weights, Weights) {
     let predicted = |m: &str| {
         evidence
             .seconds_per_row
@@ -121,14 +125,13 @@ pub fn affordable(
             .find(|(c, _)| c == m)
             .map_or(0.0, |(_, s)| s * n as f64)
     };
-    let cheapest = members
-        .iter()
-        .map(|(m, _)| predicted(m))
-        .fold(f64::INFINITY, f64::min);
-    let budget = (cheapest * BUDGET_FACTOR).max(MIN_BUDGET.as_secs_f64());
+    let Some((first, w1)) = members.first().cloned() else {
+        return (members, Vec::new());
+    };
+    let t1 = predicted(&first);
     let (mut kept, left): (Vec<_>, Vec<_>) = members
         .into_iter()
-        .partition(|(m, _)| predicted(m) <= budget);
+        .partition(|(m, w)| *m == first || predicted(m) <= member_budget(*w, w1, t1));
     let total: f64 = kept.iter().map(|(_, w)| w).sum();
     kept.iter_mut().for_each(|(_, w)| *w /= total);
     let left = left.into_iter().map(|(m, _)| {
@@ -141,9 +144,8 @@ pub fn affordable(
 /// Fits every member on every row and mixes their posteriors by weight.
 /// The first member (the heaviest) lends the combination its report,
 /// shifts and trace; the flip table is the weighted mean of the members'.
-/// The first member's fit sets the budget of the others, as in the
-/// evidence ([`BUDGET_FACTOR`] times its time, at least [`MIN_BUDGET`]): a
-/// member still running then is stopped and left out (a fit's cost can
+/// The first member's fit sets the budget of the others ([`member_budget`]):
+/// a member still running then is stopped and left out (a fit's cost can
 /// grow faster than its rows, which no prediction from small fits sees).
 /// Returns the fit and the members left out.
 pub fn fit(
@@ -156,7 +158,7 @@ pub fn fit(
     progress: &mut dyn FnMut(Progress) -> Control,
 ) -> Result<(Fit, Vec<String>), FitError> {
     let count = members.len();
-    let mut budget: Option<Duration> = None;
+    let mut first: Option<f64> = None;
     let mut fits: Vec<(usize, Fit)> = Vec::with_capacity(count);
     let mut left_out = Vec::new();
     for (m, (model, _)) in members.iter().enumerate() {
@@ -168,16 +170,15 @@ pub fn fit(
                 stopped_by_caller = true;
                 return Control::Stop;
             }
+            let budget = first.map(|t| member_budget(members[m].1, members[0].1, t));
             match budget {
-                Some(b) if started.elapsed() > b => Control::Stop,
+                Some(b) if started.elapsed().as_secs_f64() > b => Control::Stop,
                 _ => Control::Continue,
             }
         };
         match model.fit_inputs(features, levels, given, n_classes, guide, &mut scaled) {
             Ok(f) => {
-                budget.get_or_insert_with(|| {
-                    started.elapsed().mul_f64(BUDGET_FACTOR).max(MIN_BUDGET)
-                });
+                first.get_or_insert_with(|| started.elapsed().as_secs_f64());
                 fits.push((m, f));
             }
             Err(FitError::Cancelled) if !stopped_by_caller => {

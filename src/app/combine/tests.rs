@@ -17,14 +17,15 @@ fn evidence(log_lik: Vec<(&str, Vec<Option<f64>>)>) -> Evidence {
     }
 }
 
-/// A member whose fit on every row would cost far more than the cheapest
-/// member's is left out on a large table and kept on a small one.
+/// A light member whose fit on every row would cost far more than its
+/// share of the heaviest member's is left out on a large table and kept
+/// on a small one; the heaviest is always kept.
 #[test]
-fn a_member_too_slow_for_every_row_is_left_out_on_a_large_table() {
+fn a_member_too_slow_for_its_weight_is_left_out_on_a_large_table() {
     let mut ev = evidence(vec![("fast", vec![Some(-0.5)]), ("slow", vec![Some(-0.5)])]);
     // 10 us and 5 ms per training row.
     ev.seconds_per_row = vec![("fast".into(), 1e-5), ("slow".into(), 5e-3)];
-    let both = vec![("slow".to_string(), 0.6), ("fast".to_string(), 0.4)];
+    let both = vec![("fast".to_string(), 0.8), ("slow".to_string(), 0.2)];
     let (kept, left) = affordable(both.clone(), &ev, 1000);
     assert_eq!(kept, both, "5 s on 1000 rows is within the 10 s floor");
     assert!(left.is_empty());
@@ -33,6 +34,13 @@ fn a_member_too_slow_for_every_row_is_left_out_on_a_large_table() {
     assert_eq!(left.len(), 1);
     assert_eq!(left[0].0, "slow");
     assert!((left[0].1 - 5000.0).abs() < 1e-6);
+    // The heaviest is kept whatever it costs.
+    let slow_first = vec![("slow".to_string(), 0.8), ("fast".to_string(), 0.2)];
+    let (kept, _) = affordable(slow_first, &ev, 1_000_000);
+    assert_eq!(kept.len(), 2);
+    // A member's budget is its share of the heaviest's time, 20 times over.
+    assert!((member_budget(0.5, 1.0, 100.0) - 1000.0).abs() < 1e-9);
+    assert!((member_budget(0.01, 1.0, 1.0) - 10.0).abs() < 1e-9);
 }
 
 #[test]
