@@ -22,6 +22,7 @@ use std::time::Instant;
 use nalgebra::DMatrix;
 
 use super::evidence::{BUDGET_FACTOR, Evidence, MIN_BUDGET};
+use crate::models::ensemble::WeightedClassifier;
 use crate::models::{
     Classifier, Control, Fit, FitError, GammaTable, Guide, ModelInput, Progress, RobustModel,
 };
@@ -223,7 +224,7 @@ fn mix(
     let mut out = Fit::from_posterior(posterior, given);
     out.gamma = mean_gamma(&fits, &weights);
     out.converged = fits.iter().all(|f| f.converged);
-    out.classifier = Stack::of(kept, &weights, &fits, has_levels);
+    out.classifier = stack(kept, &weights, &fits, has_levels);
     let names: Vec<String> = kept
         .iter()
         .zip(&weights)
@@ -262,47 +263,26 @@ fn mean_gamma(fits: &[Fit], weights: &[f64]) -> Option<GammaTable> {
     })
 }
 
-/// New rows classified by the members' classifiers, mixed by weight.
-#[derive(Debug)]
-struct Stack {
-    members: Vec<(f64, Arc<dyn Classifier>)>,
-}
-
-impl Stack {
-    /// `None` when a member cannot classify, or when the members read
-    /// different matrices (a table with string columns, one member reading
-    /// level codes): one test matrix cannot serve them all.
-    fn of(
-        members: &[(&dyn RobustModel, f64)],
-        weights: &[f64],
-        fits: &[Fit],
-        has_levels: bool,
-    ) -> Option<Arc<dyn Classifier>> {
-        let inputs: Vec<ModelInput> = members.iter().map(|(m, _)| m.input()).collect();
-        if has_levels && inputs.iter().any(|i| *i != inputs[0]) {
-            return None;
-        }
-        let members = weights
-            .iter()
-            .zip(fits)
-            .map(|(w, f)| Some((*w, f.classifier.clone()?)))
-            .collect::<Option<Vec<_>>>()?;
-        Some(Arc::new(Stack { members }))
+/// New rows classified by the members' classifiers, mixed by weight;
+/// `None` when a member cannot classify, or when the members read
+/// different matrices (a table with string columns, one member reading
+/// level codes): one test matrix cannot serve them all.
+fn stack(
+    members: &[(&dyn RobustModel, f64)],
+    weights: &[f64],
+    fits: &[Fit],
+    has_levels: bool,
+) -> Option<Arc<dyn Classifier>> {
+    let inputs: Vec<ModelInput> = members.iter().map(|(m, _)| m.input()).collect();
+    if has_levels && inputs.iter().any(|i| *i != inputs[0]) {
+        return None;
     }
-}
-
-impl Classifier for Stack {
-    fn predict_proba(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
-        let mut out: Option<DMatrix<f64>> = None;
-        for (w, c) in &self.members {
-            let p = c.predict_proba(x) * *w;
-            out = Some(match out {
-                Some(acc) => acc + p,
-                None => p,
-            });
-        }
-        out.unwrap_or_else(|| DMatrix::zeros(x.nrows(), 0))
-    }
+    let members = weights
+        .iter()
+        .zip(fits)
+        .map(|(w, f)| Some((*w, f.classifier.clone()?)))
+        .collect::<Option<Vec<_>>>()?;
+    Some(Arc::new(WeightedClassifier(members)))
 }
 
 #[cfg(test)]

@@ -93,17 +93,29 @@ impl AllModels {
     }
 }
 
+/// Classifies new rows by the weighted mean of several classifiers'
+/// probabilities (`all`: equal weights; `auto`'s mixture: its weights).
 #[derive(Debug)]
-struct MeanClassifier(Vec<Arc<dyn Classifier>>);
+pub struct WeightedClassifier(pub Vec<(f64, Arc<dyn Classifier>)>);
 
-impl Classifier for MeanClassifier {
+impl WeightedClassifier {
+    pub fn equal(members: Vec<Arc<dyn Classifier>>) -> Self {
+        let w = 1.0 / members.len().max(1) as f64;
+        WeightedClassifier(members.into_iter().map(|c| (w, c)).collect())
+    }
+}
+
+impl Classifier for WeightedClassifier {
     fn predict_proba(&self, x: &DMatrix<f64>) -> DMatrix<f64> {
-        let mut sum = DMatrix::zeros(x.nrows(), 0);
-        for (i, c) in self.0.iter().enumerate() {
-            let p = c.predict_proba(x);
-            sum = if i == 0 { p } else { sum + p };
+        let mut sum: Option<DMatrix<f64>> = None;
+        for (w, c) in &self.0 {
+            let p = c.predict_proba(x) * *w;
+            sum = Some(match sum {
+                Some(s) => s + p,
+                None => p,
+            });
         }
-        sum / self.0.len().max(1) as f64
+        sum.unwrap_or_else(|| DMatrix::zeros(x.nrows(), 0))
     }
 }
 
@@ -295,7 +307,7 @@ fn combine(
         .filter_map(|(_, f)| f.classifier.clone())
         .collect();
     if classifiers.len() == fits.len() {
-        fit.classifier = Some(Arc::new(MeanClassifier(classifiers)));
+        fit.classifier = Some(Arc::new(WeightedClassifier::equal(classifiers)));
     }
     Ok(fit)
 }
