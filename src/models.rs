@@ -24,6 +24,7 @@ pub mod probs;
 pub mod prologue;
 pub mod registry;
 pub mod report;
+pub mod squarem;
 pub mod standardize;
 
 pub use guide::Guide;

@@ -10,6 +10,14 @@ pub const LAMBDA_FLOOR: f64 = 1e-4;
 /// Relative width at which the search for the fixed point of eq. 7 stops.
 pub const LAMBDA_RTOL: f64 = 5e-3;
 
+/// Tolerance of the fits at the probed lambdas (per sample, as in
+/// `l1_logistic::fit`). A probe only decides on which side of eq. 7's
+/// fixed point it lies, and the bracket is 0.5% wide: a fit whose
+/// coefficients still move by 1e-6 per sample in a Newton round is far
+/// inside that. The caller's EM refines the coefficients of the returned
+/// end with its own M-steps.
+const PROBE_TOL: f64 = 1e-6;
+
 /// Where the Bayesian rule of eq. 7 left lambda.
 #[derive(Clone, Debug)]
 pub struct BayesLambda {
@@ -46,7 +54,7 @@ pub fn bayes_lambda(
             },
             Some(warm),
             100,
-            1e-9,
+            PROBE_TOL,
         )
     };
     // At lambda_max itself rounding can leave one weight a hair off zero;

@@ -22,6 +22,7 @@ use crate::models::numerics::one_hot;
 use crate::models::numerics::relative_change;
 use crate::models::options::{GammaSpec, Iterations, invalid_option};
 use crate::models::prologue::{Prologue, Scaling, step};
+use crate::models::squarem::Squarem;
 use crate::models::standardize::Standardizer;
 use crate::models::{
     Control, Fit, FitError, GammaTable, Guide, ModelOptions, ModelReport, Progress, RobustModel,
@@ -30,7 +31,12 @@ use crate::models::{
 /// Diagonal of the starting flip table when none is given.
 const INITIAL_KEEP: f64 = 0.9;
 /// Times EM may restart from a moved fixed point of eq. 7.
-const MAX_LAMBDA_ROUNDS: usize = 5;
+const MAX_LAMBDA_ROUNDS: usize = 20;
+/// EM's tolerance, relative to the final one, while lambda may still move:
+/// two orders of magnitude above it, as a fixed point off by that much
+/// moves the next lambda far less than its search tolerance
+/// ([`LAMBDA_RTOL`]).
+const LOOSE: f64 = 100.0;
 
 #[derive(Clone, Debug)]
 pub struct Rlr {
@@ -194,12 +200,18 @@ impl LambdaState {
     }
 
     /// At an EM fixed point: whether eq. 7 still holds at `lambda`; if
-    /// not, the next M-step searches again.
+    /// not, lambda moves to the fixed point found here and EM goes on
+    /// from its current parameters at the new lambda (searching again in
+    /// the next M-step would repeat this search on nearly the same
+    /// targets).
     fn still_holds(&mut self, problem: &Problem<'_>, coefs: &Coefs) -> bool {
         let b = bayes_lambda(problem, self.lambda_max, Some(self.lambda), coefs);
         self.fits += b.fits;
         let holds = (b.lambda / self.lambda - 1.0).abs() <= 2.0 * LAMBDA_RTOL;
-        self.search = !holds;
+        if !holds {
+            (self.lambda, self.found) = (b.lambda, b.found);
+            self.rounds += 1;
+        }
         holds
     }
 }
@@ -289,12 +301,7 @@ impl Rlr {
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
         let Prologue { standardizer, .. } = Prologue::new(x, given, k, false, Scaling::PerFeature)?;
-        let opts = self.iterations;
-        let Start {
-            mut targets,
-            mut gamma,
-        } = self.start(guide, given, k)?;
-        let fix_gamma = self.fix_gamma || !self.robust;
+        let Start { targets, gamma } = self.start(guide, given, k)?;
         let z = Design::standardized(x, &standardizer);
         let decided = one_hot(&guide.decided_labels(given), k);
         let base = Problem {
@@ -304,95 +311,239 @@ impl Rlr {
             penalty_factor: None,
         };
         let lambda_max = l1_logistic::lambda_max(&base);
-        // Re-choosing lambda in every EM step cycles (the bracket lands on
-        // a slightly different lambda and N jumps), so EM runs to
-        // convergence at a fixed lambda, then eq. 7 is re-checked on the
-        // converged targets; a moved fixed point restarts EM from there.
-        let mut lam = LambdaState {
-            lambda: self.lambda.unwrap_or(lambda_max),
-            lambda_max,
-            found: true,
-            fits: 0,
-            search: self.lambda.is_none(),
-            rounds: 0,
+        let mut run = Em {
+            rlr: self,
+            base: &base,
+            given,
+            guide,
+            fix_gamma: self.fix_gamma || !self.robust,
+            lam: LambdaState {
+                lambda: self.lambda.unwrap_or(lambda_max),
+                lambda_max,
+                found: true,
+                fits: 0,
+                search: self.lambda.is_none(),
+                rounds: 0,
+            },
+            trace: Vec::new(),
+            iteration: 0,
+            progress,
         };
-        let mut coefs = Coefs::zeros(x.ncols(), base.n_logits());
-        let mut trace = Vec::new();
-        let mut converged = false;
-        let mut iteration = 0;
-        let mut posterior;
         // Without a flip table to learn, one (exact) M-step is the fit.
-        let mut exact = !self.robust;
-        loop {
-            iteration += 1;
-            let problem = Problem {
-                x: z,
-                targets: &targets,
-                offset: None,
-                penalty_factor: None,
-            };
-            coefs = lam.m_step(&problem, &coefs, exact);
-            let p_true = l1_logistic::probabilities(&l1_logistic::linear(&base, &coefs), k);
-            let loglik;
-            (posterior, loglik) = e_step(&p_true, &gamma, given, guide);
-            if !self.robust {
-                posterior = p_true;
-            }
-            // Eq. 5, maximised.
-            let objective = loglik - lam.lambda * coefs.l1();
-            let previous = trace.last().copied();
-            trace.push(objective);
-            step(
-                progress,
-                Progress {
-                    stage: "EM",
-                    iteration,
-                    max_iterations: opts.max_iter,
-                    objective,
-                    fraction: iteration as f64 / opts.max_iter as f64,
-                },
-            )?;
-            let settled = !self.robust
-                || previous.is_some_and(|p| relative_change(p, objective) < opts.tol.max(1e-9));
-            if settled && exact {
-                let lambda_final =
-                    self.lambda.is_some() || !self.robust || lam.rounds >= MAX_LAMBDA_ROUNDS;
-                if lambda_final || lam.still_holds(&problem, &coefs) {
-                    converged = true;
-                    break;
-                }
-            }
-            // Settled on inexact M-steps: confirm with an exact one.
-            exact = (settled && !exact) || !self.robust;
-            if iteration >= opts.max_iter {
-                break;
-            }
-            if !fix_gamma {
-                update_gamma(&mut gamma, &posterior, given, self.gamma_prior);
-            }
-            targets = posterior.clone();
-        }
+        let first = Params {
+            coefs: Coefs::zeros(x.ncols(), base.n_logits()),
+            gamma,
+        };
+        let first = run.m_step(first, &targets, !self.robust);
+        let (params, posterior, converged) = if self.robust {
+            run.accelerated(first)?
+        } else {
+            let (posterior, _) = run.evaluate(&first)?;
+            (first, posterior, true)
+        };
+        let Em {
+            lam,
+            trace,
+            iteration,
+            ..
+        } = run;
         let mut fit = Fit::from_posterior(posterior, given);
         if self.robust {
             fit.gamma = Some(GammaTable {
-                p_given_true: gamma,
+                p_given_true: params.gamma,
             });
         }
         fit.trace = trace;
         fit.converged = converged;
         fit.iterations = iteration;
-        report(&mut fit.extra, &lam, &coefs, &standardizer);
-        if fix_gamma && self.robust {
+        report(&mut fit.extra, &lam, &params.coefs, &standardizer);
+        if self.fix_gamma && self.robust {
             fit.extra
                 .notes
                 .push("gamma fixed by the user (RLogReg-F)".into());
         }
         fit.classifier = Some(Arc::new(LogisticClassifier {
             standardizer,
-            coefs,
+            coefs: params.coefs,
             n_classes: k,
         }));
         Ok(fit)
+    }
+}
+
+/// EM's parameters between steps: the classifier and the flip table.
+#[derive(Clone, Debug)]
+struct Params {
+    coefs: Coefs,
+    gamma: DMatrix<f64>,
+}
+
+impl Params {
+    /// One vector, for the extrapolation.
+    fn flat(&self) -> Vec<f64> {
+        let c = &self.coefs;
+        c.intercept
+            .iter()
+            .chain(c.beta.as_slice())
+            .chain(self.gamma.as_slice())
+            .copied()
+            .collect()
+    }
+
+    /// Parameters of this shape from a vector. Extrapolation can leave
+    /// the simplex, so each row of the flip table is clipped at 0 and
+    /// renormalised (a cell held at 0 by the user's table stays 0).
+    fn from_flat(&self, v: &[f64]) -> Params {
+        let c = self.coefs.intercept.len();
+        let b = self.coefs.beta.len();
+        let mut coefs = self.coefs.clone();
+        coefs.intercept.copy_from_slice(&v[..c]);
+        coefs.beta.as_mut_slice().copy_from_slice(&v[c..c + b]);
+        let mut gamma = self.gamma.clone();
+        gamma.as_mut_slice().copy_from_slice(&v[c + b..]);
+        for mut row in gamma.row_iter_mut() {
+            row.iter_mut().for_each(|g| *g = g.max(0.0));
+            let total = row.sum();
+            if total > 0.0 {
+                row /= total;
+            }
+        }
+        Params { coefs, gamma }
+    }
+}
+
+/// One EM run: the problem, the penalty's state, the objective trace.
+struct Em<'a, 'p> {
+    rlr: &'a Rlr,
+    base: &'a Problem<'a>,
+    given: &'a [usize],
+    guide: &'a Guide,
+    fix_gamma: bool,
+    lam: LambdaState,
+    trace: Vec<f64>,
+    /// E-steps so far (the iteration count and budget).
+    iteration: usize,
+    progress: &'p mut dyn FnMut(Progress) -> Control,
+}
+
+impl Em<'_, '_> {
+    /// The E-step at `params` (eq. 10) and eq. 5 there, recorded in the trace.
+    fn evaluate(&mut self, params: &Params) -> Result<(DMatrix<f64>, f64), FitError> {
+        let k = params.gamma.nrows();
+        let p_true = l1_logistic::probabilities(&l1_logistic::linear(self.base, &params.coefs), k);
+        let (mut posterior, loglik) = e_step(&p_true, &params.gamma, self.given, self.guide);
+        if !self.rlr.robust {
+            posterior = p_true;
+        }
+        let objective = loglik - self.lam.lambda * params.coefs.l1();
+        self.iteration += 1;
+        self.trace.push(objective);
+        let max = self.rlr.iterations.max_iter;
+        step(
+            self.progress,
+            Progress {
+                stage: "EM",
+                iteration: self.iteration,
+                max_iterations: max,
+                objective,
+                fraction: (self.iteration as f64 / max as f64).min(1.0),
+            },
+        )?;
+        Ok((posterior, objective))
+    }
+
+    /// The M-step from the E-step's posterior: eqs. 8-9 for the flip table
+    /// (unless fixed), the classifier on the posterior as soft targets.
+    fn m_step(&mut self, params: Params, posterior: &DMatrix<f64>, exact: bool) -> Params {
+        let Params { coefs, mut gamma } = params;
+        if !self.fix_gamma {
+            update_gamma(&mut gamma, posterior, self.given, self.rlr.gamma_prior);
+        }
+        let problem = Problem {
+            targets: posterior,
+            ..*self.base
+        };
+        let coefs = self.lam.m_step(&problem, &coefs, exact);
+        Params { coefs, gamma }
+    }
+
+    /// EM at a fixed lambda, accelerated by SQUAREM: two plain steps, then
+    /// the extrapolated point if it does not lower eq. 5 below the first
+    /// step's value, else the second step. Convergence is judged on a
+    /// plain step, as without acceleration: settled on inexact M-steps,
+    /// confirmed by an exact one. Re-choosing lambda in every EM step
+    /// cycles (the bracket lands on a slightly different lambda and N
+    /// jumps), so eq. 7 is re-checked at the converged point; a moved
+    /// fixed point restarts EM from there. Returns the last parameters,
+    /// their E-step posterior and whether EM converged.
+    fn accelerated(&mut self, mut params: Params) -> Result<(Params, DMatrix<f64>, bool), FitError> {
+        let opts = self.rlr.iterations;
+        let tol = opts.tol.max(1e-9);
+        let mut squarem = Squarem::default();
+        let mut known = None;
+        let mut exact = false;
+        // Until eq. 7 holds, EM's fixed point only tells lambda where to
+        // go next; it is solved to the final tolerance once lambda stays.
+        let mut lambda_final = self.rlr.lambda.is_some();
+        loop {
+            let (p0, l0) = match known.take() {
+                Some(e) => e,
+                None => self.evaluate(&params)?,
+            };
+            if self.iteration >= opts.max_iter {
+                return Ok((params, p0, false));
+            }
+            let t1 = self.m_step(params.clone(), &p0, exact);
+            let (p1, l1) = self.evaluate(&t1)?;
+            let phase_tol = if lambda_final { tol } else { tol * LOOSE };
+            if relative_change(l0, l1) < phase_tol {
+                if exact {
+                    let holds = self.rlr.lambda.is_some()
+                        || self.lam.rounds >= MAX_LAMBDA_ROUNDS
+                        || self.lam.still_holds(
+                            &Problem {
+                                targets: &p0,
+                                ..*self.base
+                            },
+                            &t1.coefs,
+                        );
+                    if holds && lambda_final {
+                        return Ok((t1, p1, true));
+                    }
+                    if !holds {
+                        squarem = Squarem::default();
+                    }
+                    lambda_final = holds;
+                }
+                // Settled on inexact M-steps: confirm with an exact one;
+                // or lambda moved: EM again from here at the new lambda.
+                exact = !exact;
+                (params, known) = (t1, Some((p1, l1)));
+                continue;
+            }
+            exact = false;
+            if self.iteration >= opts.max_iter {
+                return Ok((t1, p1, false));
+            }
+            let t2 = self.m_step(t1.clone(), &p1, false);
+            let flat = [params.flat(), t1.flat(), t2.flat()];
+            params = match squarem.extrapolate(&flat[0], &flat[1], &flat[2]) {
+                Some((v, a)) if a > 1.0 => {
+                    let jumped = t2.from_flat(&v);
+                    let (px, lx) = self.evaluate(&jumped)?;
+                    if lx.is_finite() && lx >= l1 {
+                        known = Some((px, lx));
+                        jumped
+                    } else {
+                        // Not a point of the EM path: out of the trace.
+                        self.trace.pop();
+                        squarem.rejected(a);
+                        t2
+                    }
+                }
+                _ => t2,
+            };
+        }
     }
 }
 
