@@ -393,7 +393,7 @@ impl Params {
     /// Parameters of this shape from a vector. Extrapolation can leave
     /// the simplex, so each row of the flip table is clipped at 0 and
     /// renormalised (a cell held at 0 by the user's table stays 0).
-    fn from_flat(&self, v: &[f64]) -> Params {
+    fn reshaped(&self, v: &[f64]) -> Params {
         let c = self.coefs.intercept.len();
         let b = self.coefs.beta.len();
         let mut coefs = self.coefs.clone();
@@ -476,7 +476,10 @@ impl Em<'_, '_> {
     /// jumps), so eq. 7 is re-checked at the converged point; a moved
     /// fixed point restarts EM from there. Returns the last parameters,
     /// their E-step posterior and whether EM converged.
-    fn accelerated(&mut self, mut params: Params) -> Result<(Params, DMatrix<f64>, bool), FitError> {
+    fn accelerated(
+        &mut self,
+        mut params: Params,
+    ) -> Result<(Params, DMatrix<f64>, bool), FitError> {
         let opts = self.rlr.iterations;
         let tol = opts.tol.max(1e-9);
         let mut squarem = Squarem::default();
@@ -529,7 +532,7 @@ impl Em<'_, '_> {
             let flat = [params.flat(), t1.flat(), t2.flat()];
             params = match squarem.extrapolate(&flat[0], &flat[1], &flat[2]) {
                 Some((v, a)) if a > 1.0 => {
-                    let jumped = t2.from_flat(&v);
+                    let jumped = t2.reshaped(&v);
                     let (px, lx) = self.evaluate(&jumped)?;
                     if lx.is_finite() && lx >= l1 {
                         known = Some((px, lx));
