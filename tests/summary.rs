@@ -133,9 +133,10 @@ fn no_progress_bar_reaches_a_stderr_that_is_not_a_terminal() {
     );
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    // Which logistic models auto mixes on colon, and in what shares, is
+    // the evidence's business; the line is what this test is about.
     assert!(
-        stderr.starts_with("relabel scan: rlr (chosen by auto: ")
-            || stderr.starts_with("relabel scan: shift (chosen by auto: "),
+        stderr.starts_with("relabel scan: ") && stderr.contains(" (chosen by auto: "),
         "{stderr}"
     );
     assert_no_bar(&stderr);

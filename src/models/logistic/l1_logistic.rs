@@ -245,13 +245,23 @@ pub fn neg_log_likelihood(probs: &DMatrix<f64>, targets: &DMatrix<f64>) -> f64 {
 
 /// The penalised objective being minimised.
 pub fn objective(p: &Problem<'_>, c: &Coefs, pen: Penalty) -> f64 {
-    let probs = probabilities(&linear(p, c), p.n_classes());
+    objective_at(p, &linear(p, c), c, pen)
+}
+
+/// The objective at coefficients whose linear predictors (offset
+/// included) are `eta`.
+fn objective_at(p: &Problem<'_>, eta: &DMatrix<f64>, c: &Coefs, pen: Penalty) -> f64 {
+    let probs = probabilities(eta, p.n_classes());
     let mut penalty = 0.0;
     for j in 0..c.beta.nrows() {
         let f = p.penalty_factor.map_or(1.0, |pf| pf[j]);
         for k in 0..c.beta.ncols() {
             let b = c.beta[(j, k)];
-            penalty += f * (pen.l1 * b.abs() + 0.5 * pen.l2 * b * b);
+            // An infinite penalty (the intercept-only fit of lambda_max)
+            // costs nothing at zero.
+            if b != 0.0 {
+                penalty += f * (pen.l1 * b.abs() + 0.5 * pen.l2 * b * b);
+            }
         }
     }
     neg_log_likelihood(&probs, p.targets) + penalty
@@ -470,7 +480,12 @@ fn newton_rounds(
     let softmax = p.n_classes() > 2;
     // Shifts need the per-sample residual the Gram form never forms.
     let gram = shifts.is_none() && use_gram(n, coords.len());
+    // Without shifts a round is a proximal Newton step, damped when it
+    // overshoots; the binary shifts' coordinate updates are exact.
+    let damped = shifts.is_none();
+    let mut value = damped.then(|| objective_at(p, eta, c, pen));
     for _ in 0..max_outer {
+        let before = value.map(|f| (f, c.clone(), eta.clone()));
         let mut max_change: f64 = 0.0;
         // Softmax: each class's working response needs only its own
         // probabilities, exp(eta_ik - lse_i); keeping the row normalisers
@@ -502,10 +517,66 @@ fn newton_rounds(
                 update_log_normalisers(eta, k, &before, &mut lse);
             }
         }
+        if let Some((f0, c0, eta0)) = before {
+            match damp(p, pen, f0, (&c0, &eta0), c, eta) {
+                Some(f) => value = Some(f),
+                None => break,
+            }
+        }
         if max_change < tol {
             break;
         }
     }
+}
+
+/// Newton's step from far away can overshoot and diverge: the
+/// coordinate-wise softmax step of a cold start on digits at a small
+/// penalty reached coefficients of 1e5 and an objective 1000 times the
+/// null model's. Like R's `glm.fit`, a round that raises the objective is
+/// halved back towards where it started (the step is a descent direction
+/// of the convex objective, so a short enough step lowers it). Returns the
+/// objective reached, or `None` with `c` and `eta` restored when no step
+/// down to 2^-20 of it helps.
+fn damp(
+    p: &Problem<'_>,
+    pen: Penalty,
+    f0: f64,
+    (c0, eta0): (&Coefs, &DMatrix<f64>),
+    c: &mut Coefs,
+    eta: &mut DMatrix<f64>,
+) -> Option<f64> {
+    let slack = 1e-10 * f0.abs().max(1.0);
+    let f1 = objective_at(p, eta, c, pen);
+    // Nothing to compare with where the start was not finite.
+    if f1 <= f0 + slack || !f0.is_finite() {
+        return Some(f1);
+    }
+    let (c1, eta1) = (c.clone(), eta.clone());
+    let mut t = 0.5;
+    for _ in 0..20 {
+        let mix = |a: f64, b: f64| a + t * (b - a);
+        for (x, (a, b)) in c.beta.iter_mut().zip(c0.beta.iter().zip(c1.beta.iter())) {
+            *x = mix(*a, *b);
+        }
+        for (x, (a, b)) in c
+            .intercept
+            .iter_mut()
+            .zip(c0.intercept.iter().zip(&c1.intercept))
+        {
+            *x = mix(*a, *b);
+        }
+        for (x, (a, b)) in eta.iter_mut().zip(eta0.iter().zip(eta1.iter())) {
+            *x = mix(*a, *b);
+        }
+        let f = objective_at(p, eta, c, pen);
+        if f <= f0 + slack {
+            return Some(f);
+        }
+        t *= 0.5;
+    }
+    c.clone_from(c0);
+    eta.clone_from(eta0);
+    None
 }
 
 /// The scratch of one logit's weighted least-squares subproblem.
