@@ -500,7 +500,9 @@ impl Em<'_, '_> {
             let (p1, l1) = self.evaluate(&t1)?;
             let phase_tol = if lambda_final { tol } else { tol * LOOSE };
             if relative_change(l0, l1) < phase_tol {
+                let mut l1 = l1;
                 if exact {
+                    let before = self.lam.lambda;
                     let holds = self.rlr.lambda.is_some()
                         || self.lam.rounds >= MAX_LAMBDA_ROUNDS
                         || self.lam.still_holds(
@@ -515,6 +517,8 @@ impl Em<'_, '_> {
                     }
                     if !holds {
                         squarem = Squarem::default();
+                        // Eq. 5 at the new lambda, for the next comparison.
+                        l1 += (before - self.lam.lambda) * t1.coefs.l1();
                     }
                     lambda_final = holds;
                 }
