@@ -373,27 +373,76 @@ pub fn excess_flat(
             *t += v;
         }
     }
-    let ln_den: Vec<f64> = totals.iter().map(|&n| log_add_exp(n.ln(), ln_m)).collect();
-    let ln_prior: Vec<f64> = priors.iter().map(|p| p.ln()).collect();
-    let top = priors.iter().copied().fold(0.0, f64::max);
-    let g = (counts.len() / k) as f64;
-    // Unseen symbols contribute max_k P(H_k) (M - G) / (N_k + M); with
-    // (M - G) / (N_k + M) = 1 - (N_k + G) / (N_k + M) the part above the
-    // constant is min_k [top - P(H_k) + P(H_k) (N_k + G) / (N_k + M)].
-    let unseen = (0..k)
-        .map(|t| {
-            (top - priors[t]) * ln_scale.exp()
-                + (ln_prior[t] + (totals[t] + g).ln() - ln_den[t] + ln_scale).exp()
-        })
-        .fold(f64::INFINITY, f64::min);
-    let mut seen = 0.0;
-    for c in counts.chunks_exact(k) {
-        let best = (0..k)
-            .map(|t| ln_prior[t] + ln1.of(c[t]) - ln_den[t])
-            .fold(f64::NEG_INFINITY, f64::max);
-        seen += (best + ln_scale).exp();
+    let how = Scoring {
+        priors,
+        ln_scale,
+        ln1,
+    };
+    Excess::new(&totals, counts.len() / k, ln_m, &how).of(counts.chunks_exact(k))
+}
+
+/// What eq. (8) takes besides the counts and M.
+pub struct Scoring<'a> {
+    pub priors: &'a [f64],
+    pub ln_scale: f64,
+    pub ln1: &'a LnCounts,
+}
+
+/// [`excess_error`] for given class totals, number of observed symbols G
+/// and M: everything but the sum over the observed symbols.
+pub struct Excess<'a> {
+    ln_den: Vec<f64>,
+    ln_prior: Vec<f64>,
+    unseen: f64,
+    how: &'a Scoring<'a>,
+}
+
+impl<'a> Excess<'a> {
+    pub fn new(totals: &[f64], g: usize, ln_m: f64, how: &'a Scoring<'a>) -> Self {
+        let (priors, ln_scale) = (how.priors, how.ln_scale);
+        let ln_den: Vec<f64> = totals.iter().map(|&n| log_add_exp(n.ln(), ln_m)).collect();
+        let ln_prior: Vec<f64> = priors.iter().map(|p| p.ln()).collect();
+        let top = priors.iter().copied().fold(0.0, f64::max);
+        let g = g as f64;
+        // Unseen symbols contribute max_k P(H_k) (M - G) / (N_k + M); with
+        // (M - G) / (N_k + M) = 1 - (N_k + G) / (N_k + M) the part above the
+        // constant is min_k [top - P(H_k) + P(H_k) (N_k + G) / (N_k + M)].
+        let unseen = (0..priors.len())
+            .map(|t| {
+                (top - priors[t]) * ln_scale.exp()
+                    + (ln_prior[t] + (totals[t] + g).ln() - ln_den[t] + ln_scale).exp()
+            })
+            .fold(f64::INFINITY, f64::min);
+        Self {
+            ln_den,
+            ln_prior,
+            unseen,
+            how,
+        }
     }
-    unseen - seen
+
+    /// The excess error of the observed symbols' counts, in order.
+    pub fn of<'c>(&self, symbols: impl Iterator<Item = &'c [f64]>) -> f64 {
+        self.of_terms(symbols.map(|c| self.term(c)))
+    }
+
+    /// The excess error from the terms of the observed symbols, in order.
+    pub fn of_terms(&self, terms: impl Iterator<Item = f64>) -> f64 {
+        let mut seen = 0.0;
+        for t in terms {
+            seen += t;
+        }
+        self.unseen - seen
+    }
+
+    /// An observed symbol's term, `max_k P(H_k) (x_k + 1) / (N_k + M)`
+    /// on the common scale.
+    pub fn term(&self, c: &[f64]) -> f64 {
+        let best = (0..self.ln_den.len())
+            .map(|t| self.ln_prior[t] + self.how.ln1.of(c[t]) - self.ln_den[t])
+            .fold(f64::NEG_INFINITY, f64::max);
+        (best + self.how.ln_scale).exp()
+    }
 }
 
 /// What BDRA did.
@@ -436,12 +485,24 @@ pub fn reduce(
         }
         let scale = current.ln_m();
         let value = excess_flat(symbols.counts(), priors, scale, scale, &ln1);
-        let scored: Vec<(f64, Move)> = candidates
+        let how = Scoring {
+            priors,
+            ln_scale: scale,
+            ln1: &ln1,
+        };
+        // `moves` lists each feature's moves together; scoring them
+        // together lets them share the grouping by the other features.
+        let by_feature: Vec<&[Move]> = candidates
+            .chunk_by(|a, b| a.feature() == b.feature())
+            .collect();
+        let scores: Vec<Vec<f64>> = by_feature
             .par_iter()
-            .map(|&m| {
-                let ln_m = current.apply(m).ln_m();
-                (symbols.score(m, priors, ln_m, scale, &ln1), m)
-            })
+            .map(|moves| symbols.score_feature(moves, |m| current.apply(m).ln_m(), &how))
+            .collect();
+        let scored: Vec<(f64, Move)> = scores
+            .concat()
+            .into_iter()
+            .zip(candidates.iter().copied())
             .collect();
         let Some((best, m)) = best_move(&scored, &solo) else {
             break;

@@ -9,7 +9,10 @@
 //! A symbol's identity under a move is its fingerprint, a sum of one hash
 //! per (feature, code), with the moved feature's term swapped: no key is
 //! built or allocated. Equal fingerprints are confirmed by comparing codes,
-//! so a collision costs time, never a wrong merge.
+//! so a collision costs time, never a wrong merge. The moves of one feature
+//! share that grouping: symbols that agree on every other feature are found
+//! once (the feature's removal), and a merge of two of its levels only
+//! regroups within them, nearly all single symbols while M dwarfs the data.
 //!
 //! The arithmetic is that of regrouping the cells: symbols stay in order of
 //! first appearance among the cells (a union's first cell is its first
@@ -21,7 +24,7 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::{Cells, LnCounts, Move, Reduction, excess_flat};
+use super::{Cells, Excess, Move, Reduction, Scoring};
 
 /// The end of a chain of symbols with equal fingerprints.
 const END: u32 = u32::MAX;
@@ -48,12 +51,16 @@ impl Hasher for PrintHasher {
 
 type PrintMap = HashMap<u64, u32, BuildHasherDefault<PrintHasher>>;
 
-/// The fingerprint term of code `c` of feature `j` (splitmix64's mixer).
-fn term(j: usize, c: u32) -> u64 {
-    let mut z = ((j as u64) << 32 | u64::from(c)).wrapping_add(0x9E37_79B9_7F4A_7C15);
+/// splitmix64's finaliser: a bijection, so distinct keys stay distinct.
+fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// The fingerprint term of code `c` of feature `j`.
+fn term(j: usize, c: u32) -> u64 {
+    mix(((j as u64) << 32 | u64::from(c)).wrapping_add(0x9E37_79B9_7F4A_7C15))
 }
 
 /// The observed symbols of one reduction with their counts per class.
@@ -65,6 +72,14 @@ pub struct SymbolTable {
     prints: Vec<u64>,
     /// K per symbol.
     counts: Vec<f64>,
+    /// Per class, over all symbols: no move changes them.
+    totals: Vec<f64>,
+    /// Per symbol, which of the distinct count vectors it has, and the
+    /// first symbol with each: symbols with equal counts (single samples,
+    /// nearly all of them while M dwarfs the data) have equal terms in
+    /// eq. (8), so a move takes one per distinct vector.
+    kind: Vec<u32>,
+    kinds: Vec<u32>,
     k: usize,
     /// The bits of a fingerprint the grouping sees: all of them, except in
     /// tests that force collisions.
@@ -76,6 +91,29 @@ struct Partition {
     of_symbol: Vec<u32>,
     /// The first current symbol of every new one.
     first: Vec<u32>,
+    /// The number of current symbols in every new one.
+    size: Vec<u32>,
+}
+
+impl Partition {
+    fn with_capacity(g: usize) -> Self {
+        Self {
+            of_symbol: Vec::with_capacity(g),
+            first: Vec::new(),
+            size: Vec::new(),
+        }
+    }
+
+    /// Puts the next current symbol `s` into new symbol `id`, a fresh one
+    /// when `id` is the number of new symbols so far.
+    fn assign(&mut self, s: u32, id: u32) {
+        if id as usize == self.first.len() {
+            self.first.push(s);
+            self.size.push(0);
+        }
+        self.size[id as usize] += 1;
+        self.of_symbol.push(id);
+    }
 }
 
 impl SymbolTable {
@@ -84,7 +122,7 @@ impl SymbolTable {
         Self::of_cells_masked(cells, r, u64::MAX)
     }
 
-    pub(super) fn of_cells_masked(cells: &Cells, r: &Reduction, mask: u64) -> Self {
+    fn of_cells_masked(cells: &Cells, r: &Reduction, mask: u64) -> Self {
         let codes: Vec<Vec<u32>> = r
             .maps
             .iter()
@@ -103,11 +141,19 @@ impl SymbolTable {
                     .fold(0, u64::wrapping_add)
             })
             .collect();
+        let k = cells.counts.first().map_or(1, Vec::len);
+        let mut totals = vec![0.0; k];
+        for c in &cells.counts {
+            totals.iter_mut().zip(c).for_each(|(t, v)| *t += v);
+        }
         let each_cell = Self {
             codes,
             prints,
             counts: cells.counts.concat(),
-            k: cells.counts.first().map_or(1, Vec::len),
+            totals,
+            kind: Vec::new(),
+            kinds: Vec::new(),
+            k,
             mask,
         };
         each_cell.after(None)
@@ -126,11 +172,31 @@ impl SymbolTable {
         &self.counts
     }
 
-    /// [`super::excess_error`] of the symbols a move would leave, `ln_m`
-    /// being that of the reduction after it.
-    pub fn score(&self, m: Move, priors: &[f64], ln_m: f64, ln_scale: f64, ln1: &LnCounts) -> f64 {
-        let part = self.partition(Some(m));
-        excess_flat(&self.merged_counts(&part), priors, ln_m, ln_scale, ln1)
+    /// [`super::excess_error`] of the symbols each move would leave, all
+    /// of them moves of one feature; `ln_m` is M after a move.
+    pub fn score_feature(
+        &self,
+        moves: &[Move],
+        ln_m: impl Fn(Move) -> f64,
+        how: &Scoring<'_>,
+    ) -> Vec<f64> {
+        let Some(j) = moves.first().map(|m| m.feature()) else {
+            return Vec::new();
+        };
+        let rest = self.partition(Some(Move::Remove(j)));
+        moves
+            .iter()
+            .map(|&m| {
+                let eq8 = |part: &Partition| {
+                    let excess = Excess::new(&self.totals, part.first.len(), ln_m(m), how);
+                    self.excess_of(part, &excess)
+                };
+                match m {
+                    Move::Remove(_) => eq8(&rest),
+                    Move::Merge(..) => eq8(&self.refine(&rest, m)),
+                }
+            })
+            .collect()
     }
 
     /// The symbols after a move (`None`: the same reduction, merging equal
@@ -148,10 +214,15 @@ impl SymbolTable {
                     .collect()
             })
             .collect();
+        let counts = self.merged_counts(&part);
+        let (kind, kinds) = kinds(&counts, self.k);
         Self {
             codes,
             prints: part.first.iter().map(|&s| self.moved_print(s, m)).collect(),
-            counts: self.merged_counts(&part),
+            counts,
+            totals: self.totals.clone(),
+            kind,
+            kinds,
             k: self.k,
             mask: self.mask,
         }
@@ -180,10 +251,7 @@ impl SymbolTable {
         let mut heads = PrintMap::with_capacity_and_hasher(g, Default::default());
         // Per new symbol, the next one whose fingerprint is equal.
         let mut next: Vec<u32> = Vec::new();
-        let mut part = Partition {
-            of_symbol: Vec::with_capacity(g),
-            first: Vec::new(),
-        };
+        let mut part = Partition::with_capacity(g);
         for s in 0..g as u32 {
             let fresh = part.first.len() as u32;
             let id = match heads.entry(self.moved_print(s, m) & self.mask) {
@@ -194,12 +262,85 @@ impl SymbolTable {
                 Entry::Occupied(e) => self.find_in_chain(*e.get(), s, m, &part.first, &mut next),
             };
             if id == fresh {
-                part.first.push(s);
                 next.push(END);
             }
-            part.of_symbol.push(id);
+            part.assign(s, id);
         }
         part
+    }
+
+    /// The partition of a merge of feature j, from `rest`, that of j's
+    /// removal: symbols join when they are in one symbol of `rest` and
+    /// their levels of j agree after the merge.
+    fn refine(&self, rest: &Partition, m: Move) -> Partition {
+        let col = &self.codes[m.feature()];
+        let mut within = PrintMap::default();
+        let mut part = Partition::with_capacity(self.len());
+        for (s, &r) in rest.of_symbol.iter().enumerate() {
+            let fresh = part.first.len() as u32;
+            let id = if rest.size[r as usize] == 1 {
+                fresh
+            } else {
+                let key = u64::from(r) << 32 | u64::from(m.recode(col[s]));
+                *within.entry(mix(key)).or_insert(fresh)
+            };
+            part.assign(s as u32, id);
+        }
+        part
+    }
+
+    /// Eq. (8)'s excess over the new symbols of a partition, in order. A
+    /// new symbol of one member has its term among the distinct ones; only
+    /// the others are summed and evaluated.
+    fn excess_of(&self, part: &Partition, excess: &Excess<'_>) -> f64 {
+        let k = self.k;
+        let (slot, merged) = self.merged_only(part);
+        let kind_terms: Vec<f64> = self
+            .kinds
+            .iter()
+            .map(|&s| excess.term(&self.counts[s as usize * k..(s as usize + 1) * k]))
+            .collect();
+        let terms = part.first.iter().zip(&slot).map(|(&s, &i)| {
+            if i == END {
+                kind_terms[self.kind[s as usize] as usize]
+            } else {
+                excess.term(&merged[i as usize * k..(i as usize + 1) * k])
+            }
+        });
+        excess.of_terms(terms)
+    }
+
+    /// The counts of the new symbols of more than one member, and every new
+    /// symbol's place among them (`END` for one member).
+    fn merged_only(&self, part: &Partition) -> (Vec<u32>, Vec<f64>) {
+        let k = self.k;
+        let mut n = 0;
+        let slot: Vec<u32> = part
+            .size
+            .iter()
+            .map(|&size| {
+                if size > 1 {
+                    n += 1;
+                    n - 1
+                } else {
+                    END
+                }
+            })
+            .collect();
+        let mut merged = vec![0.0; n as usize * k];
+        for (s, &to) in part.of_symbol.iter().enumerate() {
+            let i = slot[to as usize];
+            if i != END {
+                let (at, from) = (i as usize * k, s * k);
+                for (a, b) in merged[at..at + k]
+                    .iter_mut()
+                    .zip(&self.counts[from..from + k])
+                {
+                    *a += b;
+                }
+            }
+        }
+        (slot, merged)
     }
 
     /// The new symbol in the chain from `head` that `s` joins, or the next
@@ -238,6 +379,29 @@ impl SymbolTable {
     }
 }
 
+/// The distinct count vectors of K per symbol: each symbol's index among
+/// them and the first symbol with each.
+fn kinds(counts: &[f64], k: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut index: HashMap<Vec<u64>, u32> = HashMap::new();
+    let mut first = Vec::new();
+    let mut bits = Vec::with_capacity(k);
+    let kind = counts
+        .chunks_exact(k)
+        .enumerate()
+        .map(|(s, c)| {
+            bits.clear();
+            bits.extend(c.iter().map(|v| v.to_bits()));
+            if let Some(&i) = index.get(bits.as_slice()) {
+                return i;
+            }
+            first.push(s as u32);
+            index.insert(bits.clone(), first.len() as u32 - 1);
+            first.len() as u32 - 1
+        })
+        .collect();
+    (kind, first)
+}
+
 fn moved_code(m: Option<Move>, j: usize, c: u32) -> u32 {
     match m {
         Some(m) if m.feature() == j => m.recode(c),
@@ -251,7 +415,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::models::discrete::bdra::excess_error;
+    use crate::models::discrete::bdra::{LnCounts, excess_error};
     use crate::rng::Rng;
 
     /// Random codes of `n` samples over features of 1-5 levels, K = 3.
@@ -293,12 +457,15 @@ mod tests {
                     break;
                 }
                 let scale = r.ln_m();
-                for &m in &moves {
-                    let next = r.apply(m);
-                    let (_, counts, _) = cells.group(&next);
-                    let fresh = excess_error(&counts, &priors, next.ln_m(), scale);
-                    let fast = symbols.score(m, &priors, next.ln_m(), scale, &ln1);
-                    prop_assert_eq!(fast.to_bits(), fresh.to_bits(), "{:?}", m);
+                let how = Scoring { priors: &priors, ln_scale: scale, ln1: &ln1 };
+                for same_feature in moves.chunk_by(|a, b| a.feature() == b.feature()) {
+                    let fast = symbols.score_feature(same_feature, |m| r.apply(m).ln_m(), &how);
+                    for (&m, fast) in same_feature.iter().zip(fast) {
+                        let next = r.apply(m);
+                        let (_, counts, _) = cells.group(&next);
+                        let fresh = excess_error(&counts, &priors, next.ln_m(), scale);
+                        prop_assert_eq!(fast.to_bits(), fresh.to_bits(), "{:?}", m);
+                    }
                 }
                 let m = moves[rng.below(moves.len())];
                 symbols = symbols.after(Some(m));
