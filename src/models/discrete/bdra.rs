@@ -21,6 +21,10 @@ use crate::models::numerics::log_add_exp;
 
 use crate::models::registry::MAX_DISCRETE_LEVELS;
 
+mod symbols;
+
+pub use symbols::SymbolTable;
+
 /// Every pair of levels is a merge candidate up to this many levels; above
 /// it only adjacent pairs are, since their number grows quadratically.
 const ALL_PAIRS_UP_TO: usize = 4;
@@ -102,6 +106,27 @@ pub enum Move {
     Merge(usize, u32, u32),
 }
 
+impl Move {
+    pub fn feature(self) -> usize {
+        match self {
+            Move::Remove(j) | Move::Merge(j, ..) => j,
+        }
+    }
+
+    /// The merged level a level of the move's feature becomes (0 when the
+    /// feature goes): `b` joins `a` and the levels above `b` close the gap.
+    pub fn recode(self, c: u32) -> u32 {
+        match self {
+            Move::Remove(_) => 0,
+            Move::Merge(_, a, b) => match c.cmp(&b) {
+                std::cmp::Ordering::Equal => a,
+                std::cmp::Ordering::Greater => c - 1,
+                std::cmp::Ordering::Less => c,
+            },
+        }
+    }
+}
+
 impl Reduction {
     /// Every feature kept with all its levels.
     pub fn full(n_levels: &[usize]) -> Self {
@@ -169,14 +194,10 @@ impl Reduction {
                 next.maps[j] = None;
                 next.levels[j] = 0;
             }
-            Move::Merge(j, a, b) => {
+            Move::Merge(j, ..) => {
                 if let Some(map) = next.maps[j].as_mut() {
                     for c in map.iter_mut() {
-                        *c = match (*c).cmp(&b) {
-                            std::cmp::Ordering::Equal => a,
-                            std::cmp::Ordering::Greater => *c - 1,
-                            std::cmp::Ordering::Less => *c,
-                        };
+                        *c = m.recode(*c);
                     }
                 }
                 next.levels[j] -= 1;
@@ -289,8 +310,13 @@ impl Cells {
 /// y drawn from the same predictive densities,
 /// `P(e|X) = 1 - sum_y max_k P(H_k) (x_{k,y} + 1) / (N_k + M)`.
 pub fn expected_error(counts: &[Vec<f64>], priors: &[f64], ln_m: f64) -> f64 {
+    expected_flat(&counts.concat(), priors, ln_m, &LnCounts::default())
+}
+
+/// [`expected_error`] of counts laid out K per symbol.
+pub fn expected_flat(counts: &[f64], priors: &[f64], ln_m: f64, ln1: &LnCounts) -> f64 {
     let top = priors.iter().copied().fold(0.0, f64::max);
-    (1.0 - top) + excess_error(counts, priors, ln_m, 0.0)
+    (1.0 - top) + excess_flat(counts, priors, ln_m, 0.0, ln1)
 }
 
 /// `(P(e|X) - (1 - max_k P(H_k))) * exp(ln_scale)`: eq. (8) less the error
@@ -303,34 +329,120 @@ pub fn expected_error(counts: &[Vec<f64>], priors: &[f64], ln_m: f64) -> f64 {
 /// term, so the sum is O(G K) whatever M is), the rest is computed in log
 /// space, and `ln_scale` (the current ln M of a BDRA step) keeps it in range.
 pub fn excess_error(counts: &[Vec<f64>], priors: &[f64], ln_m: f64, ln_scale: f64) -> f64 {
+    excess_flat(
+        &counts.concat(),
+        priors,
+        ln_m,
+        ln_scale,
+        &LnCounts::default(),
+    )
+}
+
+/// `ln(c + 1)` of the integer counts up to a bound, looked up: eq. (8)
+/// takes K of them per symbol, and BDRA evaluates it for every move. The
+/// table holds the very values `ln` returns, so results do not change.
+#[derive(Clone, Debug, Default)]
+pub struct LnCounts(Vec<f64>);
+
+impl LnCounts {
+    pub fn up_to(n: usize) -> Self {
+        Self((0..=n).map(|c| (c as f64 + 1.0).ln()).collect())
+    }
+
+    fn of(&self, c: f64) -> f64 {
+        let i = c as usize;
+        match self.0.get(i) {
+            Some(&v) if i as f64 == c => v,
+            _ => (c + 1.0).ln(),
+        }
+    }
+}
+
+/// [`excess_error`] of counts laid out K per symbol.
+pub fn excess_flat(
+    counts: &[f64],
+    priors: &[f64],
+    ln_m: f64,
+    ln_scale: f64,
+    ln1: &LnCounts,
+) -> f64 {
     let k = priors.len();
     let mut totals = vec![0.0; k];
-    for c in counts {
+    for c in counts.chunks_exact(k) {
         for (t, v) in totals.iter_mut().zip(c) {
             *t += v;
         }
     }
-    let ln_den: Vec<f64> = totals.iter().map(|&n| log_add_exp(n.ln(), ln_m)).collect();
-    let ln_prior: Vec<f64> = priors.iter().map(|p| p.ln()).collect();
-    let top = priors.iter().copied().fold(0.0, f64::max);
-    let g = counts.len() as f64;
-    // Unseen symbols contribute max_k P(H_k) (M - G) / (N_k + M); with
-    // (M - G) / (N_k + M) = 1 - (N_k + G) / (N_k + M) the part above the
-    // constant is min_k [top - P(H_k) + P(H_k) (N_k + G) / (N_k + M)].
-    let unseen = (0..k)
-        .map(|t| {
-            (top - priors[t]) * ln_scale.exp()
-                + (ln_prior[t] + (totals[t] + g).ln() - ln_den[t] + ln_scale).exp()
-        })
-        .fold(f64::INFINITY, f64::min);
-    let mut seen = 0.0;
-    for c in counts {
-        let best = (0..k)
-            .map(|t| ln_prior[t] + (c[t] + 1.0).ln() - ln_den[t])
-            .fold(f64::NEG_INFINITY, f64::max);
-        seen += (best + ln_scale).exp();
+    let how = Scoring {
+        priors,
+        ln_scale,
+        ln1,
+    };
+    Excess::new(&totals, counts.len() / k, ln_m, &how).of(counts.chunks_exact(k))
+}
+
+/// What eq. (8) takes besides the counts and M.
+pub struct Scoring<'a> {
+    pub priors: &'a [f64],
+    pub ln_scale: f64,
+    pub ln1: &'a LnCounts,
+}
+
+/// [`excess_error`] for given class totals, number of observed symbols G
+/// and M: everything but the sum over the observed symbols.
+pub struct Excess<'a> {
+    ln_den: Vec<f64>,
+    ln_prior: Vec<f64>,
+    unseen: f64,
+    how: &'a Scoring<'a>,
+}
+
+impl<'a> Excess<'a> {
+    pub fn new(totals: &[f64], g: usize, ln_m: f64, how: &'a Scoring<'a>) -> Self {
+        let (priors, ln_scale) = (how.priors, how.ln_scale);
+        let ln_den: Vec<f64> = totals.iter().map(|&n| log_add_exp(n.ln(), ln_m)).collect();
+        let ln_prior: Vec<f64> = priors.iter().map(|p| p.ln()).collect();
+        let top = priors.iter().copied().fold(0.0, f64::max);
+        let g = g as f64;
+        // Unseen symbols contribute max_k P(H_k) (M - G) / (N_k + M); with
+        // (M - G) / (N_k + M) = 1 - (N_k + G) / (N_k + M) the part above the
+        // constant is min_k [top - P(H_k) + P(H_k) (N_k + G) / (N_k + M)].
+        let unseen = (0..priors.len())
+            .map(|t| {
+                (top - priors[t]) * ln_scale.exp()
+                    + (ln_prior[t] + (totals[t] + g).ln() - ln_den[t] + ln_scale).exp()
+            })
+            .fold(f64::INFINITY, f64::min);
+        Self {
+            ln_den,
+            ln_prior,
+            unseen,
+            how,
+        }
     }
-    unseen - seen
+
+    /// The excess error of the observed symbols' counts, in order.
+    pub fn of<'c>(&self, symbols: impl Iterator<Item = &'c [f64]>) -> f64 {
+        self.of_terms(symbols.map(|c| self.term(c)))
+    }
+
+    /// The excess error from the terms of the observed symbols, in order.
+    pub fn of_terms(&self, terms: impl Iterator<Item = f64>) -> f64 {
+        let mut seen = 0.0;
+        for t in terms {
+            seen += t;
+        }
+        self.unseen - seen
+    }
+
+    /// An observed symbol's term, `max_k P(H_k) (x_k + 1) / (N_k + M)`
+    /// on the common scale.
+    pub fn term(&self, c: &[f64]) -> f64 {
+        let best = (0..self.ln_den.len())
+            .map(|t| self.ln_prior[t] + self.how.ln1.of(c[t]) - self.ln_den[t])
+            .fold(f64::NEG_INFINITY, f64::max);
+        (best + self.how.ln_scale).exp()
+    }
 }
 
 /// What BDRA did.
@@ -354,24 +466,16 @@ pub fn reduce(
     priors: &[f64],
     mut step: impl FnMut(usize, f64) -> bool,
 ) -> Option<BdraResult> {
+    let ln1 = LnCounts::up_to(cells.of_sample.len());
+    let solo = solo_excess(cells, &start, priors, &ln1);
     let mut current = start;
-    // Each feature's excess error when it is the only one kept.
-    let solo: Vec<f64> = (0..current.maps.len())
-        .map(|j| {
-            let mut only = current.clone();
-            for (i, m) in only.maps.iter_mut().enumerate() {
-                if i != j {
-                    *m = None;
-                }
-            }
-            if only.maps[j].is_some() {
-                cells.excess(&only, priors, 0.0)
-            } else {
-                f64::INFINITY
-            }
-        })
-        .collect();
-    let mut criterion = vec![cells.criterion(&current, priors)];
+    let mut symbols = SymbolTable::of_cells(cells, &current);
+    let mut criterion = vec![expected_flat(
+        symbols.counts(),
+        priors,
+        current.ln_m(),
+        &ln1,
+    )];
     let mut steps = Vec::new();
     let mut moves = Vec::new();
     loop {
@@ -380,36 +484,40 @@ pub fn reduce(
             break;
         }
         let scale = current.ln_m();
-        let value = cells.excess(&current, priors, scale);
-        let scored: Vec<(f64, Move)> = candidates
-            .par_iter()
-            .map(|&m| (cells.excess(&current.apply(m), priors, scale), m))
+        let value = excess_flat(symbols.counts(), priors, scale, scale, &ln1);
+        let how = Scoring {
+            priors,
+            ln_scale: scale,
+            ln1: &ln1,
+        };
+        // `moves` lists each feature's moves together; scoring them
+        // together lets them share the grouping by the other features.
+        let by_feature: Vec<&[Move]> = candidates
+            .chunk_by(|a, b| a.feature() == b.feature())
             .collect();
-        let Some(best) = scored.iter().map(|s| s.0).min_by(f64::total_cmp) else {
+        let scores: Vec<Vec<f64>> = by_feature
+            .par_iter()
+            .map(|moves| symbols.score_feature(moves, |m| current.apply(m).ln_m(), &how))
+            .collect();
+        let scored: Vec<(f64, Move)> = scores
+            .concat()
+            .into_iter()
+            .zip(candidates.iter().copied())
+            .collect();
+        let Some((best, m)) = best_move(&scored, &solo) else {
             break;
         };
-        // Step 5 breaks ties arbitrarily. They are the rule, not the
-        // exception, when M dwarfs the data (no two samples share a symbol
-        // until enough features are gone), so among tied moves the removal
-        // of the feature that is least useful on its own goes first, then
-        // the earliest move.
-        let tol = 1e-12 * best.abs();
-        let m = scored
-            .iter()
-            .filter(|s| s.0 <= best + tol)
-            .map(|s| s.1)
-            .fold(None, |acc: Option<Move>, m| match (acc, m) {
-                (None, _) => Some(m),
-                (Some(Move::Remove(a)), Move::Remove(b)) if solo[b] > solo[a] => Some(m),
-                (Some(Move::Merge(..)), Move::Remove(_)) => Some(m),
-                (acc, _) => acc,
-            });
-        let Some(m) = m else { break };
         if best >= value - 1e-12 * value.abs() {
             break;
         }
+        symbols = symbols.after(Some(m));
         current = current.apply(m);
-        criterion.push(cells.criterion(&current, priors));
+        criterion.push(expected_flat(
+            symbols.counts(),
+            priors,
+            current.ln_m(),
+            &ln1,
+        ));
         steps.push((value, best));
         moves.push(m);
         if !step(moves.len(), best * (-scale).exp()) {
@@ -422,6 +530,48 @@ pub fn reduce(
         steps,
         moves,
     })
+}
+
+/// Each feature's excess error when it is the only one kept.
+fn solo_excess(cells: &Cells, start: &Reduction, priors: &[f64], ln1: &LnCounts) -> Vec<f64> {
+    (0..start.maps.len())
+        .map(|j| {
+            let mut only = start.clone();
+            for (i, m) in only.maps.iter_mut().enumerate() {
+                if i != j {
+                    *m = None;
+                }
+            }
+            if only.maps[j].is_some() {
+                let symbols = SymbolTable::of_cells(cells, &only);
+                excess_flat(symbols.counts(), priors, only.ln_m(), 0.0, ln1)
+            } else {
+                f64::INFINITY
+            }
+        })
+        .collect()
+}
+
+/// The least score and its move.
+///
+/// Step 5 breaks ties arbitrarily. They are the rule, not the exception,
+/// when M dwarfs the data (no two samples share a symbol until enough
+/// features are gone), so among tied moves the removal of the feature that
+/// is least useful on its own goes first, then the earliest move.
+fn best_move(scored: &[(f64, Move)], solo: &[f64]) -> Option<(f64, Move)> {
+    let best = scored.iter().map(|s| s.0).min_by(f64::total_cmp)?;
+    let tol = 1e-12 * best.abs();
+    let m = scored
+        .iter()
+        .filter(|s| s.0 <= best + tol)
+        .map(|s| s.1)
+        .fold(None, |acc: Option<Move>, m| match (acc, m) {
+            (None, _) => Some(m),
+            (Some(Move::Remove(a)), Move::Remove(b)) if solo[b] > solo[a] => Some(m),
+            (Some(Move::Merge(..)), Move::Remove(_)) => Some(m),
+            (acc, _) => acc,
+        })?;
+    Some((best, m))
 }
 
 #[cfg(test)]

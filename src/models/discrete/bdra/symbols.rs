@@ -1,0 +1,476 @@
+//! The symbols of BDRA's current reduction, from which every candidate
+//! move is scored.
+//!
+//! A move only merges symbols that agree on every kept feature but one, so
+//! its symbols are unions of the current ones: scoring it regroups the G
+//! current symbols instead of every observed cell (with continuous
+//! features nearly every sample is a cell of its own, and rebuilding keyed
+//! maps of them for every move made BDRA's time grow faster than the data).
+//! A symbol's identity under a move is its fingerprint, a sum of one hash
+//! per (feature, code), with the moved feature's term swapped: no key is
+//! built or allocated. Equal fingerprints are confirmed by comparing codes,
+//! so a collision costs time, never a wrong merge. The moves of one feature
+//! share that grouping: symbols that agree on every other feature are found
+//! once (the feature's removal), and a merge of two of its levels only
+//! regroups within them, nearly all single symbols while M dwarfs the data.
+//!
+//! The arithmetic is that of regrouping the cells: symbols stay in order of
+//! first appearance among the cells (a union's first cell is its first
+//! member's), counts are integers (so their sums are exact in any order),
+//! and eq. (8) then adds the same terms in the same order. BDRA makes the
+//! same choices, ties included, as [`Cells::group`] for every move.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::{Cells, Excess, Move, Reduction, Scoring};
+
+/// The end of a chain of symbols with equal fingerprints.
+const END: u32 = u32::MAX;
+
+/// Fingerprints are already uniform, so the map uses them as its hash.
+#[derive(Default)]
+struct PrintHasher(u64);
+
+impl Hasher for PrintHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+type PrintMap = HashMap<u64, u32, BuildHasherDefault<PrintHasher>>;
+
+/// splitmix64's finaliser: a bijection, so distinct keys stay distinct.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The fingerprint term of code `c` of feature `j`.
+fn term(j: usize, c: u32) -> u64 {
+    mix(((j as u64) << 32 | u64::from(c)).wrapping_add(0x9E37_79B9_7F4A_7C15))
+}
+
+/// The observed symbols of one reduction with their counts per class.
+#[derive(Clone, Debug)]
+pub struct SymbolTable {
+    /// `codes[j][s]`: symbol s's merged level of feature j, 0 when j is
+    /// removed. By column, as a move reads one feature of every symbol.
+    codes: Vec<Vec<u32>>,
+    prints: Vec<u64>,
+    /// K per symbol.
+    counts: Vec<f64>,
+    /// Per class, over all symbols: no move changes them.
+    totals: Vec<f64>,
+    /// Per symbol, which of the distinct count vectors it has, and the
+    /// first symbol with each: symbols with equal counts (single samples,
+    /// nearly all of them while M dwarfs the data) have equal terms in
+    /// eq. (8), so a move takes one per distinct vector.
+    kind: Vec<u32>,
+    kinds: Vec<u32>,
+    k: usize,
+    /// The bits of a fingerprint the grouping sees: all of them, except in
+    /// tests that force collisions.
+    mask: u64,
+}
+
+/// The new symbol of every current one under a move.
+struct Partition {
+    of_symbol: Vec<u32>,
+    /// The first current symbol of every new one.
+    first: Vec<u32>,
+    /// The number of current symbols in every new one.
+    size: Vec<u32>,
+}
+
+impl Partition {
+    fn with_capacity(g: usize) -> Self {
+        Self {
+            of_symbol: Vec::with_capacity(g),
+            first: Vec::new(),
+            size: Vec::new(),
+        }
+    }
+
+    /// Puts the next current symbol `s` into new symbol `id`, a fresh one
+    /// when `id` is the number of new symbols so far.
+    fn assign(&mut self, s: u32, id: u32) {
+        if id as usize == self.first.len() {
+            self.first.push(s);
+            self.size.push(0);
+        }
+        self.size[id as usize] += 1;
+        self.of_symbol.push(id);
+    }
+}
+
+impl SymbolTable {
+    /// The symbols of `r`, in order of first appearance among the cells.
+    pub fn of_cells(cells: &Cells, r: &Reduction) -> Self {
+        Self::of_cells_masked(cells, r, u64::MAX)
+    }
+
+    fn of_cells_masked(cells: &Cells, r: &Reduction, mask: u64) -> Self {
+        let codes: Vec<Vec<u32>> = r
+            .maps
+            .iter()
+            .enumerate()
+            .map(|(j, map)| match map {
+                Some(map) => cells.codes.iter().map(|c| map[c[j] as usize]).collect(),
+                None => vec![0; cells.codes.len()],
+            })
+            .collect();
+        let prints = (0..cells.codes.len())
+            .map(|s| {
+                codes
+                    .iter()
+                    .enumerate()
+                    .map(|(j, col)| term(j, col[s]))
+                    .fold(0, u64::wrapping_add)
+            })
+            .collect();
+        let k = cells.counts.first().map_or(1, Vec::len);
+        let mut totals = vec![0.0; k];
+        for c in &cells.counts {
+            totals.iter_mut().zip(c).for_each(|(t, v)| *t += v);
+        }
+        let each_cell = Self {
+            codes,
+            prints,
+            counts: cells.counts.concat(),
+            totals,
+            kind: Vec::new(),
+            kinds: Vec::new(),
+            k,
+            mask,
+        };
+        each_cell.after(None)
+    }
+
+    pub fn len(&self) -> usize {
+        self.prints.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.prints.is_empty()
+    }
+
+    /// Counts per class, K per symbol.
+    pub fn counts(&self) -> &[f64] {
+        &self.counts
+    }
+
+    /// [`super::excess_error`] of the symbols each move would leave, all
+    /// of them moves of one feature; `ln_m` is M after a move.
+    pub fn score_feature(
+        &self,
+        moves: &[Move],
+        ln_m: impl Fn(Move) -> f64,
+        how: &Scoring<'_>,
+    ) -> Vec<f64> {
+        let Some(j) = moves.first().map(|m| m.feature()) else {
+            return Vec::new();
+        };
+        let rest = self.partition(Some(Move::Remove(j)));
+        moves
+            .iter()
+            .map(|&m| {
+                let eq8 = |part: &Partition| {
+                    let excess = Excess::new(&self.totals, part.first.len(), ln_m(m), how);
+                    self.excess_of(part, &excess)
+                };
+                match m {
+                    Move::Remove(_) => eq8(&rest),
+                    Move::Merge(..) => eq8(&self.refine(&rest, m)),
+                }
+            })
+            .collect()
+    }
+
+    /// The symbols after a move (`None`: the same reduction, merging equal
+    /// symbols).
+    pub fn after(&self, m: Option<Move>) -> Self {
+        let part = self.partition(m);
+        let codes = self
+            .codes
+            .iter()
+            .enumerate()
+            .map(|(j, col)| {
+                part.first
+                    .iter()
+                    .map(|&s| moved_code(m, j, col[s as usize]))
+                    .collect()
+            })
+            .collect();
+        let counts = self.merged_counts(&part);
+        let (kind, kinds) = kinds(&counts, self.k);
+        Self {
+            codes,
+            prints: part.first.iter().map(|&s| self.moved_print(s, m)).collect(),
+            counts,
+            totals: self.totals.clone(),
+            kind,
+            kinds,
+            k: self.k,
+            mask: self.mask,
+        }
+    }
+
+    fn moved_print(&self, s: u32, m: Option<Move>) -> u64 {
+        let print = self.prints[s as usize];
+        let Some(m) = m else { return print };
+        let j = m.feature();
+        let c = self.codes[j][s as usize];
+        print
+            .wrapping_sub(term(j, c))
+            .wrapping_add(term(j, m.recode(c)))
+    }
+
+    /// Whether symbols `s` and `r` are one symbol after the move.
+    fn same(&self, s: u32, r: u32, m: Option<Move>) -> bool {
+        self.codes
+            .iter()
+            .enumerate()
+            .all(|(j, col)| moved_code(m, j, col[s as usize]) == moved_code(m, j, col[r as usize]))
+    }
+
+    fn partition(&self, m: Option<Move>) -> Partition {
+        let g = self.len();
+        let mut heads = PrintMap::with_capacity_and_hasher(g, Default::default());
+        // Per new symbol, the next one whose fingerprint is equal.
+        let mut next: Vec<u32> = Vec::new();
+        let mut part = Partition::with_capacity(g);
+        for s in 0..g as u32 {
+            let fresh = part.first.len() as u32;
+            let id = match heads.entry(self.moved_print(s, m) & self.mask) {
+                Entry::Vacant(e) => {
+                    e.insert(fresh);
+                    fresh
+                }
+                Entry::Occupied(e) => self.find_in_chain(*e.get(), s, m, &part.first, &mut next),
+            };
+            if id == fresh {
+                next.push(END);
+            }
+            part.assign(s, id);
+        }
+        part
+    }
+
+    /// The partition of a merge of feature j, from `rest`, that of j's
+    /// removal: symbols join when they are in one symbol of `rest` and
+    /// their levels of j agree after the merge.
+    fn refine(&self, rest: &Partition, m: Move) -> Partition {
+        let col = &self.codes[m.feature()];
+        let mut within = PrintMap::default();
+        let mut part = Partition::with_capacity(self.len());
+        for (s, &r) in rest.of_symbol.iter().enumerate() {
+            let fresh = part.first.len() as u32;
+            let id = if rest.size[r as usize] == 1 {
+                fresh
+            } else {
+                let key = u64::from(r) << 32 | u64::from(m.recode(col[s]));
+                *within.entry(mix(key)).or_insert(fresh)
+            };
+            part.assign(s as u32, id);
+        }
+        part
+    }
+
+    /// Eq. (8)'s excess over the new symbols of a partition, in order. A
+    /// new symbol of one member has its term among the distinct ones; only
+    /// the others are summed and evaluated.
+    fn excess_of(&self, part: &Partition, excess: &Excess<'_>) -> f64 {
+        let k = self.k;
+        let (slot, merged) = self.merged_only(part);
+        let kind_terms: Vec<f64> = self
+            .kinds
+            .iter()
+            .map(|&s| excess.term(&self.counts[s as usize * k..(s as usize + 1) * k]))
+            .collect();
+        let terms = part.first.iter().zip(&slot).map(|(&s, &i)| {
+            if i == END {
+                kind_terms[self.kind[s as usize] as usize]
+            } else {
+                excess.term(&merged[i as usize * k..(i as usize + 1) * k])
+            }
+        });
+        excess.of_terms(terms)
+    }
+
+    /// The counts of the new symbols of more than one member, and every new
+    /// symbol's place among them (`END` for one member).
+    fn merged_only(&self, part: &Partition) -> (Vec<u32>, Vec<f64>) {
+        let k = self.k;
+        let mut n = 0;
+        let slot: Vec<u32> = part
+            .size
+            .iter()
+            .map(|&size| {
+                if size > 1 {
+                    n += 1;
+                    n - 1
+                } else {
+                    END
+                }
+            })
+            .collect();
+        let mut merged = vec![0.0; n as usize * k];
+        for (s, &to) in part.of_symbol.iter().enumerate() {
+            let i = slot[to as usize];
+            if i != END {
+                let (at, from) = (i as usize * k, s * k);
+                for (a, b) in merged[at..at + k]
+                    .iter_mut()
+                    .zip(&self.counts[from..from + k])
+                {
+                    *a += b;
+                }
+            }
+        }
+        (slot, merged)
+    }
+
+    /// The new symbol in the chain from `head` that `s` joins, or the next
+    /// fresh id (linked at the chain's end) when none matches.
+    fn find_in_chain(
+        &self,
+        head: u32,
+        s: u32,
+        m: Option<Move>,
+        first: &[u32],
+        next: &mut [u32],
+    ) -> u32 {
+        let mut h = head;
+        loop {
+            if self.same(s, first[h as usize], m) {
+                return h;
+            }
+            if next[h as usize] == END {
+                next[h as usize] = first.len() as u32;
+                return first.len() as u32;
+            }
+            h = next[h as usize];
+        }
+    }
+
+    fn merged_counts(&self, part: &Partition) -> Vec<f64> {
+        let k = self.k;
+        let mut out = vec![0.0; part.first.len() * k];
+        for (c, &to) in self.counts.chunks_exact(k).zip(&part.of_symbol) {
+            let to = to as usize * k;
+            for (a, b) in out[to..to + k].iter_mut().zip(c) {
+                *a += b;
+            }
+        }
+        out
+    }
+}
+
+/// The distinct count vectors of K per symbol: each symbol's index among
+/// them and the first symbol with each.
+fn kinds(counts: &[f64], k: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut index: HashMap<Vec<u64>, u32> = HashMap::new();
+    let mut first = Vec::new();
+    let mut bits = Vec::with_capacity(k);
+    let kind = counts
+        .chunks_exact(k)
+        .enumerate()
+        .map(|(s, c)| {
+            bits.clear();
+            bits.extend(c.iter().map(|v| v.to_bits()));
+            if let Some(&i) = index.get(bits.as_slice()) {
+                return i;
+            }
+            first.push(s as u32);
+            index.insert(bits.clone(), first.len() as u32 - 1);
+            first.len() as u32 - 1
+        })
+        .collect();
+    (kind, first)
+}
+
+fn moved_code(m: Option<Move>, j: usize, c: u32) -> u32 {
+    match m {
+        Some(m) if m.feature() == j => m.recode(c),
+        _ => c,
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::models::discrete::bdra::{LnCounts, excess_error};
+    use crate::rng::Rng;
+
+    /// Random codes of `n` samples over features of 1-5 levels, K = 3.
+    fn random_cells(seed: u64, p: usize, n: usize) -> (Cells, Vec<usize>) {
+        let mut rng = Rng::new(seed);
+        let levels: Vec<usize> = (0..p).map(|_| 1 + rng.below(5)).collect();
+        let codes: Vec<Vec<u32>> = (0..n)
+            .map(|_| levels.iter().map(|&l| rng.below(l) as u32).collect())
+            .collect();
+        let given: Vec<usize> = (0..n).map(|_| rng.below(3)).collect();
+        (Cells::build(&codes, &given, 3), levels)
+    }
+
+    proptest! {
+        /// Along a random path of moves, the symbols kept move by move are
+        /// the cells regrouped from scratch (same order, same counts), and
+        /// every move's score is bit for bit the from-scratch one. Masks of
+        /// 1 and 3 bits make most fingerprints collide.
+        #[test]
+        fn scores_on_symbols_are_those_of_regrouping_the_cells(
+            seed in any::<u64>(),
+            p in 1usize..6,
+            n in 1usize..120,
+            bits in prop::sample::select(vec![1u32, 3, 64]),
+        ) {
+            let (cells, levels) = random_cells(seed, p, n);
+            let priors = [0.5, 0.3, 0.2];
+            let mask = if bits == 64 { u64::MAX } else { (1 << bits) - 1 };
+            // A short table: large counts take the computed path.
+            let ln1 = LnCounts::up_to(n / 4);
+            let mut rng = Rng::new(seed ^ 1);
+            let mut r = Reduction::full(&levels);
+            let mut symbols = SymbolTable::of_cells_masked(&cells, &r, mask);
+            loop {
+                let (_, counts, _) = cells.group(&r);
+                prop_assert_eq!(symbols.counts().to_vec(), counts.concat());
+                let moves = r.moves();
+                if moves.is_empty() {
+                    break;
+                }
+                let scale = r.ln_m();
+                let how = Scoring { priors: &priors, ln_scale: scale, ln1: &ln1 };
+                for same_feature in moves.chunk_by(|a, b| a.feature() == b.feature()) {
+                    let fast = symbols.score_feature(same_feature, |m| r.apply(m).ln_m(), &how);
+                    for (&m, fast) in same_feature.iter().zip(fast) {
+                        let next = r.apply(m);
+                        let (_, counts, _) = cells.group(&next);
+                        let fresh = excess_error(&counts, &priors, next.ln_m(), scale);
+                        prop_assert_eq!(fast.to_bits(), fresh.to_bits(), "{:?}", m);
+                    }
+                }
+                let m = moves[rng.below(moves.len())];
+                symbols = symbols.after(Some(m));
+                r = r.apply(m);
+            }
+        }
+    }
+}
