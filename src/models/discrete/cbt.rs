@@ -59,9 +59,10 @@ const ALPHA_TOL: f64 = 1e-3;
 /// Fixed-point iterations per symbol at most.
 const SPLIT_ITERATIONS: usize = 500;
 
-/// BDRA's greedy search is quadratic in the features and every step
-/// rescans the joint cells; beyond this many it runs for minutes (colon's
-/// 2000 genes never finished). Without BDRA the sparse cells cope.
+/// BDRA's greedy search is quadratic in the features (every step scores
+/// every feature's moves on the current symbols); beyond this many it runs
+/// for minutes (colon's 2000 genes never finished). Without BDRA the
+/// sparse cells cope.
 pub const MAX_FEATURES: usize = 128;
 
 #[derive(Clone, Debug)]
