@@ -3,7 +3,6 @@
 use std::io::Write;
 
 use nalgebra::DMatrix;
-use rayon::prelude::*;
 use serde_json::json;
 
 use super::CliError;
@@ -59,41 +58,7 @@ pub fn write_ranking(w: &mut dyn Write, ds: &Dataset, fit: &Fit) -> Result<(), C
     header.extend(extras);
     let io = |e: csv::Error| CliError::Failed(anyhow::anyhow!("cannot write the ranking: {e}"));
     out.write_record(&header).map_err(io)?;
-    out.flush()
-        .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot write the ranking: {e}")))?;
-    let w = out
-        .into_inner()
-        .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot write the ranking: {e}")))?;
-    // Formatting the numbers was a third of a 200k-row scan on one core:
-    // rows are formatted in parallel, a batch at a time (so the text held
-    // at once stays a few megabytes whatever the table), and written in
-    // their order.
-    let ranking = fit.ranking();
-    for batch in ranking.chunks(RANKING_BATCH) {
-        let texts: Vec<Result<Vec<u8>, csv::Error>> = batch
-            .par_chunks(RANKING_CHUNK)
-            .map(|rows| ranking_rows(ds, fit, rows))
-            .collect();
-        for text in texts {
-            w.write_all(&text.map_err(io)?)
-                .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot write the ranking: {e}")))?;
-        }
-    }
-    w.flush()
-        .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot write the ranking: {e}")))?;
-    Ok(())
-}
-
-/// Rows formatted per parallel task, and per batch held in memory.
-const RANKING_CHUNK: usize = 8192;
-const RANKING_BATCH: usize = 8 * RANKING_CHUNK;
-
-/// The ranking lines of `rows`, as CSV text.
-fn ranking_rows(ds: &Dataset, fit: &Fit, rows: &[usize]) -> Result<Vec<u8>, csv::Error> {
-    let mut out = csv::WriterBuilder::new()
-        .has_headers(false)
-        .from_writer(Vec::with_capacity(rows.len() * 96));
-    for &i in rows {
+    for i in fit.ranking() {
         let given = ds.labels[i];
         let mut rec = vec![
             ds.rows[i].to_string(),
@@ -105,9 +70,11 @@ fn ranking_rows(ds: &Dataset, fit: &Fit, rows: &[usize]) -> Result<Vec<u8>, csv:
         ];
         rec.extend((0..ds.classes.len()).map(|k| num(fit.posterior[(i, k)])));
         rec.extend(fit.extra.sample_columns.iter().map(|c| num(c.values[i])));
-        out.write_record(&rec)?;
+        out.write_record(&rec).map_err(io)?;
     }
-    out.into_inner().map_err(|e| e.into_error().into())
+    out.flush()
+        .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot write the ranking: {e}")))?;
+    Ok(())
 }
 
 fn gamma_json(g: &GammaTable) -> serde_json::Value {
