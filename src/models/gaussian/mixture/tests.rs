@@ -226,3 +226,75 @@ fn stopping_cancels_within_one_iteration() {
     assert_eq!(e, FitError::Cancelled);
     assert_eq!(calls, 1);
 }
+
+/// Plain or SQUAREM-accelerated EM from one k-means++ start to a tight
+/// tolerance: (final log-likelihood, iterations).
+fn em_from_kmeans(x: &DMatrix<f64>, k: usize, accelerate: bool) -> (f64, usize) {
+    let settings = MixtureSettings {
+        shrinkage: Some(0.0),
+        max_iter: 5000,
+        tol: 1e-12,
+        ..settings(CovarianceFamily::Full, 5)
+    };
+    let assign = kmeans_plus_plus(x, k, &mut Rng::new(11));
+    let run = EmRun {
+        z: x,
+        k,
+        settings: &settings,
+        gauge: Gauge::WHOLE,
+        accelerate,
+    };
+    let mut history = History::default();
+    let mut progress = no_progress();
+    let state = run
+        .start(&assign, &mut history, &mut progress)
+        .ok()
+        .unwrap();
+    let state = run
+        .advance(state, settings.max_iter, &mut history, &mut progress)
+        .ok()
+        .unwrap();
+    assert!(state.mixture.converged, "accelerate {accelerate}");
+    for w in history.trace.windows(2) {
+        assert!(w[1] >= w[0] - 1e-9 * w[0].abs(), "{} -> {}", w[0], w[1]);
+    }
+    (state.mixture.log_likelihood, history.iteration)
+}
+
+#[test]
+fn squarem_reaches_plain_em_fixed_point_in_fewer_iterations() {
+    // Overlapping clusters: the missing information is large and plain EM
+    // crawls, which is what the acceleration is for.
+    let means = vec![
+        DVector::from_vec(vec![0.0, 0.0, 0.0]),
+        DVector::from_vec(vec![1.5, 0.0, 0.0]),
+        DVector::from_vec(vec![0.0, 1.5, 0.5]),
+    ];
+    let (x, _) = spherical_mixture(
+        900,
+        &means,
+        &[1.0, 0.8, 1.2],
+        &[0.5, 0.3, 0.2],
+        &mut Rng::new(3),
+    );
+    let (plain_ll, plain_iter) = em_from_kmeans(&x, 3, false);
+    let (fast_ll, fast_iter) = em_from_kmeans(&x, 3, true);
+    assert!(
+        (plain_ll - fast_ll).abs() < 1e-6 * plain_ll.abs(),
+        "plain {plain_ll} vs squarem {fast_ll}"
+    );
+    assert!(
+        fast_iter * 4 < plain_iter,
+        "squarem {fast_iter} iterations, plain {plain_iter}"
+    );
+}
+
+#[test]
+fn the_kept_start_reports_its_whole_trace_burst_included() {
+    let (x, _, _, _) = three_clusters(600, 9);
+    let s = settings(CovarianceFamily::Full, 4);
+    let m = fit_mixture(&x, 3, &s, Gauge::WHOLE, &mut no_progress()).unwrap();
+    assert!(m.converged);
+    assert_eq!(m.trace.len(), m.iterations);
+    assert_eq!(m.trace.last().copied(), Some(m.log_likelihood));
+}
