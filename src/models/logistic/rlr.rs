@@ -329,12 +329,19 @@ impl Rlr {
             iteration: 0,
             progress,
         };
-        // Without a flip table to learn, one (exact) M-step is the fit.
+        // EM starts with the classifier on the start's targets, the flip
+        // table as given (eqs. 8-9 on one-hot labels would set it to the
+        // identity, a fixed point, when gamma_prior is 0). Without a flip
+        // table to learn, this one (exact) M-step is the fit.
+        let problem = Problem {
+            targets: &targets,
+            ..base
+        };
+        let zeros = Coefs::zeros(x.ncols(), base.n_logits());
         let first = Params {
-            coefs: Coefs::zeros(x.ncols(), base.n_logits()),
+            coefs: run.lam.m_step(&problem, &zeros, !self.robust),
             gamma,
         };
-        let first = run.m_step(first, &targets, !self.robust);
         let (params, posterior, converged) = if self.robust {
             run.accelerated(first)?
         } else {
@@ -390,25 +397,33 @@ impl Params {
             .collect()
     }
 
-    /// Parameters of this shape from a vector. Extrapolation can leave
-    /// the simplex, so each row of the flip table is clipped at 0 and
-    /// renormalised (a cell held at 0 by the user's table stays 0).
-    fn reshaped(&self, v: &[f64]) -> Params {
+    /// Parameters of this shape from a vector, or `None` when the vector
+    /// leaves the parameter space: a flip-table cell that is positive here
+    /// but not in the vector. Clipping such a cell at 0 instead made it an
+    /// exact zero EM can never leave (with `gamma_prior=0` on colon every
+    /// p_mislabel became exactly 0 and the ranking the row order). Rows
+    /// stay sums of one, as affine combinations of such rows.
+    fn reshaped(&self, v: &[f64]) -> Option<Params> {
         let c = self.coefs.intercept.len();
         let b = self.coefs.beta.len();
+        let cells = &v[c + b..];
+        let inside = cells
+            .iter()
+            .zip(self.gamma.iter())
+            .all(|(new, now)| *new > 0.0 || (*now == 0.0 && *new == 0.0));
+        if !inside {
+            return None;
+        }
         let mut coefs = self.coefs.clone();
         coefs.intercept.copy_from_slice(&v[..c]);
         coefs.beta.as_mut_slice().copy_from_slice(&v[c..c + b]);
         let mut gamma = self.gamma.clone();
-        gamma.as_mut_slice().copy_from_slice(&v[c + b..]);
+        gamma.as_mut_slice().copy_from_slice(cells);
         for mut row in gamma.row_iter_mut() {
-            row.iter_mut().for_each(|g| *g = g.max(0.0));
             let total = row.sum();
-            if total > 0.0 {
-                row /= total;
-            }
+            row /= total;
         }
-        Params { coefs, gamma }
+        Some(Params { coefs, gamma })
     }
 }
 
@@ -535,19 +550,24 @@ impl Em<'_, '_> {
             let t2 = self.m_step(t1.clone(), &p1, false);
             let flat = [params.flat(), t1.flat(), t2.flat()];
             params = match squarem.extrapolate(&flat[0], &flat[1], &flat[2]) {
-                Some((v, a)) if a > 1.0 => {
-                    let jumped = t2.reshaped(&v);
-                    let (px, lx) = self.evaluate(&jumped)?;
-                    if lx.is_finite() && lx >= l1 {
-                        known = Some((px, lx));
-                        jumped
-                    } else {
-                        // Not a point of the EM path: out of the trace.
-                        self.trace.pop();
+                Some((v, a)) if a > 1.0 => match t2.reshaped(&v) {
+                    Some(jumped) => {
+                        let (px, lx) = self.evaluate(&jumped)?;
+                        if lx.is_finite() && lx >= l1 {
+                            known = Some((px, lx));
+                            jumped
+                        } else {
+                            // Not a point of the EM path: out of the trace.
+                            self.trace.pop();
+                            squarem.rejected(a);
+                            t2
+                        }
+                    }
+                    None => {
                         squarem.rejected(a);
                         t2
                     }
-                }
+                },
                 _ => t2,
             };
         }
@@ -613,6 +633,25 @@ mod tests {
         let baseline = auroc(&plain.p_mislabel, &flipped).unwrap();
         assert!(robust > baseline, "rlr {robust:.3} vs lr {baseline:.3}");
         assert!(robust > 0.9, "{robust}");
+    }
+
+    /// The paper's maximum-likelihood flip table (no pseudo-counts) starts
+    /// from the initial table, not from the given labels' counts, which
+    /// are the identity: a fixed point EM could never leave.
+    #[test]
+    fn the_maximum_likelihood_flip_table_starts_from_the_initial_one() {
+        let truth_gamma = DMatrix::from_row_slice(2, 2, &[0.7, 0.3, 0.0, 1.0]);
+        let (x, _, given) = synth(1000, 20, &truth_gamma, 1);
+        let options = ModelOptions {
+            gamma_prior: 0.0,
+            ..ModelOptions::default()
+        };
+        let f = Rlr::robust(&options)
+            .unwrap()
+            .fit(&x, &given, 2, &mut no_progress())
+            .unwrap();
+        let g = &f.gamma.as_ref().unwrap().p_given_true;
+        assert!((g[(0, 1)] - 0.3).abs() < 0.06, "{g}");
     }
 
     #[test]
