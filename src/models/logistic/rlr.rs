@@ -229,9 +229,10 @@ fn report(e: &mut ModelReport, lam: &LambdaState, coefs: &Coefs, standardizer: &
     e.scalars.push(("l1_fits".into(), lam.fits as f64));
     if !lam.found {
         e.notes.push(format!(
-            "eq. 7 (lambda = N / sum|w|) has no fixed point above {LAMBDA_FLOOR} x lambda_max: \
-             the labelled classes are separable, so lambda was held at the floor; pass \
-             --opt lambda=... to choose it"
+            "eq. 7 (lambda = N / sum|w|) has no fixed point above {LAMBDA_FLOOR} x lambda_max, \
+             so lambda was held there: the labelled classes are separable, or the table is \
+             large enough that the fixed point lies below that floor (lambda_max grows with the \
+             rows); pass --opt lambda=... to choose it"
         ));
     }
 }
