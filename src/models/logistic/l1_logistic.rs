@@ -38,6 +38,27 @@ impl Coefs {
     pub fn l1(&self) -> f64 {
         self.beta.iter().map(|b| b.abs()).sum()
     }
+
+    /// Intercepts then the coefficients column by column, as one vector
+    /// (for accelerated fixed-point iterations).
+    pub fn flat(&self) -> Vec<f64> {
+        self.intercept
+            .iter()
+            .chain(self.beta.iter())
+            .copied()
+            .collect()
+    }
+
+    /// Coefficients of this shape from the first values of `v` (laid out
+    /// as by [`Coefs::flat`]).
+    pub fn with_flat(&self, v: &[f64]) -> Coefs {
+        let k = self.intercept.len();
+        let b = self.beta.len();
+        Coefs {
+            intercept: v[..k].to_vec(),
+            beta: DMatrix::from_column_slice(self.beta.nrows(), self.beta.ncols(), &v[k..k + b]),
+        }
+    }
 }
 
 /// The design matrix as the solver sees it: the caller's column-major
@@ -485,7 +506,7 @@ fn newton_rounds(
     let damped = shifts.is_none();
     let mut value = damped.then(|| objective_at(p, eta, c, pen));
     for _ in 0..max_outer {
-        let before = value.map(|f| (f, c.clone(), eta.clone()));
+        let before = value.map(|f| (f, c.clone()));
         let mut max_change: f64 = 0.0;
         // Softmax: each class's working response needs only its own
         // probabilities, exp(eta_ik - lse_i); keeping the row normalisers
@@ -517,8 +538,8 @@ fn newton_rounds(
                 update_log_normalisers(eta, k, &before, &mut lse);
             }
         }
-        if let Some((f0, c0, eta0)) = before {
-            match damp(p, pen, f0, (&c0, &eta0), c, eta) {
+        if let Some((f0, c0)) = before {
+            match damp(p, pen, f0, &c0, c, eta) {
                 Some(f) => value = Some(f),
                 None => break,
             }
@@ -541,7 +562,7 @@ fn damp(
     p: &Problem<'_>,
     pen: Penalty,
     f0: f64,
-    (c0, eta0): (&Coefs, &DMatrix<f64>),
+    c0: &Coefs,
     c: &mut Coefs,
     eta: &mut DMatrix<f64>,
 ) -> Option<f64> {
@@ -551,6 +572,9 @@ fn damp(
     if f1 <= f0 + slack || !f0.is_finite() {
         return Some(f1);
     }
+    // Rare: the start's predictors are formed again here rather than
+    // copied in every round.
+    let eta0 = linear(p, c0);
     let (c1, eta1) = (c.clone(), eta.clone());
     let mut t = 0.5;
     for _ in 0..20 {
@@ -575,7 +599,7 @@ fn damp(
         t *= 0.5;
     }
     c.clone_from(c0);
-    eta.clone_from(eta0);
+    eta.copy_from(&eta0);
     None
 }
 

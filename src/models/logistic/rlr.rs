@@ -389,13 +389,9 @@ struct Params {
 impl Params {
     /// One vector, for the extrapolation.
     fn flat(&self) -> Vec<f64> {
-        let c = &self.coefs;
-        c.intercept
-            .iter()
-            .chain(c.beta.as_slice())
-            .chain(self.gamma.as_slice())
-            .copied()
-            .collect()
+        let mut v = self.coefs.flat();
+        v.extend_from_slice(self.gamma.as_slice());
+        v
     }
 
     /// Parameters of this shape from a vector, or `None` when the vector
@@ -415,9 +411,7 @@ impl Params {
         if !inside {
             return None;
         }
-        let mut coefs = self.coefs.clone();
-        coefs.intercept.copy_from_slice(&v[..c]);
-        coefs.beta.as_mut_slice().copy_from_slice(&v[c..c + b]);
+        let coefs = self.coefs.with_flat(v);
         let mut gamma = self.gamma.clone();
         gamma.as_mut_slice().copy_from_slice(cells);
         for mut row in gamma.row_iter_mut() {

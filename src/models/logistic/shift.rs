@@ -494,18 +494,6 @@ impl Anderson {
 }
 
 /// Coefficients as one vector (intercepts, then weights by column).
-fn flatten(c: &Coefs) -> Vec<f64> {
-    c.intercept.iter().chain(c.beta.iter()).copied().collect()
-}
-
-fn unflatten(v: &[f64], like: &Coefs) -> Coefs {
-    let k = like.intercept.len();
-    Coefs {
-        intercept: v[..k].to_vec(),
-        beta: DMatrix::from_column_slice(like.beta.nrows(), like.beta.ncols(), &v[k..]),
-    }
-}
-
 /// One point of the path.
 #[derive(Clone, Debug)]
 struct PathPoint {
@@ -620,7 +608,7 @@ impl ShiftLr {
                         penalty_factor: None,
                     };
                     let next = l1_logistic::fit(&with_offset, pen, Some(&theta), 1, 1e-9);
-                    let (from, to) = (flatten(&theta), flatten(&next));
+                    let (from, to) = (theta.flat(), next.flat());
                     let moved = from
                         .iter()
                         .zip(&to)
@@ -630,7 +618,7 @@ impl ShiftLr {
                         theta = next;
                         break;
                     }
-                    theta = unflatten(&anderson.next(&from, &to), &next);
+                    theta = next.with_flat(&anderson.next(&from, &to));
                 }
             }
             if progress(step + 1, lambda) == Control::Stop {
