@@ -297,12 +297,6 @@ impl Cells {
         let (_, counts, _) = self.group(r);
         expected_error(&counts, priors, r.ln_m())
     }
-
-    /// [`excess_error`] for a reduction.
-    pub fn excess(&self, r: &Reduction, priors: &[f64], ln_scale: f64) -> f64 {
-        let (_, counts, _) = self.group(r);
-        excess_error(&counts, priors, r.ln_m(), ln_scale)
-    }
 }
 
 /// Eq. (8) with one test observation, for K classes: the probability of
