@@ -111,10 +111,12 @@ pub struct ModelOptions {
     /// rmda: smallest number of clusters BIC tries (default: the number of
     /// classes K).
     pub clusters_min: Option<usize>,
-    /// rmda: largest number of clusters BIC tries (default: 4 K).
+    /// rmda: largest number of clusters BIC tries. Named, BIC tries every
+    /// number up to it; unset, it goes up to 4 K but stops once two numbers
+    /// in a row score worse than the best.
     pub clusters_max: Option<usize>,
     /// mda: clusters in each class's mixture; `None` chooses it per class by
-    /// BIC over 1..=4.
+    /// BIC over 1..=4, stopping once two numbers in a row score worse.
     pub clusters_per_class: Option<usize>,
     /// rmda / mda: k-means++ starts of each mixture EM; the best
     /// log-likelihood is kept.

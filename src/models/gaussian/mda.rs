@@ -13,7 +13,7 @@ use std::sync::Arc;
 use nalgebra::DMatrix;
 
 use crate::models::gaussian::mixture::{
-    Gauge, GaussianMixture, MixtureSettings, Starts, fit_mixture,
+    BIC_SCAN, Gauge, GaussianMixture, MixtureSettings, Starts, fit_mixture,
     require_more_samples_than_features, select_by_bic,
 };
 use crate::models::numerics::normalise_log_rows;
@@ -125,17 +125,24 @@ impl RobustModel for Mda {
                 }
                 None => {
                     let hi = MAX_CLUSTERS_PER_CLASS.min(cap);
-                    select_by_bic(&zc, 1..=hi, &settings, &Starts::default(), gauge, progress).map(
-                        |choice| {
-                            extra.series.push(NamedSeries {
-                                name: format!("BIC {}", class_name(c)),
-                                x_label: "number of clusters".into(),
-                                y_label: "BIC (lower is better)".into(),
-                                points: choice.bic.iter().map(|&(k, b)| (k as f64, b)).collect(),
-                            });
-                            choice.best
-                        },
+                    select_by_bic(
+                        &zc,
+                        1..=hi,
+                        BIC_SCAN,
+                        &settings,
+                        &Starts::default(),
+                        gauge,
+                        progress,
                     )
+                    .map(|choice| {
+                        extra.series.push(NamedSeries {
+                            name: format!("BIC {}", class_name(c)),
+                            x_label: "number of clusters".into(),
+                            y_label: "BIC (lower is better)".into(),
+                            points: choice.bic.iter().map(|&(k, b)| (k as f64, b)).collect(),
+                        });
+                        choice.best
+                    })
                 }
             }
             .map_err(|e| match e {

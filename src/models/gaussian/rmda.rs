@@ -33,8 +33,8 @@ use nalgebra::DMatrix;
 
 use crate::models::gaussian::kmeans::kmeans_plus_plus;
 use crate::models::gaussian::mixture::{
-    Gauge, GaussianMixture, MixtureSettings, Partition, Starts, fit_mixture_from,
-    require_more_samples_than_features, select_by_bic,
+    BIC_SCAN, BicScan, Gauge, GaussianMixture, MixtureSettings, Partition, Starts,
+    fit_mixture_from, require_more_samples_than_features, select_by_bic,
 };
 use crate::models::numerics::relative_change;
 use crate::models::prologue::{Prologue, Scaling, class_name, step};
@@ -117,6 +117,16 @@ impl ClusterRange {
             )));
         }
         Ok(lo..=hi.min(n_samples))
+    }
+
+    /// The whole range when the user named its top (`clusters_max`), else
+    /// up to where BIC has clearly passed its minimum.
+    pub fn scan(&self) -> BicScan {
+        if self.max.is_some() {
+            BicScan::Every
+        } else {
+            BIC_SCAN
+        }
     }
 }
 
@@ -359,7 +369,9 @@ impl Rmda {
             let b = vec![(m.n_clusters(), m.bic())];
             (m, b, Vec::new(), vec![(k, a)])
         } else {
-            let choice = select_by_bic(&z, range, settings, &starts, mixture_gauge, progress)?;
+            let scan = self.clusters.scan();
+            let choice =
+                select_by_bic(&z, range, scan, settings, &starts, mixture_gauge, progress)?;
             (
                 choice.best,
                 choice.bic,

@@ -103,6 +103,7 @@ fn bic_picks_the_true_number_of_clusters() {
     let choice = select_by_bic(
         &x,
         1..=7,
+        BicScan::Every,
         &settings(CovarianceFamily::Spherical, 1),
         &Starts::default(),
         Gauge::WHOLE,
@@ -111,6 +112,20 @@ fn bic_picks_the_true_number_of_clusters() {
     .unwrap();
     assert_eq!(choice.best.n_clusters(), 4, "BIC: {:?}", choice.bic);
     assert_eq!(choice.bic.len() + choice.skipped.len(), 7);
+    // The default scan stops two numbers past the minimum, with the same
+    // choice and the same BIC for every number it fitted.
+    let short = select_by_bic(
+        &x,
+        1..=7,
+        BIC_SCAN,
+        &settings(CovarianceFamily::Spherical, 1),
+        &Starts::default(),
+        Gauge::WHOLE,
+        &mut no_progress(),
+    )
+    .unwrap();
+    assert_eq!(short.best.n_clusters(), 4);
+    assert_eq!(short.bic[..], choice.bic[..6], "{:?}", short.bic);
 }
 
 #[test]
@@ -198,6 +213,7 @@ fn impossible_cluster_numbers_are_errors() {
     let e = select_by_bic(
         &x,
         4..=2,
+        BIC_SCAN,
         &s,
         &Starts::default(),
         Gauge::WHOLE,

@@ -131,7 +131,18 @@ fn bic_over_the_default_range_finds_the_four_clusters() {
     let f = fit_with(spherical(None), &x, &given);
     assert_eq!(f.extra.scalar("clusters"), Some(4.0));
     let bic = f.extra.series.iter().find(|s| s.name == "BIC").unwrap();
-    // Default range K..=4K for K = 2 classes.
+    // Default range K..=4K for K = 2 classes, left two numbers past the
+    // minimum.
+    let xs: Vec<f64> = bic.points.iter().map(|p| p.0).collect();
+    assert_eq!(xs, (2..=6).map(|k| k as f64).collect::<Vec<_>>());
+    // A top the user names is scanned to the end, with the same choice.
+    let named = ModelOptions {
+        clusters_max: Some(8),
+        ..spherical(None)
+    };
+    let f = fit_with(named, &x, &given);
+    assert_eq!(f.extra.scalar("clusters"), Some(4.0));
+    let bic = f.extra.series.iter().find(|s| s.name == "BIC").unwrap();
     let xs: Vec<f64> = bic.points.iter().map(|p| p.0).collect();
     assert_eq!(xs, (2..=8).map(|k| k as f64).collect::<Vec<_>>());
 }
