@@ -295,32 +295,70 @@ fn perturbed(labels: &[usize], guide: &Guide, k: usize, rng: &mut Rng) -> DMatri
     one_hot(&moved, k)
 }
 
-/// The starts of one fit (see the module comment): a warm start alone when
-/// there is one (it is already a converged fit's basin), else the decided
-/// labels, NDA's label-free posterior and the seeded perturbations. Every
-/// start has the decided rows pinned.
-fn starts(
-    problem: &Problem<'_>,
+/// The starts of one fit (see the module comment), built one at a time as
+/// the fit asks for them: a warm start alone when there is one (it is
+/// already a converged fit's basin), else the decided labels, NDA's
+/// label-free posterior and the seeded perturbations. Every start has the
+/// decided rows pinned. Lazily, because the first start is usually kept:
+/// building the others up front cost a whole NDA pass and three n x K
+/// matrices (120 MB at a million rows, 5 classes) that were then dropped.
+struct Starts<'a> {
+    problem: &'a Problem<'a>,
     k: usize,
-    p_given: &[f64],
-    seed: u64,
-) -> Result<Vec<DMatrix<f64>>, FitError> {
-    let guide = problem.guide;
-    if let Some(warm) = guide.warm_posterior(problem.given.len(), k) {
-        let mut w = warm.clone();
-        guide.pin(&mut w);
-        return Ok(vec![w]);
+    p_given: &'a [f64],
+    /// The decided labels; `None` for a warm start.
+    labels: Option<Vec<usize>>,
+    rng: Rng,
+    next: usize,
+}
+
+impl<'a> Starts<'a> {
+    fn new(problem: &'a Problem<'a>, k: usize, p_given: &'a [f64], seed: u64) -> Self {
+        let warm = problem
+            .guide
+            .warm_posterior(problem.given.len(), k)
+            .is_some();
+        Starts {
+            problem,
+            k,
+            p_given,
+            labels: (!warm).then(|| problem.guide.decided_labels(problem.given)),
+            rng: Rng::new(seed ^ 0x726e_6461_7374_6172),
+            next: 0,
+        }
     }
-    let labels = guide.decided_labels(problem.given);
-    let labelled = one_hot(&labels, k);
-    let mut nda = nda_posterior(&problem.estimate(&labelled)?, problem.z, p_given);
-    guide.pin(&mut nda);
-    let mut out = vec![labelled, nda];
-    let mut rng = Rng::new(seed ^ 0x726e_6461_7374_6172);
-    for _ in 0..PERTURBED_STARTS {
-        out.push(perturbed(&labels, guide, k, &mut rng));
+
+    fn count(&self) -> usize {
+        if self.labels.is_some() {
+            2 + PERTURBED_STARTS
+        } else {
+            1
+        }
     }
-    Ok(out)
+
+    /// The next start, `None` after the last.
+    fn next_start(&mut self) -> Option<Result<DMatrix<f64>, FitError>> {
+        let s = self.next;
+        if s >= self.count() {
+            return None;
+        }
+        self.next += 1;
+        let (problem, k, guide) = (self.problem, self.k, self.problem.guide);
+        let Some(labels) = &self.labels else {
+            let mut w = guide.warm_posterior(problem.given.len(), k)?.clone();
+            guide.pin(&mut w);
+            return Some(Ok(w));
+        };
+        Some(match s {
+            0 => Ok(one_hot(labels, k)),
+            1 => problem.estimate(&one_hot(labels, k)).map(|components| {
+                let mut nda = nda_posterior(&components, problem.z, self.p_given);
+                guide.pin(&mut nda);
+                nda
+            }),
+            _ => Ok(perturbed(labels, guide, k, &mut self.rng)),
+        })
+    }
 }
 
 /// Runs the starts in order and keeps the first one's fit when it is
@@ -333,14 +371,17 @@ fn starts(
 /// were admissible.
 fn best_run(
     problem: &Problem<'_>,
-    starts: &[DMatrix<f64>],
+    starts: &mut Starts<'_>,
     progress: &mut dyn FnMut(Progress) -> Control,
 ) -> Result<(Run, usize, usize), FitError> {
     let mut kept: Option<Run> = None;
     let (mut tried, mut admissible) = (0, 0);
-    for (s, start) in starts.iter().enumerate() {
+    let count = starts.count();
+    while let Some(start) = starts.next_start() {
+        let start = start?;
+        let s = tried;
         tried += 1;
-        let run = match problem.run(start, Gauge::WHOLE.part(s, starts.len()), progress) {
+        let run = match problem.run(&start, Gauge::WHOLE.part(s, count), progress) {
             Ok(run) => run,
             // A start that empties a class is no fit; another start may be.
             Err(FitError::Numerical(_)) if s > 0 => continue,
@@ -390,8 +431,8 @@ impl RobustModel for Rnda {
             covariance: self.covariance,
             iterations: self.iterations,
         };
-        let starts = starts(&problem, k, &p_given, self.seed)?;
-        let (run, tried, admissible) = best_run(&problem, &starts, progress)?;
+        let mut starts = Starts::new(&problem, k, &p_given, self.seed);
+        let (run, tried, admissible) = best_run(&problem, &mut starts, progress)?;
         let mut fit = Fit::from_posterior(run.posterior, given);
         if tried > 1 || run.held {
             fit.extra
