@@ -391,10 +391,17 @@ struct Runner<'a> {
 }
 
 /// The time budget of a whole choice (both rounds of a race share it).
+/// Each candidate's budget runs from when its first fold starts, not from
+/// the start of the choice: on two cores the folds queue, and a candidate
+/// still waiting for a core when a slow one had spent the budget was
+/// dropped as "over the time budget" without having run.
 pub struct Clock {
     started: Instant,
     /// Nanoseconds from `started` to the first finished task (0: none yet).
     first_done: AtomicU64,
+    /// Per entry of [`CANDIDATES`]: nanoseconds from `started` to its first
+    /// fold's start (0: not started).
+    begun: [AtomicU64; CANDIDATES.len()],
 }
 
 impl Clock {
@@ -402,6 +409,7 @@ impl Clock {
         Clock {
             started: Instant::now(),
             first_done: AtomicU64::new(0),
+            begun: std::array::from_fn(|_| AtomicU64::new(0)),
         }
     }
 
@@ -413,8 +421,37 @@ impl Clock {
     }
 
     fn over_budget(&self) -> bool {
+        self.started.elapsed() > self.budget()
+    }
+
+    /// Nanoseconds since the clock started (at least 1, so 0 can mean
+    /// "not yet").
+    fn now(&self) -> u64 {
+        self.started.elapsed().as_nanos().max(1) as u64
+    }
+
+    /// Notes that a fold of `candidate` starts (the first one starts its
+    /// budget).
+    fn begin(&self, candidate: &str) {
+        if let Some(c) = CANDIDATES.iter().position(|m| *m == candidate) {
+            let _ =
+                self.begun[c].compare_exchange(0, self.now(), Ordering::Relaxed, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether `candidate` has used its budget since its first fold began.
+    fn candidate_over_budget(&self, candidate: &str) -> bool {
+        let begun = CANDIDATES
+            .iter()
+            .position(|m| *m == candidate)
+            .map_or(0, |c| self.begun[c].load(Ordering::Relaxed));
+        let spent = Duration::from_nanos(self.now().saturating_sub(begun));
+        spent > self.budget()
+    }
+
+    fn budget(&self) -> Duration {
         let first = self.first_done.load(Ordering::Relaxed);
-        let budget = if first == 0 {
+        if first == 0 {
             // Nothing has finished: nothing to scale by yet. The cheapest
             // fit finishing sets the budget; until then only a very long
             // wait counts (ten minimum budgets).
@@ -423,8 +460,7 @@ impl Clock {
             Duration::from_nanos(first)
                 .mul_f64(BUDGET_FACTOR)
                 .max(MIN_BUDGET)
-        };
-        self.started.elapsed() > budget
+        }
     }
 }
 
@@ -483,6 +519,7 @@ impl Runner<'_> {
         report: &mut dyn FnMut(f64),
     ) -> Result<FoldOut, FitError> {
         let started = Instant::now();
+        self.clock.begin(name);
         let model = build_model(name, self.options)?;
         let held: Vec<usize> = (0..self.rows.len())
             .filter(|&j| self.folds[j] == Some(fold))
@@ -502,7 +539,7 @@ impl Runner<'_> {
         let train_labels: Vec<usize> = train.iter().map(|&r| self.labels[r]).collect();
         let mut cb = |p: Progress| {
             report(p.fraction.clamp(0.0, 0.99));
-            if self.stop.load(Ordering::Relaxed) || self.over_budget() {
+            if self.stop.load(Ordering::Relaxed) || self.clock.candidate_over_budget(name) {
                 Control::Stop
             } else {
                 Control::Continue
@@ -548,10 +585,6 @@ impl Runner<'_> {
 
     fn mark_done(&self) {
         self.clock.mark_done();
-    }
-
-    fn over_budget(&self) -> bool {
-        self.clock.over_budget()
     }
 }
 
