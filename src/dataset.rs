@@ -89,6 +89,13 @@ pub struct LoadOptions {
     /// key: it decides whether a file loads, not what it loads as.
     #[serde(skip)]
     pub multiline_cells: bool,
+    /// The dataset is only scored, never exported, rewritten nor reviewed
+    /// (`scan`): the file's bytes and record spans (`RawTable`) are let go
+    /// as soon as the cells are read, leaving the models the memory they
+    /// took (as much as the matrix for a numeric table). Not part of the
+    /// session key: a dataset without them never opens a session.
+    #[serde(skip)]
+    pub drop_raw: bool,
 }
 
 /// One bad-input message: file, 1-based line and column, what is wrong and
@@ -312,6 +319,11 @@ pub fn load_bytes(path: &Path, bytes: Vec<u8>, opts: &LoadOptions) -> Result<Dat
     if let Some(w) = &workbook {
         w.check_dates(path, &grid, opts)?;
     }
+    let (bytes, records) = if opts.drop_raw {
+        (Vec::new(), Vec::new())
+    } else {
+        (bytes, records)
+    };
     let raw = RawTable {
         path: path.to_path_buf(),
         bytes,
