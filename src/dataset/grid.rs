@@ -575,7 +575,6 @@ pub fn samples_as_columns(
         label_cells[1..].iter().map(|(t, _)| t.clone()).collect(),
         |j| (label_cells[j + 1].1, j + 2),
     );
-    let mut features = features;
     Ok(Grid {
         values: Grid::values_of(&mut features),
         features,
