@@ -3,13 +3,14 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::LoadOptions;
 use super::cells::RawColumn;
 use super::read::{err, field_in, field_lines, field_text, split_fields};
 
 use super::shown::{name_list, shown};
-use super::{DataError, RecordSpan};
+use super::{DataError, Progress, RecordSpan};
 use rayon::prelude::*;
 
 const LABEL_NAMES: [&str; 4] = ["label", "class", "target", "y"];
@@ -232,15 +233,10 @@ pub fn samples_as_rows(
     records: &[RecordSpan],
     delimiter: u8,
     opts: &LoadOptions,
+    progress: Option<Progress<'_>>,
 ) -> Result<Grid, DataError> {
-    samples_as_rows_in(
-        path,
-        bytes,
-        records,
-        delimiter,
-        opts,
-        default_chunks(records.len()),
-    )
+    let chunks = default_chunks(records.len());
+    samples_as_rows_in(path, bytes, records, delimiter, opts, chunks, progress)
 }
 
 /// [`samples_as_rows`] read in `n_chunks` chunks of records.
@@ -251,6 +247,7 @@ pub fn samples_as_rows_in(
     delimiter: u8,
     opts: &LoadOptions,
     n_chunks: usize,
+    progress: Option<Progress<'_>>,
 ) -> Result<Grid, DataError> {
     let mut scratch = Vec::new();
     let header: Vec<String> = fields_of(bytes, &records[0], delimiter, &mut scratch)
@@ -313,6 +310,7 @@ pub fn samples_as_rows_in(
             "the id in column {}",
             shown(id_field.map_or("", |f| header[f].as_str()))
         ),
+        progress: progress.map(|report| (report, AtomicUsize::new(0), n)),
     };
     // Chunks of records are read in parallel, each into its rows of every
     // column of one column-major block, which becomes the matrix as it is.
@@ -401,7 +399,12 @@ struct RowLayout<'a> {
     feature_fields: &'a [usize],
     label_cell: String,
     id_cell: String,
+    /// Where to report, the records read so far by every chunk, and of how many.
+    progress: Option<(Progress<'a>, AtomicUsize, usize)>,
 }
+
+/// Records a chunk reads between two reports of progress.
+const REPORT_EVERY: usize = 16_384;
 
 /// One chunk of records, read: the first problem cells of every column in
 /// it, its labels and ids (its values are already in place).
@@ -433,6 +436,9 @@ impl RowLayout<'_> {
         let mut scratch = Vec::with_capacity(self.n_fields);
         let mut lines = Vec::with_capacity(self.n_fields);
         for (r, rec) in records.iter().enumerate() {
+            if r % REPORT_EVERY == REPORT_EVERY - 1 {
+                self.report(REPORT_EVERY);
+            }
             let content = &self.bytes[rec.content.clone()];
             split_fields(content, self.delimiter, &mut scratch);
             if scratch.len() != self.n_fields {
@@ -472,11 +478,20 @@ impl RowLayout<'_> {
                 out[r] = col.note(&field(f), line_of(f), f + 1);
             }
         }
+        self.report(records.len() % REPORT_EVERY);
         Ok(Chunk {
             columns,
             labels,
             ids,
         })
+    }
+
+    /// `more` records read.
+    fn report(&self, more: usize) {
+        if let Some((report, done, n)) = &self.progress {
+            let done = done.fetch_add(more, Ordering::Relaxed) + more;
+            report(done as f64 / (*n).max(1) as f64);
+        }
     }
 }
 

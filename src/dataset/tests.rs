@@ -590,8 +590,15 @@ fn rows_in_chunks(text: &str, opts: &LoadOptions, chunks: usize) -> String {
     let path = Path::new("t.csv");
     let read = || -> Result<String, DataError> {
         let (records, delimiter) = read::table_records(path, text.as_bytes(), None)?;
-        let grid =
-            grid::samples_as_rows_in(path, text.as_bytes(), &records, delimiter, opts, chunks)?;
+        let grid = grid::samples_as_rows_in(
+            path,
+            text.as_bytes(),
+            &records,
+            delimiter,
+            opts,
+            chunks,
+            None,
+        )?;
         let b = build::build(path, grid, opts)?;
         Ok(format!(
             "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
@@ -742,4 +749,26 @@ fn a_table_only_scored_lets_its_bytes_go_and_reads_the_same() {
         ),
         (&kept.x, &kept.ids, &kept.rows, &kept.labels, &kept.dropped)
     );
+}
+
+#[test]
+fn progress_is_reported_up_to_every_record_read() {
+    let mut text = String::from("a,b,label\n");
+    for i in 0..40_000 {
+        text.push_str(&format!("{i},{},{}\n", i % 7, ["p", "q"][i % 2]));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.csv");
+    std::fs::write(&path, &text).unwrap();
+    let seen = std::sync::Mutex::new(Vec::new());
+    let ds = load_with_progress(&path, &LoadOptions::default(), &|f| {
+        seen.lock().unwrap().push(f)
+    })
+    .unwrap();
+    assert_eq!(ds.n_samples(), 40_000);
+    let mut seen = seen.into_inner().unwrap();
+    seen.sort_by(f64::total_cmp);
+    assert!(seen.len() >= 2, "{seen:?}");
+    assert!(seen.iter().all(|f| (0.0..=1.0).contains(f)), "{seen:?}");
+    assert_eq!(seen.last(), Some(&1.0));
 }
