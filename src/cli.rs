@@ -112,3 +112,17 @@ pub fn load(
 ) -> Result<crate::dataset::Dataset, CliError> {
     Ok(crate::dataset::load(path, &data.load_options_for(models)?)?)
 }
+
+/// [`load`] for a table that is only scored (`scan`): never exported,
+/// rewritten nor reviewed, so the file's bytes are let go once read.
+pub fn load_to_score(
+    path: &std::path::Path,
+    data: &DataArgs,
+    models: &[&str],
+) -> Result<crate::dataset::Dataset, CliError> {
+    let options = crate::dataset::LoadOptions {
+        drop_raw: true,
+        ..data.load_options_for(models)?
+    };
+    Ok(crate::dataset::load(path, &options)?)
+}

@@ -89,6 +89,13 @@ pub struct LoadOptions {
     /// key: it decides whether a file loads, not what it loads as.
     #[serde(skip)]
     pub multiline_cells: bool,
+    /// The dataset is only scored, never exported, rewritten nor reviewed
+    /// (`scan`): the file's bytes and record spans (`RawTable`) are let go
+    /// as soon as the cells are read, leaving the models the memory they
+    /// took (as much as the matrix for a numeric table). Not part of the
+    /// session key: a dataset without them never opens a session.
+    #[serde(skip)]
+    pub drop_raw: bool,
 }
 
 /// One bad-input message: file, 1-based line and column, what is wrong and
@@ -267,11 +274,35 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
     load_bytes(path, bytes, opts)
 }
 
+/// What a load reports as it reads the records of a table: the fraction
+/// read so far (0 to 1), called from the threads that read them.
+pub type Progress<'a> = &'a (dyn Fn(f64) + Sync);
+
+/// [`load`], telling `progress` how far the reading of the records has
+/// come (for a loading screen: the rest of a load is a small part of it).
+pub fn load_with_progress(
+    path: &Path,
+    opts: &LoadOptions,
+    progress: Progress<'_>,
+) -> Result<Dataset, DataError> {
+    let bytes = read::read_regular_file(path)?;
+    load_bytes_in(path, bytes, opts, Some(progress))
+}
+
 /// Builds a dataset from a file's bytes already in memory; `path` names it
 /// in messages. GEO files are recognised by their content and spreadsheets
 /// by their container (zip or OLE) and extension; both become a CSV that
 /// stands for them (a labels sheet for GEO), which is what an export writes.
 pub fn load_bytes(path: &Path, bytes: Vec<u8>, opts: &LoadOptions) -> Result<Dataset, DataError> {
+    load_bytes_in(path, bytes, opts, None)
+}
+
+fn load_bytes_in(
+    path: &Path,
+    bytes: Vec<u8>,
+    opts: &LoadOptions,
+    progress: Option<Progress<'_>>,
+) -> Result<Dataset, DataError> {
     let workbook = sheet::is_workbook(path, &bytes)
         .then(|| sheet::to_csv(path, &bytes, opts))
         .transpose()?;
@@ -307,11 +338,16 @@ pub fn load_bytes(path: &Path, bytes: Vec<u8>, opts: &LoadOptions) -> Result<Dat
     let grid = if opts.transpose {
         grid::samples_as_columns(path, &bytes, &records, delimiter, opts)?
     } else {
-        grid::samples_as_rows(path, &bytes, &records, delimiter, opts)?
+        grid::samples_as_rows(path, &bytes, &records, delimiter, opts, progress)?
     };
     if let Some(w) = &workbook {
         w.check_dates(path, &grid, opts)?;
     }
+    let (bytes, records) = if opts.drop_raw {
+        (Vec::new(), Vec::new())
+    } else {
+        (bytes, records)
+    };
     let raw = RawTable {
         path: path.to_path_buf(),
         bytes,

@@ -134,15 +134,25 @@ fn load(
         Source::File(path, options) => (path, options),
     };
     let (tx, rx) = std::sync::mpsc::channel::<Result<Dataset, DataError>>();
+    // Started before the preview is read, which it then runs beside.
+    let read = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
     let worker = {
         let (path, options) = (path.clone(), options.clone());
+        let read = std::sync::Arc::clone(&read);
         std::thread::Builder::new()
             .name("load".into())
             .spawn(move || {
-                let _ = tx.send(crate::dataset::load(&path, &options));
+                let report = |f: f64| {
+                    let permille = (f.clamp(0.0, 1.0) * 1000.0) as u32;
+                    read.fetch_max(permille, std::sync::atomic::Ordering::Relaxed);
+                };
+                let _ = tx.send(crate::dataset::load_with_progress(&path, &options, &report));
             })?
     };
-    let screen = loading::Loading::new(&path, &options);
+    let screen = loading::Loading {
+        read,
+        ..loading::Loading::new(&path, &options)
+    };
     loop {
         match rx.recv_timeout(Duration::from_millis(50)) {
             Ok(result) => {

@@ -169,6 +169,7 @@ impl DataArgs {
             probs: self.probs.clone(),
             sheet: self.sheet.clone(),
             multiline_cells: self.multiline_cells,
+            drop_raw: false,
         })
     }
 }

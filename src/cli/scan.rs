@@ -14,7 +14,7 @@ use nalgebra::DMatrix;
 use super::args::{DataArgs, ModelArgs, ScanArgs};
 use super::output::{RunInfo, accuracy, report_text, write_predictions, write_ranking};
 use super::progress::Bar;
-use super::{CliError, load};
+use super::{CliError, load_to_score as load};
 use crate::app::{FitInputs, FitPlan};
 use crate::atomic_write::write_atomic;
 use crate::dataset::Dataset;

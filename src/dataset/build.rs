@@ -6,7 +6,7 @@ use std::path::Path;
 use nalgebra::DMatrix;
 
 use super::cells::{CellAt, MAX_MAGNITUDE, RawColumn};
-use super::grid::Grid;
+use super::grid::{Grid, Labels};
 use super::read::err;
 use super::shown::{as_arg, shown};
 use super::{
@@ -49,22 +49,24 @@ fn earliest<'a>(
 
 pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataError> {
     check_labels(path, &grid)?;
-    let n = grid.labels.len();
+    let n = grid.labels.codes.len();
     let (ids, id_name) = choose_ids(path, grid.ids, grid.id_name, opts)?;
     let mut features = grid.features;
+    let mut values = grid.values;
     check_cells(path, &features, opts)?;
     if opts.log2 {
-        take_log2(path, &mut features)?;
+        take_log2(path, &mut features, &mut values, n)?;
     }
     if !opts.log2 {
         check_magnitudes(path, &features)?;
     }
-    let missing = handle_missing(path, &mut features, n, opts)?;
+    let missing = handle_missing(path, &mut features, &mut values, n, opts)?;
     let kept = missing.kept;
     check_levels(path, &features, &kept, opts)?;
-    let columns = feature_columns(features, &kept, &missing.means);
-    let (classes, labels) = classes_of(&grid.labels, &kept);
+    let columns = feature_columns(features, values, n, &kept, &missing.means);
+    let (classes, labels) = classes_of(grid.labels, &kept);
     let ids = match ids {
+        Some(ids) if kept.len() == n => ids,
         Some(ids) => kept.iter().map(|&i| ids[i].clone()).collect(),
         None => kept.iter().map(|i| i.to_string()).collect(),
     };
@@ -84,7 +86,7 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
 
 /// There are samples, and every one has a label.
 fn check_labels(path: &Path, grid: &Grid) -> Result<(), DataError> {
-    if grid.labels.is_empty() {
+    if grid.labels.codes.is_empty() {
         return Err(err(
             path,
             1,
@@ -93,17 +95,14 @@ fn check_labels(path: &Path, grid: &Grid) -> Result<(), DataError> {
             "add data rows",
         ));
     }
-    for (i, l) in grid.labels.iter().enumerate() {
-        if l.trim().is_empty() {
-            let (line, column) = grid.label_at[i];
-            return Err(err(
-                path,
-                line,
-                column,
-                format!("the label in column {} is empty", shown(&grid.label_name)),
-                "every sample needs a label: fill it in, or remove the row",
-            ));
-        }
+    if let Some((line, column)) = grid.labels.first_empty {
+        return Err(err(
+            path,
+            line,
+            column,
+            format!("the label in column {} is empty", shown(&grid.label_name)),
+            "every sample needs a label: fill it in, or remove the row",
+        ));
     }
     Ok(())
 }
@@ -190,7 +189,12 @@ fn check_cells(path: &Path, features: &[RawColumn], opts: &LoadOptions) -> Resul
 }
 
 /// `--log2`: numeric columns become log2(value); a value <= 0 is an error.
-fn take_log2(path: &Path, features: &mut [RawColumn]) -> Result<(), DataError> {
+fn take_log2(
+    path: &Path,
+    features: &mut [RawColumn],
+    values: &mut [f64],
+    n: usize,
+) -> Result<(), DataError> {
     if let Some((at, name)) = earliest(features, |c| {
         c.first_text
             .is_none()
@@ -212,9 +216,11 @@ fn take_log2(path: &Path, features: &mut [RawColumn]) -> Result<(), DataError> {
             ),
         ));
     }
-    for col in features.iter_mut().filter(|c| c.first_text.is_none()) {
-        // NaN (missing) stays NaN.
-        col.values.iter_mut().for_each(|v| *v = v.log2());
+    for (col, values) in features.iter().zip(values.chunks_mut(n.max(1))) {
+        if col.first_text.is_none() {
+            // NaN (missing) stays NaN.
+            values.iter_mut().for_each(|v| *v = v.log2());
+        }
     }
     Ok(())
 }
@@ -319,13 +325,18 @@ struct Missing {
 fn handle_missing(
     path: &Path,
     features: &mut [RawColumn],
+    values: &mut [f64],
     n: usize,
     opts: &LoadOptions,
 ) -> Result<Missing, DataError> {
     let mut drop = vec![false; n];
     let mut reasons: Vec<Option<String>> = vec![None; n];
     let mut means = vec![None; features.len()];
-    for (f, col) in features.iter_mut().enumerate() {
+    for (f, (col, values)) in features
+        .iter_mut()
+        .zip(values.chunks_mut(n.max(1)))
+        .enumerate()
+    {
         if is_text(col) || col.first_missing.is_none() {
             continue;
         }
@@ -341,14 +352,14 @@ fn handle_missing(
                 ));
             }
             MissingPolicy::Drop => {
-                for (i, v) in col.values.iter().enumerate() {
+                for (i, v) in values.iter().enumerate() {
                     if v.is_nan() && !drop[i] {
                         drop[i] = true;
                         reasons[i] = Some(format!("missing value in column {}", shown(&col.name)));
                     }
                 }
             }
-            MissingPolicy::Mean => means[f] = Some(fill_with_mean(path, col)?),
+            MissingPolicy::Mean => means[f] = Some(fill_with_mean(path, col, values)?),
         }
     }
     let kept: Vec<usize> = (0..n).filter(|i| !drop[*i]).collect();
@@ -373,8 +384,8 @@ fn handle_missing(
 
 /// `--missing mean` for one column: fills its missing cells with the mean
 /// of the present ones and returns that mean.
-fn fill_with_mean(path: &Path, col: &mut RawColumn) -> Result<f64, DataError> {
-    let present: Vec<f64> = col.values.iter().copied().filter(|v| !v.is_nan()).collect();
+fn fill_with_mean(path: &Path, col: &RawColumn, values: &mut [f64]) -> Result<f64, DataError> {
+    let present: Vec<f64> = values.iter().copied().filter(|v| !v.is_nan()).collect();
     if present.is_empty() {
         let at = col.first_missing.clone().unwrap_or_else(unreachable_at);
         return Err(err(
@@ -386,7 +397,7 @@ fn fill_with_mean(path: &Path, col: &mut RawColumn) -> Result<f64, DataError> {
         ));
     }
     let mean = present.iter().sum::<f64>() / present.len() as f64;
-    col.values
+    values
         .iter_mut()
         .filter(|v| v.is_nan())
         .for_each(|v| *v = mean);
@@ -402,24 +413,56 @@ struct Columns {
 }
 
 /// Numbers as they are, string columns as one 0/1 column per level; only
-/// the kept samples.
-fn feature_columns(features: Vec<RawColumn>, kept: &[usize], means: &[Option<f64>]) -> Columns {
-    let mut columns: Vec<Vec<f64>> = Vec::new();
+/// the kept samples. `values` holds `n` rows per column; when every column
+/// is numeric it becomes the matrix itself, its dropped rows squeezed out
+/// in place, so a large table is never copied.
+fn feature_columns(
+    features: Vec<RawColumn>,
+    mut values: Vec<f64>,
+    n: usize,
+    kept: &[usize],
+    means: &[Option<f64>],
+) -> Columns {
+    let m = kept.len();
     let mut feature_names = Vec::new();
     let mut categorical = Vec::new();
     let mut sources = Vec::new();
+    if !features.iter().any(is_text) {
+        let p = features.len();
+        if m < n {
+            // Moving down only: row i' <= i of column j lands at or before
+            // where it was, after everything still to be read.
+            for j in 0..p {
+                for (to, &i) in kept.iter().enumerate() {
+                    values[j * m + to] = values[j * n + i];
+                }
+            }
+            values.truncate(m * p);
+        }
+        for (f, col) in features.into_iter().enumerate() {
+            feature_names.push(col.name.clone());
+            sources.push(FeatureSource::Numeric {
+                name: col.name,
+                fill: means[f],
+            });
+        }
+        return Columns {
+            x: DMatrix::from_vec(m, p, values),
+            feature_names,
+            categorical,
+            sources,
+        };
+    }
+    let mut x: Vec<f64> = Vec::new();
+    let mut p = 0;
     for (f, col) in features.into_iter().enumerate() {
         if is_text(&col) {
             let texts = col.texts.unwrap_or_default();
-            let (levels, codes) = levels_of(kept.iter().map(|&i| &texts[i]));
+            let (levels, codes) = levels_of(kept.iter().map(|&i| texts[i].as_str()));
             for (l, level) in levels.iter().enumerate() {
                 feature_names.push(format!("{}={level}", col.name));
-                columns.push(
-                    codes
-                        .iter()
-                        .map(|&c| if c == l { 1.0 } else { 0.0 })
-                        .collect(),
-                );
+                x.extend(codes.iter().map(|&c| if c == l { 1.0 } else { 0.0 }));
+                p += 1;
             }
             sources.push(FeatureSource::Categorical {
                 name: col.name.clone(),
@@ -432,15 +475,18 @@ fn feature_columns(features: Vec<RawColumn>, kept: &[usize], means: &[Option<f64
             });
         } else {
             feature_names.push(col.name.clone());
-            columns.push(kept.iter().map(|&i| col.values[i]).collect());
+            let column = &values[f * n..(f + 1) * n];
+            x.extend(kept.iter().map(|&i| column[i]));
+            p += 1;
             sources.push(FeatureSource::Numeric {
                 name: col.name,
                 fill: means[f],
             });
         }
     }
+    drop(values);
     Columns {
-        x: DMatrix::from_fn(kept.len(), columns.len(), |i, j| columns[j][i]),
+        x: DMatrix::from_vec(m, p, x),
         feature_names,
         categorical,
         sources,
@@ -449,13 +495,13 @@ fn feature_columns(features: Vec<RawColumn>, kept: &[usize], means: &[Option<f64
 
 /// Distinct texts in order of first appearance, and each text's index
 /// among them.
-fn levels_of<'a>(texts: impl Iterator<Item = &'a String>) -> (Vec<String>, Vec<usize>) {
+fn levels_of<'a>(texts: impl Iterator<Item = &'a str>) -> (Vec<String>, Vec<usize>) {
     let mut levels: Vec<String> = Vec::new();
     let mut index: std::collections::HashMap<&'a str, usize> = std::collections::HashMap::new();
     let codes = texts
         .map(|t| {
-            *index.entry(t.as_str()).or_insert_with(|| {
-                levels.push(t.clone());
+            *index.entry(t).or_insert_with(|| {
+                levels.push(t.to_string());
                 levels.len() - 1
             })
         })
@@ -465,8 +511,15 @@ fn levels_of<'a>(texts: impl Iterator<Item = &'a String>) -> (Vec<String>, Vec<u
 
 /// Classes in order of first appearance among the kept samples, and each
 /// kept sample's class index.
-fn classes_of(labels: &[String], kept: &[usize]) -> (Vec<String>, Vec<usize>) {
-    levels_of(kept.iter().map(|&i| &labels[i]))
+fn classes_of(labels: Labels, kept: &[usize]) -> (Vec<String>, Vec<usize>) {
+    if kept.len() == labels.codes.len() {
+        // Every sample kept: the labels' own order of first appearance.
+        return (labels.levels, labels.codes);
+    }
+    levels_of(
+        kept.iter()
+            .map(|&i| labels.levels[labels.codes[i]].as_str()),
+    )
 }
 
 fn is_text(c: &RawColumn) -> bool {

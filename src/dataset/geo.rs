@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::cells::RawColumn;
-use super::grid::Grid;
+use super::grid::{Grid, Labels};
 use super::read::{err, quote_if_needed};
 use super::{DataError, LoadOptions};
 
@@ -390,11 +390,11 @@ pub fn grid(
         let (id, label) = (quote_if_needed(id, b','), quote_if_needed(label, b','));
         sheet.push_str(&format!("{id},{label},{label}\n"));
     }
-    let n = labels.len();
+    let mut features = parsed.features;
     let grid = Grid {
-        features: parsed.features,
-        label_at: vec![(field.line, 0); n],
-        labels,
+        values: Grid::values_of(&mut features),
+        features,
+        labels: Labels::from_texts(labels, |_| (field.line, 0)),
         ids: Some(parsed.samples),
         label_name: field.name.clone(),
         label_field: 1,

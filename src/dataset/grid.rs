@@ -1,14 +1,17 @@
 //! Records to a sample-by-column grid, in either orientation: the usual
 //! samples-as-rows table, or a genes x samples sheet (`--transpose`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::LoadOptions;
 use super::cells::RawColumn;
-use super::read::{err, field_lines, field_text, split_fields};
+use super::read::{err, field_in, field_lines, field_text, split_fields};
+
 use super::shown::{name_list, shown};
-use super::{DataError, RecordSpan};
+use super::{DataError, Progress, RecordSpan};
+use rayon::prelude::*;
 
 const LABEL_NAMES: [&str; 4] = ["label", "class", "target", "y"];
 const ID_NAMES: [&str; 3] = ["id", "sample", "name"];
@@ -16,16 +19,94 @@ const ID_NAMES: [&str; 3] = ["id", "sample", "name"];
 /// The columns of a table, one entry per sample, before any policy.
 #[derive(Debug)]
 pub struct Grid {
+    /// Per column its name and first problem cells (and, under onehot, the
+    /// texts of a string column); the values are in `values`.
     pub features: Vec<RawColumn>,
-    pub labels: Vec<String>,
-    /// (line, column) of every label cell.
-    pub label_at: Vec<(usize, usize)>,
+    /// Every feature value, column after column (`labels.codes.len()` rows
+    /// each): NaN where missing or not a number.
+    pub values: Vec<f64>,
+    pub labels: Labels,
     pub ids: Option<Vec<String>>,
     pub label_name: String,
     /// Field index of the label column, or record index of the label row.
     pub label_field: usize,
     pub id_name: Option<String>,
     pub n_fields: usize,
+}
+
+impl Grid {
+    /// Moves the values of columns read one by one (`RawColumn::push`)
+    /// into one column-major block.
+    pub fn values_of(features: &mut [RawColumn]) -> Vec<f64> {
+        let mut values = Vec::with_capacity(features.iter().map(|c| c.values.len()).sum());
+        for col in features {
+            values.append(&mut col.values);
+            col.values = Vec::new();
+        }
+        values
+    }
+}
+
+/// The label texts of the samples, each distinct text stored once.
+#[derive(Debug, Default)]
+pub struct Labels {
+    /// Distinct texts in order of first appearance.
+    pub levels: Vec<String>,
+    /// Every sample's index into `levels`.
+    pub codes: Vec<usize>,
+    /// (line, column) of the first label that is empty or blank.
+    pub first_empty: Option<(usize, usize)>,
+}
+
+impl Labels {
+    /// `at(i)`: where the label of sample i is.
+    pub fn from_texts(texts: Vec<String>, at: impl Fn(usize) -> (usize, usize)) -> Labels {
+        let mut labels = Labels::default();
+        let mut index = HashMap::new();
+        for (i, t) in texts.into_iter().enumerate() {
+            labels.push(&mut index, &t, || at(i));
+        }
+        labels
+    }
+
+    fn push(
+        &mut self,
+        index: &mut HashMap<String, usize>,
+        text: &str,
+        at: impl FnOnce() -> (usize, usize),
+    ) {
+        let code = match index.get(text) {
+            Some(&c) => c,
+            None => {
+                if text.trim().is_empty() && self.first_empty.is_none() {
+                    self.first_empty = Some(at());
+                }
+                index.insert(text.to_string(), self.levels.len());
+                self.levels.push(text.to_string());
+                self.levels.len() - 1
+            }
+        };
+        self.codes.push(code);
+    }
+
+    /// Appends the labels of the samples after these.
+    fn append(&mut self, index: &mut HashMap<String, usize>, later: Labels) {
+        let map: Vec<usize> = later
+            .levels
+            .into_iter()
+            .map(|t| {
+                let next = self.levels.len();
+                *index.entry(t).or_insert_with_key(|t| {
+                    self.levels.push(t.clone());
+                    next
+                })
+            })
+            .collect();
+        self.codes.extend(later.codes.iter().map(|&c| map[c]));
+        if self.first_empty.is_none() {
+            self.first_empty = later.first_empty;
+        }
+    }
 }
 
 fn find_named(names: &[String], wanted: &[&str]) -> Option<usize> {
@@ -152,6 +233,21 @@ pub fn samples_as_rows(
     records: &[RecordSpan],
     delimiter: u8,
     opts: &LoadOptions,
+    progress: Option<Progress<'_>>,
+) -> Result<Grid, DataError> {
+    let chunks = default_chunks(records.len());
+    samples_as_rows_in(path, bytes, records, delimiter, opts, chunks, progress)
+}
+
+/// [`samples_as_rows`] read in `n_chunks` chunks of records.
+pub fn samples_as_rows_in(
+    path: &Path,
+    bytes: &[u8],
+    records: &[RecordSpan],
+    delimiter: u8,
+    opts: &LoadOptions,
+    n_chunks: usize,
+    progress: Option<Progress<'_>>,
 ) -> Result<Grid, DataError> {
     let mut scratch = Vec::new();
     let header: Vec<String> = fields_of(bytes, &records[0], delimiter, &mut scratch)
@@ -197,63 +293,206 @@ pub fn samples_as_rows(
             "check --label, --id and --ignore",
         ));
     }
-    let n = records.len() - 1;
-    // String columns become 0/1 columns, which needs every cell's text; but
-    // most columns are numbers, and a String per cell would more than
-    // double the memory of loading them. So a column keeps texts from its
-    // first string on, after reading the cells before it again.
-    let keep_texts = opts.categorical == super::CategoricalPolicy::Onehot;
+    let data = &records[1..];
+    let n = data.len();
+    let p = feature_fields.len();
+    let layout = RowLayout {
+        path,
+        bytes,
+        delimiter,
+        opts,
+        n_fields,
+        label_field,
+        id_field,
+        feature_fields: &feature_fields,
+        label_cell: format!("the label in column {}", shown(&header[label_field])),
+        id_cell: format!(
+            "the id in column {}",
+            shown(id_field.map_or("", |f| header[f].as_str()))
+        ),
+        progress: progress.map(|report| (report, AtomicUsize::new(0), n)),
+    };
+    // Chunks of records are read in parallel, each into its rows of every
+    // column of one column-major block, which becomes the matrix as it is.
+    let mut values = vec![0.0; n * p];
+    let bounds = chunk_bounds(n, n_chunks);
+    let mut pieces: Vec<Vec<&mut [f64]>> = bounds.iter().map(|_| Vec::with_capacity(p)).collect();
+    for column in values.chunks_mut(n.max(1)).take(p) {
+        let mut rest = column;
+        for (piece, r) in pieces.iter_mut().zip(&bounds) {
+            let (head, tail) = rest.split_at_mut(r.len());
+            piece.push(head);
+            rest = tail;
+        }
+    }
+    let parts: Vec<Result<Chunk, DataError>> = pieces
+        .into_par_iter()
+        .zip(bounds.par_iter())
+        .map(|(mut piece, r)| layout.read_chunk(&data[r.clone()], &mut piece))
+        .collect();
     let mut features: Vec<RawColumn> = feature_fields
         .iter()
-        .map(|&f| RawColumn::new(header[f].clone(), false, n))
+        .map(|&f| RawColumn::new(header[f].clone(), false, 0))
         .collect();
-    let mut labels = Vec::with_capacity(n);
-    let mut label_at = Vec::with_capacity(n);
-    let mut ids = id_field.map(|_| Vec::with_capacity(n));
-    let content_fields = |rec: &RecordSpan, scratch: &mut Vec<std::ops::Range<usize>>| {
-        split_fields(&bytes[rec.content.clone()], delimiter, scratch);
+    let mut labels = Labels {
+        codes: Vec::with_capacity(n),
+        ..Labels::default()
     };
-    let mut lines = Vec::new();
-    let label_cell = format!("the label in column {}", shown(&header[label_field]));
-    let id_cell = format!(
-        "the id in column {}",
-        shown(id_field.map_or("", |f| header[f].as_str()))
-    );
-    for (r, rec) in records[1..].iter().enumerate() {
-        content_fields(rec, &mut scratch);
-        let content = &bytes[rec.content.clone()];
-        if scratch.len() != n_fields {
-            return Err(wrong_width(path, rec, content, scratch.len(), n_fields));
+    let mut index = HashMap::new();
+    let mut ids = id_field.map(|_| Vec::with_capacity(n));
+    // Chunks in file order, so the first problem cells are the earliest.
+    for part in parts {
+        let part = part?;
+        for (col, later) in features.iter_mut().zip(part.columns) {
+            col.merge_later(later);
         }
-        field_lines(content, &scratch, &mut lines);
-        let line_of = |f: usize| rec.line + lines[f];
-        let label = field_text(&content[scratch[label_field].clone()]);
-        let at = (line_of(label_field), label_field + 1);
-        single_line(path, opts, &label, at, &label_cell)?;
-        labels.push(label);
-        label_at.push(at);
-        if let (Some(ids), Some(f)) = (ids.as_mut(), id_field) {
-            let id = field_text(&content[scratch[f].clone()]);
-            single_line(path, opts, &id, (line_of(f), f + 1), &id_cell)?;
-            ids.push(id.trim().to_string());
+        labels.append(&mut index, part.labels);
+        if let (Some(ids), Some(mut more)) = (ids.as_mut(), part.ids) {
+            ids.append(&mut more);
         }
+    }
+    // String columns become 0/1 columns, which needs every cell's text; but
+    // most columns are numbers, and a String per cell would more than
+    // double the memory of loading them. So only a column that turned out
+    // to hold a string is read again for its texts.
+    if opts.categorical == super::CategoricalPolicy::Onehot {
         for (col, &f) in features.iter_mut().zip(&feature_fields) {
-            col.push(&field_text(&content[scratch[f].clone()]), line_of(f), f + 1);
-            if keep_texts && col.texts.is_none() && col.first_text.is_some() {
-                col.texts = Some(column_texts(bytes, &records[1..=r + 1], delimiter, f));
+            if col.first_text.is_some() {
+                col.texts = Some(column_texts(bytes, data, delimiter, f));
             }
         }
     }
     Ok(Grid {
         features,
+        values,
         labels,
-        label_at,
         ids,
         label_name: header[label_field].clone(),
         label_field,
         id_name: id_field.map(|f| header[f].clone()),
         n_fields,
     })
+}
+
+/// How many chunks a table of `n` records is read in: a few per thread,
+/// so a slow chunk does not leave a core idle, and one for a small table.
+pub fn default_chunks(n: usize) -> usize {
+    const MIN_RECORDS: usize = 4096;
+    (n / MIN_RECORDS).clamp(1, 4 * rayon::current_num_threads())
+}
+
+/// `n` records cut into `chunks` consecutive ranges of near-equal length.
+fn chunk_bounds(n: usize, chunks: usize) -> Vec<std::ops::Range<usize>> {
+    let k = chunks.clamp(1, n.max(1));
+    (0..k).map(|c| c * n / k..(c + 1) * n / k).collect()
+}
+
+/// What reading a samples-as-rows table needs to know about it.
+struct RowLayout<'a> {
+    path: &'a Path,
+    bytes: &'a [u8],
+    delimiter: u8,
+    opts: &'a LoadOptions,
+    n_fields: usize,
+    label_field: usize,
+    id_field: Option<usize>,
+    feature_fields: &'a [usize],
+    label_cell: String,
+    id_cell: String,
+    /// Where to report, the records read so far by every chunk, and of how many.
+    progress: Option<(Progress<'a>, AtomicUsize, usize)>,
+}
+
+/// Records a chunk reads between two reports of progress.
+const REPORT_EVERY: usize = 16_384;
+
+/// One chunk of records, read: the first problem cells of every column in
+/// it, its labels and ids (its values are already in place).
+struct Chunk {
+    columns: Vec<RawColumn>,
+    labels: Labels,
+    ids: Option<Vec<String>>,
+}
+
+impl RowLayout<'_> {
+    /// Reads `records` into `out` (one slice per feature column, a row per
+    /// record); the first bad record of the chunk is its error.
+    fn read_chunk(
+        &self,
+        records: &[RecordSpan],
+        out: &mut [&mut [f64]],
+    ) -> Result<Chunk, DataError> {
+        let mut columns: Vec<RawColumn> = self
+            .feature_fields
+            .iter()
+            .map(|_| RawColumn::new(String::new(), false, 0))
+            .collect();
+        let mut labels = Labels {
+            codes: Vec::with_capacity(records.len()),
+            ..Labels::default()
+        };
+        let mut index = HashMap::new();
+        let mut ids = self.id_field.map(|_| Vec::with_capacity(records.len()));
+        let mut scratch = Vec::with_capacity(self.n_fields);
+        let mut lines = Vec::with_capacity(self.n_fields);
+        for (r, rec) in records.iter().enumerate() {
+            if r % REPORT_EVERY == REPORT_EVERY - 1 {
+                self.report(REPORT_EVERY);
+            }
+            let content = &self.bytes[rec.content.clone()];
+            split_fields(content, self.delimiter, &mut scratch);
+            if scratch.len() != self.n_fields {
+                return Err(wrong_width(
+                    self.path,
+                    rec,
+                    content,
+                    scratch.len(),
+                    self.n_fields,
+                ));
+            }
+            field_lines(content, &scratch, &mut lines);
+            let line_of = |f: usize| rec.line + lines[f];
+            let text = std::str::from_utf8(content).ok();
+            let field = |f: usize| field_in(text, content, scratch[f].clone());
+            let f = self.label_field;
+            let label = field(f);
+            let at = (line_of(f), f + 1);
+            single_line(self.path, self.opts, &label, at, &self.label_cell)?;
+            labels.push(&mut index, &label, || at);
+            if let (Some(ids), Some(f)) = (ids.as_mut(), self.id_field) {
+                let id = field(f);
+                single_line(
+                    self.path,
+                    self.opts,
+                    &id,
+                    (line_of(f), f + 1),
+                    &self.id_cell,
+                )?;
+                ids.push(id.trim().to_string());
+            }
+            for ((col, out), &f) in columns
+                .iter_mut()
+                .zip(out.iter_mut())
+                .zip(self.feature_fields)
+            {
+                out[r] = col.note(&field(f), line_of(f), f + 1);
+            }
+        }
+        self.report(records.len() % REPORT_EVERY);
+        Ok(Chunk {
+            columns,
+            labels,
+            ids,
+        })
+    }
+
+    /// `more` records read.
+    fn report(&self, more: usize) {
+        if let Some((report, done, n)) = &self.progress {
+            let done = done.fetch_add(more, Ordering::Relaxed) + more;
+            report(done as f64 / (*n).max(1) as f64);
+        }
+    }
 }
 
 /// Genes x samples: the header holds sample ids; each record is a feature
@@ -347,14 +586,14 @@ pub fn samples_as_columns(
     }
     let label_cells = &rows[label_row];
     single_line_sheet(path, opts, &header, label_cells, &names[label_row])?;
+    let labels = Labels::from_texts(
+        label_cells[1..].iter().map(|(t, _)| t.clone()).collect(),
+        |j| (label_cells[j + 1].1, j + 2),
+    );
     Ok(Grid {
+        values: Grid::values_of(&mut features),
         features,
-        labels: label_cells[1..].iter().map(|(t, _)| t.clone()).collect(),
-        label_at: label_cells[1..]
-            .iter()
-            .enumerate()
-            .map(|(j, (_, line))| (*line, j + 2))
-            .collect(),
+        labels,
         ids: Some(ids),
         label_name: names[label_row].clone(),
         label_field: label_row + 1,

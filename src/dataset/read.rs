@@ -2,6 +2,7 @@
 //! scanner that remembers where every record lies so an export can copy
 //! untouched records byte for byte.
 
+use std::borrow::Cow;
 use std::io::Read;
 use std::ops::Range;
 use std::path::Path;
@@ -253,6 +254,39 @@ pub fn field_text(raw: &[u8]) -> String {
     }
 }
 
+/// [`field_text`] without a copy for the usual cell (valid UTF-8, not
+/// quoted): reading a large table allocates nothing per cell.
+pub fn field_str(raw: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(raw) {
+        Ok(s) if !quoted(raw) => Cow::Borrowed(s),
+        _ => Cow::Owned(field_text(raw)),
+    }
+}
+
+/// [`field_str`] of the field at `range` of a record, given the record as
+/// text when it is valid UTF-8 (checked once per record, not per field: a
+/// range between ASCII delimiters is then valid too).
+pub fn field_in<'a>(text: Option<&'a str>, record: &'a [u8], range: Range<usize>) -> Cow<'a, str> {
+    let raw = &record[range.clone()];
+    match text.and_then(|s| s.get(range)) {
+        Some(s) if !quoted(raw) => Cow::Borrowed(s),
+        _ => field_str(raw),
+    }
+}
+
+/// Whether [`field_text`] takes quotes off: the field, blanks (space, tab)
+/// aside, starts and ends with a quote.
+fn quoted(raw: &[u8]) -> bool {
+    let blank = |b: &u8| *b == b' ' || *b == b'\t';
+    match (
+        raw.iter().position(|b| !blank(b)),
+        raw.iter().rposition(|b| !blank(b)),
+    ) {
+        (Some(first), Some(last)) => last > first && raw[first] == b'"' && raw[last] == b'"',
+        _ => false,
+    }
+}
+
 /// Number of newlines inside the first `upto` bytes of a record, so an error
 /// in a field after a quoted multi-line field names the right line.
 pub fn lines_before(record: &[u8], upto: usize) -> usize {
@@ -361,6 +395,31 @@ mod tests {
         let mut f = Vec::new();
         split_fields(&b[r[1].content.clone()], b',', &mut f);
         assert_eq!(field_text(&b[r[1].content.clone()][f[0].clone()]), "x\ny");
+    }
+
+    #[test]
+    fn field_str_is_field_text() {
+        for raw in [
+            &b"1.5"[..],
+            b" 2 ",
+            b"\"a\"\"b\"",
+            b" \"q\" ",
+            b"\"",
+            b"\"open",
+            b"\xff1",
+            b"",
+            b"\tx\t",
+            b"\"\"",
+            b" \" ",
+            b"\t\"a,b\"\t",
+            "\"\u{e9}\"".as_bytes(),
+        ] {
+            assert_eq!(field_str(raw), field_text(raw), "{raw:?}");
+            let record = [b"x,".as_slice(), raw, b",y"].concat();
+            let range = 2..2 + raw.len();
+            let text = std::str::from_utf8(&record).ok();
+            assert_eq!(field_in(text, &record, range), field_text(raw), "{raw:?}");
+        }
     }
 
     #[test]

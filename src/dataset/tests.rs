@@ -582,3 +582,193 @@ fn a_string_column_with_too_many_levels_is_refused_naming_it() {
     }
     assert_eq!(load_str(&text, &onehot).unwrap().n_features(), 101);
 }
+
+/// A samples-as-rows table read in `chunks` chunks of records, through the
+/// policies, as (matrix, names, classes, labels, ids, kept, dropped), or the
+/// error's text.
+fn rows_in_chunks(text: &str, opts: &LoadOptions, chunks: usize) -> String {
+    let path = Path::new("t.csv");
+    let read = || -> Result<String, DataError> {
+        let (records, delimiter) = read::table_records(path, text.as_bytes(), None)?;
+        let grid = grid::samples_as_rows_in(
+            path,
+            text.as_bytes(),
+            &records,
+            delimiter,
+            opts,
+            chunks,
+            None,
+        )?;
+        let b = build::build(path, grid, opts)?;
+        Ok(format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}",
+            b.x.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            b.x.shape(),
+            b.feature_names,
+            b.classes,
+            b.labels,
+            b.ids,
+            b.kept,
+            b.dropped
+        ))
+    };
+    read().unwrap_or_else(|e| format!("error: {e}"))
+}
+
+#[test]
+fn chunks_read_in_parallel_give_the_table_read_in_one() {
+    // Quoted cells with line breaks (ids, a label with --multiline-cells),
+    // quoted numbers, CRLF, blank lines, missing values and a string column:
+    // every chunk boundary falls somewhere among them.
+    let text = "id,a,b,colour,label\r\n\
+        \"r\n1\",1.5,\"2\",red,p\r\n\
+        r2,-0.25,NA,blue,\"q\nq\"\r\n\
+        \r\n\
+        \"r,3\",3e2,4,red,p\n\
+        r4,\"5\",?,\"gr\"\"een\",q\n\
+        \"r5\n\n\",7,8,blue,\"p\"\n\
+        r6, 9 ,10,red,r\n\
+        r7,11,12.125,blue,q\n";
+    let n = read::scan(text.as_bytes()).records.len() - 1;
+    for missing in [MissingPolicy::Drop, MissingPolicy::Mean] {
+        let opts = LoadOptions {
+            missing,
+            categorical: CategoricalPolicy::Onehot,
+            multiline_cells: true,
+            ..LoadOptions::default()
+        };
+        let whole = rows_in_chunks(text, &opts, 1);
+        assert!(!whole.starts_with("error"), "{whole}");
+        for chunks in 2..=n + 1 {
+            assert_eq!(
+                rows_in_chunks(text, &opts, chunks),
+                whole,
+                "{chunks} chunks"
+            );
+        }
+    }
+    // The labels' order of first appearance spans the chunks.
+    let opts = LoadOptions::default();
+    let text = "x,label\n1,b\n2,b\n3,a\n4,c\n5,a\n6,b\n";
+    for chunks in 1..=6 {
+        let got = rows_in_chunks(text, &opts, chunks);
+        assert!(
+            got.contains("[\"b\", \"a\", \"c\"] [0, 0, 1, 2, 1, 0]"),
+            "{got}"
+        );
+    }
+}
+
+#[test]
+fn the_earliest_bad_cell_is_named_whichever_chunk_finds_it() {
+    let default = LoadOptions::default();
+    let mean = LoadOptions {
+        missing: MissingPolicy::Mean,
+        ..LoadOptions::default()
+    };
+    // (table, options, what the message names)
+    let cases = [
+        // A bad cell in each half, the later one in an earlier column.
+        (
+            "a,b,label\n1,2,p\n3,x,q\n4,5,p\n6,7,q\ny,8,p\n9,10,q\n",
+            &default,
+            "t.csv:3:2: cannot read \"x\"",
+        ),
+        // Both in the same column.
+        (
+            "a,b,label\n1,2,p\n3,4,q\nx,5,p\n6,7,q\ny,8,p\n9,10,q\n",
+            &default,
+            "t.csv:4:1: cannot read \"x\"",
+        ),
+        // A row of the wrong width in each half.
+        (
+            "a,b,label\n1,2,p\n3,4,q\n5,p\n6,7,q\n8,9,10,p\n9,10,q\n",
+            &default,
+            "t.csv:4: this row has 2 fields",
+        ),
+        // A wrong width late, a bad number early: the width is found first.
+        (
+            "a,b,label\n1,2,p\ninf,4,q\n5,6,p\n6,7,q\n8,9,10,p\n9,10,q\n",
+            &default,
+            "t.csv:6: this row has 4 fields",
+        ),
+        // An empty label in each half.
+        (
+            "a,b,label\n1,2,p\n3,4,q\n5,6,\n6,7,q\n8,9, \n9,10,q\n",
+            &default,
+            "t.csv:4:3: the label in column \"label\" is empty",
+        ),
+        // Missing values: the first column that has one is named, at its
+        // first (in the later chunk here).
+        (
+            "a,b,label\n1,2,p\n3,NA,q\n5,6,p\n6,7,q\n,9,p\n9,10,q\n",
+            &default,
+            "t.csv:6:1: missing value in column \"a\"",
+        ),
+        // Infinite values, after a missing one that --missing mean fills.
+        (
+            "a,b,label\n1,NA,p\n3,4,q\n5,6,p\n6,-inf,q\ninf,9,p\n9,10,q\n",
+            &mean,
+            "t.csv:5:2: \"-inf\" is not a finite number",
+        ),
+    ];
+    for (text, opts, want) in cases {
+        let whole = rows_in_chunks(text, opts, 1);
+        assert!(whole.starts_with(&format!("error: {want}")), "{whole}");
+        for chunks in 2..=7 {
+            assert_eq!(rows_in_chunks(text, opts, chunks), whole, "{chunks} chunks");
+        }
+    }
+}
+
+#[test]
+fn a_table_only_scored_lets_its_bytes_go_and_reads_the_same() {
+    let text = "id,a,b,label\ns1,1,2,p\ns2,3,NA,q\ns3,5,6,q\n";
+    let opts = LoadOptions {
+        missing: MissingPolicy::Drop,
+        ..LoadOptions::default()
+    };
+    let kept = load_str(text, &opts).unwrap();
+    let scored = load_str(
+        text,
+        &LoadOptions {
+            drop_raw: true,
+            ..opts
+        },
+    )
+    .unwrap();
+    assert!(scored.raw.bytes.is_empty() && scored.raw.records.is_empty());
+    assert_eq!(kept.raw.bytes, text.as_bytes());
+    assert_eq!(
+        (
+            &scored.x,
+            &scored.ids,
+            &scored.rows,
+            &scored.labels,
+            &scored.dropped
+        ),
+        (&kept.x, &kept.ids, &kept.rows, &kept.labels, &kept.dropped)
+    );
+}
+
+#[test]
+fn progress_is_reported_up_to_every_record_read() {
+    let mut text = String::from("a,b,label\n");
+    for i in 0..40_000 {
+        text.push_str(&format!("{i},{},{}\n", i % 7, ["p", "q"][i % 2]));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.csv");
+    std::fs::write(&path, &text).unwrap();
+    let seen = std::sync::Mutex::new(Vec::new());
+    let ds = load_with_progress(&path, &LoadOptions::default(), &|f| {
+        seen.lock().unwrap().push(f)
+    })
+    .unwrap();
+    assert_eq!(ds.n_samples(), 40_000);
+    let mut seen = seen.into_inner().unwrap();
+    seen.sort_by(f64::total_cmp);
+    assert!(seen.len() >= 2, "{seen:?}");
+    assert!(seen.iter().all(|f| (0.0..=1.0).contains(f)), "{seen:?}");
+    assert_eq!(seen.last(), Some(&1.0));
+}

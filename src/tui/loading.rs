@@ -9,6 +9,8 @@
 
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use ratatui::buffer::Buffer;
@@ -36,6 +38,9 @@ pub struct Loading {
     pub preview: Option<Dataset>,
     /// Frozen elapsed time (tests); `None`: the clock.
     pub elapsed: Option<Duration>,
+    /// Permille of the records read so far, set by the loading thread
+    /// (0: none yet, or a file read without reports, then not shown).
+    pub read: Arc<AtomicU32>,
 }
 
 impl Loading {
@@ -49,6 +54,7 @@ impl Loading {
                 .then(|| preview(path, opts))
                 .flatten(),
             elapsed: None,
+            read: Arc::new(AtomicU32::new(0)),
         }
     }
 }
@@ -82,10 +88,14 @@ impl Widget for &Loading {
         let mut lines = vec![
             Line::styled(
                 format!(
-                    "reading and checking {} ({}): {:.1} s; the review opens when every row is in (q quits)",
+                    "reading and checking {} ({}): {:.1} s{}; the review opens when every row is in (q quits)",
                     self.name,
                     megabytes(self.bytes),
-                    elapsed.as_secs_f64()
+                    elapsed.as_secs_f64(),
+                    match self.read.load(Ordering::Relaxed) {
+                        0 => String::new(),
+                        permille => format!(", {}% of the rows read", permille / 10),
+                    }
                 ),
                 theme.header,
             ),
@@ -172,6 +182,21 @@ mod tests {
         assert!(screen.contains("0.3 s"), "{screen}");
         assert!(screen.contains("s0 ") && screen.contains("s6 "), "{screen}");
         assert!(screen.contains("c1"), "{screen}");
+        assert!(!screen.contains("rows read"), "{screen}");
+        // The loading thread's reports.
+        loading.read.store(456, Ordering::Relaxed);
+        let mut terminal = Terminal::new(TestBackend::new(200, 12)).unwrap();
+        terminal
+            .draw(|f| f.render_widget(&loading, f.area()))
+            .unwrap();
+        let screen: String = terminal
+            .backend()
+            .buffer()
+            .content()
+            .iter()
+            .map(|c| c.symbol())
+            .collect::<String>();
+        assert!(screen.contains("0.3 s, 45% of the rows read;"), "{screen}");
     }
 
     #[test]
