@@ -34,11 +34,26 @@ fn a_member_too_slow_for_its_weight_is_left_out_on_a_large_table() {
     assert_eq!(left.len(), 1);
     assert_eq!(left[0].0, "slow");
     assert!((left[0].1 - 5000.0).abs() < 1e-6);
-    // The heaviest is kept whatever it costs.
-    let slow_first = vec![("slow".to_string(), 0.8), ("fast".to_string(), 0.2)];
-    let (kept, _) = affordable(slow_first, &ev, 1_000_000);
+    // The heaviest is held to the budget too: the anchor is the cheapest
+    // candidate's predicted fit (10 s here), so 5000 s is over it.
+    let slow_first = vec![("slow".to_string(), 0.6), ("fast".to_string(), 0.4)];
+    let (kept, left) = affordable(slow_first.clone(), &ev, 1_000_000);
+    assert_eq!(kept, vec![("fast".to_string(), 1.0)]);
+    assert_eq!(left[0].0, "slow");
+    // On a small table it is affordable and keeps its weight.
+    let (kept, _) = affordable(slow_first, &ev, 1000);
     assert_eq!(kept.len(), 2);
-    // A member's budget is its share of the heaviest's time, 20 times over.
+    assert_eq!(kept[0].0, "slow");
+    // When no member is within its budget the cheapest is kept alone.
+    ev.seconds_per_row.push(("cheapest".into(), 1e-7));
+    let (kept, _) = affordable(
+        vec![("slow".to_string(), 0.6), ("fast".to_string(), 0.4)],
+        &ev,
+        100_000_000,
+    );
+    assert_eq!(kept, vec![("fast".to_string(), 1.0)]);
+    // A member's budget is its share of the heaviest's weight times the
+    // anchor, 20 times over.
     assert!((member_budget(0.5, 1.0, 100.0) - 1000.0).abs() < 1e-9);
     assert!((member_budget(0.01, 1.0, 1.0) - 10.0).abs() < 1e-9);
 }

@@ -1014,12 +1014,17 @@ impl RobustModel for ShiftLr {
         // they run alongside it (on the thread pool) instead of after it:
         // the full path is a serial walk that would otherwise leave a core
         // idle.
+        // A rayon scope, not a thread of its own: when the fit itself runs
+        // on the pool (auto's evidence folds), a plain thread blocking a
+        // worker in join while its folds wait for that worker deadlocked;
+        // in rayon's scope the waiting thread runs pool work.
         let cancel = AtomicBool::new(false);
-        let (path, cv) = std::thread::scope(|scope| {
-            let cv = self.cv_folds(&input).map(|folds| {
-                let (input, cancel) = (&input, &cancel);
-                scope.spawn(move || self.cv_scores(input, folds, steps, cancel))
-            });
+        let mut cv = None;
+        let path = rayon::in_place_scope(|scope| {
+            if let Some(folds) = self.cv_folds(&input) {
+                let (input, cancel, cv) = (&input, &cancel, &mut cv);
+                scope.spawn(move |_| *cv = Some(self.cv_scores(input, folds, steps, cancel)));
+            }
             let path = self.path_run(&input, true, &mut |step, lambda| {
                 progress(Progress {
                     stage: "lambda path",
@@ -1032,8 +1037,7 @@ impl RobustModel for ShiftLr {
             if path.is_err() {
                 cancel.store(true, Ordering::Relaxed);
             }
-            let cv = cv.map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
-            (path, cv)
+            path
         });
         let (mut path, mut run) = path?;
         let (chosen, why) = self.choose(&input, &path, cv)?;
