@@ -1101,6 +1101,7 @@ mod tests {
     use super::*;
     use crate::eval::metrics::auroc;
     use crate::models::no_progress;
+    use rayon::prelude::*;
 
     /// Tibshirani & Manning's simulation: features Uniform(-5, 5), theta_j
     /// = 2, zero intercept; then a fraction of labels flipped.
@@ -1178,6 +1179,30 @@ mod tests {
                 assert_eq!(s > 0.0, given[i] == 1, "sample {i}");
             }
         }
+    }
+
+    /// auto fits shift inside the thread pool's workers (its evidence
+    /// folds). With the cross-validation on a thread of its own, every
+    /// worker blocked joining a thread whose parallel work needed a worker:
+    /// a hang, caught here by a timeout instead of hanging the tests.
+    #[test]
+    fn fits_on_every_worker_of_a_pool_at_once_finish() {
+        let (x, given, _) = simulated(120, 3, 0.1, 4);
+        let (tx, rx) = std::sync::mpsc::channel();
+        // The global pool, as auto uses: a thread outside it sends its
+        // parallel work there, so a private pool would not reproduce it.
+        let fits = 2 * rayon::current_num_threads();
+        std::thread::spawn(move || {
+            let model = ShiftLr::new(&opts("cv")).unwrap();
+            let done = (0..fits)
+                .into_par_iter()
+                .map(|_| model.fit(&x, &given, 2, &mut no_progress()).is_ok())
+                .filter(|ok| *ok)
+                .count();
+            let _ = tx.send(done);
+        });
+        let done = rx.recv_timeout(std::time::Duration::from_secs(120));
+        assert_eq!(done, Ok(fits), "the fits did not all finish within 120 s");
     }
 
     #[test]
