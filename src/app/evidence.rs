@@ -107,7 +107,12 @@ pub fn select(
         p.fraction = 0.3 + 0.7 * p.fraction;
         progress(p)
     };
-    let mut second = evaluate(
+    // Each round gives every candidate its budget: measured across both,
+    // a candidate that had used most of it on the 600 rows was cancelled
+    // at once in the second round, and with all of them so (digits) no
+    // model had a score.
+    clock.new_round();
+    let mut second = match evaluate(
         inputs,
         labels,
         options,
@@ -115,7 +120,12 @@ pub fn select(
         MAX_ROWS,
         &clock,
         &mut second_round,
-    )?;
+    ) {
+        // Nothing scored on the full sample: the first round's scores are
+        // evidence still.
+        Err(FitError::NotApplicable(_)) => return Ok(keep_only(first, &survivors, dropped)),
+        other => other?,
+    };
     let unscored = first
         .selection
         .candidates
@@ -390,8 +400,8 @@ struct Runner<'a> {
     stop: AtomicBool,
 }
 
-/// The time budget of a whole choice (both rounds of a race share it).
-/// Each candidate's budget runs from when its first fold starts, not from
+/// The time budget of a whole choice. Each candidate's budget, in each
+/// round of a race, runs from when its first fold starts, not from
 /// the start of the choice: on two cores the folds queue, and a candidate
 /// still waiting for a core when a slow one had spent the budget was
 /// dropped as "over the time budget" without having run.
@@ -428,6 +438,14 @@ impl Clock {
     /// "not yet").
     fn now(&self) -> u64 {
         self.started.elapsed().as_nanos().max(1) as u64
+    }
+
+    /// Starts a new round: every candidate's budget starts again at its
+    /// first fold in the round.
+    fn new_round(&self) {
+        for b in &self.begun {
+            b.store(0, Ordering::Relaxed);
+        }
     }
 
     /// Notes that a fold of `candidate` starts (the first one starts its
