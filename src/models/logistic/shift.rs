@@ -662,27 +662,26 @@ impl<'a> PathRun<'a> {
         // Group shifts couple the K logits of a sample, which the
         // per-class coordinate descent cannot: alternate instead.
         let mut anderson = Anderson::new();
+        let mut rounds = l1_logistic::SoftmaxRounds::new(self.z, &self.targets, pen);
         for _round in 0..MAX_GROUP_ROUNDS {
-            let eta = l1_logistic::linear(&no_offset, &self.theta);
+            // theta's predictors serve both the shifts (which see them
+            // without offset) and theta's own round (which adds the shifts).
+            let lin = l1_logistic::linear(&no_offset, &self.theta);
             let change =
-                update_group_shifts(&eta, self.labels, self.frozen, lambda, &mut self.shifts);
-            let with_offset = Problem {
-                x: self.z,
-                targets: &self.targets,
-                offset: Some(&self.shifts),
-                penalty_factor: None,
-            };
-            let next = l1_logistic::fit(&with_offset, pen, Some(&self.theta), 1, 1e-9);
-            let (from, to) = (self.theta.flat(), next.flat());
-            let moved = from
-                .iter()
-                .zip(&to)
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f64::max);
-            if change.max(moved) < tol {
+                update_group_shifts(&lin, self.labels, self.frozen, lambda, &mut self.shifts);
+            let mut next = self.theta.clone();
+            let step = rounds.round(&mut next, &lin, &self.shifts, 1e-9);
+            // The shifts just solved are exact for this theta, so theta's
+            // proposed Newton step measures how far the pair is from the
+            // joint optimum. The move actually made is no such measure: a
+            // damped step is short however far the optimum is, and
+            // stopping on it ended the alternation early. A stuck round
+            // (no damped step helps) has nothing left to give.
+            if change < tol && (step.stuck || step.proposed < tol) {
                 self.theta = next;
                 break;
             }
+            let (from, to) = (self.theta.flat(), next.flat());
             self.theta = next.with_flat(&anderson.next(&from, &to));
         }
     }
