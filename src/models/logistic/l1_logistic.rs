@@ -946,13 +946,16 @@ fn gram_class_round(
 }
 
 /// `[Z_coords | 1]^T W [Z_coords | 1]` restricted to the columns `cols`
-/// (indices into `coords`, `coords.len()` for the intercept): the
-/// (m + 1) x |cols| block, in row blocks in parallel like
-/// [`weighted_gram`].
+/// (indices into `coords`, `coords.len()` for the intercept), and one more
+/// column, the loss gradient `[Z_coords | 1]^T r`: the (m + 1) x
+/// (|cols| + 1) block, in row blocks in parallel like [`weighted_gram`].
+/// The gradient rides along in the blocked product instead of costing m
+/// sequential dot products over the data.
 fn weighted_gram_columns(
     x: &Design<'_>,
     coords: &[usize],
     w: &[f64],
+    r: &[f64],
     cols: &[usize],
 ) -> DMatrix<f64> {
     use rayon::prelude::*;
@@ -974,9 +977,23 @@ fn weighted_gram_columns(
                 }
             }
             a.as_mut_slice()[m * rows..].copy_from_slice(&sw);
-            tr_product(&a, &a.select_columns(cols.iter()))
+            let mut b = DMatrix::zeros(rows, cols.len() + 1);
+            for (pos, &idx) in cols.iter().enumerate() {
+                b.column_mut(pos).copy_from(&a.column(idx));
+            }
+            // W^(1/2) [Z | 1] against W^(-1/2) r is the gradient (weights
+            // are floored above zero).
+            for ((o, r), s) in b
+                .column_mut(cols.len())
+                .iter_mut()
+                .zip(&r[start..end])
+                .zip(&sw)
+            {
+                *o = r / s;
+            }
+            tr_product(&a, &b)
         })
-        .reduce(|| DMatrix::zeros(m + 1, cols.len()), |a, b| a + b)
+        .reduce(|| DMatrix::zeros(m + 1, cols.len() + 1), |a, b| a + b)
 }
 
 /// A^T B without copying A transposed. nalgebra hands products of
@@ -1023,7 +1040,7 @@ fn sparse_gram_class_round(
         .filter(|&idx| c.beta[(coords[idx], k)] != 0.0)
         .chain([m])
         .collect();
-    let block = weighted_gram_columns(&p.x, coords, w, &start);
+    let block = weighted_gram_columns(&p.x, coords, w, r, &start);
     // Column idx of the Gram matrix, once formed.
     let mut column: Vec<Option<Vec<f64>>> = vec![None; m + 1];
     for (pos, &idx) in start.iter().enumerate() {
@@ -1047,12 +1064,7 @@ fn sparse_gram_class_round(
         col.push(usum);
         column[idx] = Some(col);
     };
-    let rsum: f64 = r.iter().sum();
-    let mut grad: Vec<f64> = coords
-        .iter()
-        .map(|&j| p.x.dot_given_sum(j, r, rsum))
-        .collect();
-    grad.push(rsum);
+    let mut grad: Vec<f64> = block.column(start.len()).iter().copied().collect();
     let mut delta = vec![0.0; m + 1];
     let mut largest: f64 = 0.0;
     let land = |col: &[f64], idx: usize, d: f64, grad: &mut [f64], delta: &mut [f64]| {
