@@ -166,18 +166,6 @@ impl ShiftLr {
     }
 
     /// The theta penalty for (x, given): kappa as set, or by eq. 7.
-    ///
-    /// Computed once on the full data and used by cross-validation's
-    /// folds too, as cv.glmnet computes its lambda sequence once on the
-    /// full data. Cross-validation chooses lambda for the model the final
-    /// fit solves, whose theta penalty is the full data's kappa; with the
-    /// same kappa the folds solve that very problem on fewer rows. kappa
-    /// is the rate of theta's Laplace prior, which does not depend on the
-    /// sample size, and each fold's eq. 7 only estimated it again, more
-    /// noisily, from 80% of the rows, at the cost of a whole search of
-    /// L1 fits per fold (12-16% of the CPU time on gauss 2000 x 20 and
-    /// digits). The held-out rows inform one prior scale shared by all
-    /// points of the path, not the choice between them.
     fn theta_penalty(&self, z: Design<'_>, targets: &DMatrix<f64>) -> Penalty {
         let bayes_kappa = || {
             let p = Problem {
@@ -579,9 +567,6 @@ struct PathInput<'a> {
     labels: &'a [usize],
     frozen: &'a [bool],
     k: usize,
-    /// theta's penalty, the same for the full data and every fold: see
-    /// [`ShiftLr::theta_penalty`].
-    pen: Penalty,
 }
 
 impl PathInput<'_> {
@@ -641,7 +626,7 @@ impl<'a> PathRun<'a> {
         let z = Design::standardized(input.x, input.scaling);
         let targets = one_hot(input.labels, k);
         let c = if k == 2 { 1 } else { k };
-        let pen = input.pen;
+        let pen = model.theta_penalty(z, &targets);
         let no_offset = Problem {
             x: z,
             targets: &targets,
@@ -885,7 +870,6 @@ impl ShiftLr {
                 labels: gtr,
                 frozen: ftr,
                 k: input.k,
-                pen: input.pen,
             })
             .collect();
         let mut runs: Vec<(PathRun<'_>, &[usize])> = inputs
@@ -967,14 +951,12 @@ impl ShiftLr {
     ) -> Result<Vec<(f64, LogisticClassifier)>, FitError> {
         let Prologue { standardizer, .. } =
             Prologue::new(x, given, n_classes, false, Scaling::PerFeature)?;
-        let targets = one_hot(given, n_classes);
         let input = PathInput {
             x,
             scaling: &standardizer,
             labels: given,
             frozen: &[],
             k: n_classes,
-            pen: self.theta_penalty(Design::standardized(x, &standardizer), &targets),
         };
         let path = self.path(&input, false, &mut |_, _| Control::Continue)?;
         Ok(path
@@ -1042,14 +1024,12 @@ impl RobustModel for ShiftLr {
         let frozen: Vec<bool> = (0..given.len())
             .map(|i| guide.trusted(i).is_some())
             .collect();
-        let targets = one_hot(&labels, k);
         let input = PathInput {
             x,
             scaling: &standardizer,
             labels: &labels,
             frozen: &frozen,
             k,
-            pen: self.theta_penalty(Design::standardized(x, &standardizer), &targets),
         };
         let steps = self.path_length;
         // Cross-validation's fold paths do not depend on the full path, so
