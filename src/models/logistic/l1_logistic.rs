@@ -543,7 +543,7 @@ impl<'a> SoftmaxRounds<'a> {
             }
             let total: f64 = (0..kk).map(|c| self.scaled[(i, c)]).sum();
             self.total[i] = total;
-            if !(total >= TINY_TOTAL) {
+            if total.is_nan() || total < TINY_TOTAL {
                 self.refresh_row(i);
             }
         }
