@@ -255,13 +255,7 @@ fn group_objective_into(eta: &[f64], g: usize, lambda: f64, s: &[f64], q: &mut [
 /// One sample's group objective: -log softmax(eta + s)[g] + lambda ||s||.
 #[cfg(test)]
 fn group_objective(eta: &[f64], g: usize, lambda: f64, s: &[f64]) -> f64 {
-    let top = eta
-        .iter()
-        .zip(s)
-        .map(|(e, s)| e + s)
-        .fold(f64::NEG_INFINITY, f64::max);
-    let total: f64 = eta.iter().zip(s).map(|(e, s)| (e + s - top).exp()).sum();
-    top + total.ln() - (eta[g] + s[g]) + lambda * norm(s)
+    group_objective_into(eta, g, lambda, s, &mut vec![0.0; s.len()])
 }
 
 /// Solves `h x = b` in place for a symmetric K x K `h` (row-major) by
