@@ -193,6 +193,8 @@ impl ShiftLr {
 struct GroupBuffers {
     s: Vec<f64>,
     q: Vec<f64>,
+    /// The loss gradient at zero shifts, softmax(eta) - e_g.
+    at_zero: Vec<f64>,
     grad: Vec<f64>,
     dir: Vec<f64>,
     trial: Vec<f64>,
@@ -205,6 +207,7 @@ impl GroupBuffers {
         Self {
             s: vec![0.0; k],
             q: vec![0.0; k],
+            at_zero: vec![0.0; k],
             grad: vec![0.0; k],
             dir: vec![0.0; k],
             trial: vec![0.0; k],
@@ -232,15 +235,27 @@ fn norm(v: &[f64]) -> f64 {
     v.iter().map(|x| x * x).sum::<f64>().sqrt()
 }
 
-/// One sample's group objective: -log softmax(eta + s)[g] + lambda ||s||.
-fn group_objective(eta: &[f64], g: usize, lambda: f64, s: &[f64]) -> f64 {
+/// [`group_objective`], leaving softmax(eta + s) in `q`: the exponentials
+/// of the objective are the probabilities the next Newton step needs.
+fn group_objective_into(eta: &[f64], g: usize, lambda: f64, s: &[f64], q: &mut [f64]) -> f64 {
     let top = eta
         .iter()
         .zip(s)
         .map(|(e, s)| e + s)
         .fold(f64::NEG_INFINITY, f64::max);
-    let total: f64 = eta.iter().zip(s).map(|(e, s)| (e + s - top).exp()).sum();
+    let mut total = 0.0;
+    for ((q, e), s) in q.iter_mut().zip(eta).zip(s) {
+        *q = (e + s - top).exp();
+        total += *q;
+    }
+    q.iter_mut().for_each(|q| *q /= total);
     top + total.ln() - (eta[g] + s[g]) + lambda * norm(s)
+}
+
+/// One sample's group objective: -log softmax(eta + s)[g] + lambda ||s||.
+#[cfg(test)]
+fn group_objective(eta: &[f64], g: usize, lambda: f64, s: &[f64]) -> f64 {
+    group_objective_into(eta, g, lambda, s, &mut vec![0.0; s.len()])
 }
 
 /// Solves `h x = b` in place for a symmetric K x K `h` (row-major) by
@@ -291,28 +306,31 @@ fn cholesky_solve(h: &mut [f64], k: usize, b: &mut [f64]) -> bool {
 fn solve_group_shift(eta: &[f64], g: usize, lambda: f64, buf: &mut GroupBuffers) {
     let k = eta.len();
     let zero = vec![0.0; k];
-    softmax_into(eta, &zero, &mut buf.q);
-    buf.q[g] -= 1.0;
-    let at_zero = norm(&buf.q);
+    softmax_into(eta, &zero, &mut buf.at_zero);
+    buf.at_zero[g] -= 1.0;
+    let at_zero = norm(&buf.at_zero);
     if at_zero <= lambda {
         buf.s.fill(0.0);
         return;
     }
     // The proximal step from zero (step 1/L, L = 1/2 bounds the softmax
-    // curvature) starts a shift that enters now.
-    let from_zero = |s: &mut [f64], q: &[f64]| {
-        for (s, q) in s.iter_mut().zip(q) {
+    // curvature) starts a shift that enters now. It needs the gradient at
+    // zero, kept apart: re-entering zero after a Newton step used to take
+    // the softmax at the last point for it.
+    let from_zero = |s: &mut [f64], grad0: &[f64]| {
+        for (s, q) in s.iter_mut().zip(grad0) {
             *s = -PROX_STEP * (1.0 - lambda / at_zero) * q;
         }
     };
     if norm(&buf.s) == 0.0 {
-        let q = buf.q.clone();
-        from_zero(&mut buf.s, &q);
+        from_zero(&mut buf.s, &buf.at_zero);
     }
-    let mut f = group_objective(eta, g, lambda, &buf.s);
+    // From here buf.q is softmax(eta + s) at the current s: each objective
+    // value leaves it behind, so a Newton step costs one pass of
+    // exponentials (its line search's), not two.
+    let mut f = group_objective_into(eta, g, lambda, &buf.s, &mut buf.q);
     for _ in 0..MAX_GROUP_NEWTON {
         let ns = norm(&buf.s);
-        softmax_into(eta, &buf.s, &mut buf.q);
         let c = lambda / ns;
         for j in 0..k {
             buf.grad[j] = buf.q[j] - f64::from(u8::from(j == g)) + c * buf.s[j];
@@ -346,7 +364,7 @@ fn solve_group_shift(eta: &[f64], g: usize, lambda: f64, buf: &mut GroupBuffers)
             for j in 0..k {
                 buf.trial[j] = buf.s[j] + t * buf.dir[j];
             }
-            let ft = group_objective(eta, g, lambda, &buf.trial);
+            let ft = group_objective_into(eta, g, lambda, &buf.trial, &mut buf.q);
             if ft <= f + 1e-4 * t * slope {
                 break Some(ft);
             }
@@ -359,9 +377,8 @@ fn solve_group_shift(eta: &[f64], g: usize, lambda: f64, buf: &mut GroupBuffers)
         std::mem::swap(&mut buf.s, &mut buf.trial);
         f = ft;
         if norm(&buf.s) == 0.0 {
-            let q = buf.q.clone();
-            from_zero(&mut buf.s, &q);
-            f = group_objective(eta, g, lambda, &buf.s);
+            from_zero(&mut buf.s, &buf.at_zero);
+            f = group_objective_into(eta, g, lambda, &buf.s, &mut buf.q);
         }
     }
 }
@@ -662,27 +679,26 @@ impl<'a> PathRun<'a> {
         // Group shifts couple the K logits of a sample, which the
         // per-class coordinate descent cannot: alternate instead.
         let mut anderson = Anderson::new();
+        let mut rounds = l1_logistic::SoftmaxRounds::new(self.z, &self.targets, pen);
         for _round in 0..MAX_GROUP_ROUNDS {
-            let eta = l1_logistic::linear(&no_offset, &self.theta);
+            // theta's predictors serve both the shifts (which see them
+            // without offset) and theta's own round (which adds the shifts).
+            let lin = l1_logistic::linear(&no_offset, &self.theta);
             let change =
-                update_group_shifts(&eta, self.labels, self.frozen, lambda, &mut self.shifts);
-            let with_offset = Problem {
-                x: self.z,
-                targets: &self.targets,
-                offset: Some(&self.shifts),
-                penalty_factor: None,
-            };
-            let next = l1_logistic::fit(&with_offset, pen, Some(&self.theta), 1, 1e-9);
-            let (from, to) = (self.theta.flat(), next.flat());
-            let moved = from
-                .iter()
-                .zip(&to)
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f64::max);
-            if change.max(moved) < tol {
+                update_group_shifts(&lin, self.labels, self.frozen, lambda, &mut self.shifts);
+            let mut next = self.theta.clone();
+            let step = rounds.round(&mut next, &lin, &self.shifts, 1e-9);
+            // The shifts just solved are exact for this theta, so theta's
+            // proposed Newton step measures how far the pair is from the
+            // joint optimum. The move actually made is no such measure: a
+            // damped step is short however far the optimum is, and
+            // stopping on it ended the alternation early. A stuck round
+            // (no damped step helps) has nothing left to give.
+            if change < tol && (step.stuck || step.proposed < tol) {
                 self.theta = next;
                 break;
             }
+            let (from, to) = (self.theta.flat(), next.flat());
             self.theta = next.with_flat(&anderson.next(&from, &to));
         }
     }
