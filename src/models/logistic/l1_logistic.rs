@@ -12,7 +12,7 @@
 
 use nalgebra::DMatrix;
 
-use crate::models::numerics::sigmoid;
+use crate::models::numerics::{sigmoid, tr_product};
 use crate::models::standardize::Standardizer;
 
 /// Coefficients of a fit: one column per logit (1 when binary, K softmax).
@@ -994,23 +994,6 @@ fn weighted_gram_columns(
             tr_product(&a, &b)
         })
         .reduce(|| DMatrix::zeros(m + 1, cols.len() + 1), |a, b| a + b)
-}
-
-/// A^T B without copying A transposed. nalgebra hands products of
-/// dynamic matrices beyond 5 x 5 to matrixmultiply, which reads A^T in
-/// place through strides (`a.transpose()` first scattered a copy as large
-/// as A); its own loop for smaller shapes assumes unit row strides (it
-/// crashed on such a view), so those take `tr_mul`'s dot products.
-fn tr_product(a: &DMatrix<f64>, b: &DMatrix<f64>) -> DMatrix<f64> {
-    const NALGEBRA_SMALL_DIM: usize = 5;
-    let (rows, m) = a.shape();
-    if m <= NALGEBRA_SMALL_DIM || b.ncols() <= NALGEBRA_SMALL_DIM || rows <= NALGEBRA_SMALL_DIM {
-        return a.tr_mul(b);
-    }
-    let at = nalgebra::DMatrixView::from_slice_with_strides(a.as_slice(), m, rows, rows, 1);
-    let mut g = DMatrix::zeros(m, b.ncols());
-    g.gemm(1.0, &at, b, 0.0);
-    g
 }
 
 /// [`gram_class_round`] forming only the Gram columns it uses. A sweep
