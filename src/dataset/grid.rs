@@ -255,44 +255,11 @@ pub fn samples_as_rows_in(
         .map(|(t, _)| t.trim().to_string())
         .collect();
     let n_fields = header.len();
-    let label_field = match &opts.label {
-        Some(name) => header
-            .iter()
-            .position(|h| h == name)
-            .ok_or_else(|| not_found(path, "label column", name, &header))?,
-        None => find_named(&header, &LABEL_NAMES).unwrap_or(n_fields - 1),
-    };
-    let id_field = match &opts.id {
-        Some(name) => Some(
-            header
-                .iter()
-                .position(|h| h == name)
-                .ok_or_else(|| not_found(path, "id column", name, &header))?,
-        ),
-        None => find_named(&header, &ID_NAMES).filter(|&i| i != label_field),
-    };
-    let mut ignored = HashSet::new();
-    for name in &opts.ignore {
-        let i = header
-            .iter()
-            .position(|h| h == name)
-            .ok_or_else(|| not_found(path, "column to ignore", name, &header))?;
-        ignored.insert(i);
-    }
-    // With --probs the features come from the probabilities file.
-    let feature_fields: Vec<usize> = (0..n_fields)
-        .filter(|i| *i != label_field && Some(*i) != id_field && !ignored.contains(i))
-        .filter(|_| opts.probs.is_none())
-        .collect();
-    if feature_fields.is_empty() && opts.probs.is_none() {
-        return Err(err(
-            path,
-            1,
-            0,
-            "no feature columns are left besides the label and id".into(),
-            "check --label, --id and --ignore",
-        ));
-    }
+    let Columns {
+        label_field,
+        id_field,
+        feature_fields,
+    } = Columns::resolve(path, &header, opts)?;
     let data = &records[1..];
     let n = data.len();
     let p = feature_fields.len();
@@ -312,24 +279,7 @@ pub fn samples_as_rows_in(
         ),
         progress: progress.map(|report| (report, AtomicUsize::new(0), n)),
     };
-    // Chunks of records are read in parallel, each into its rows of every
-    // column of one column-major block, which becomes the matrix as it is.
-    let mut values = vec![0.0; n * p];
-    let bounds = chunk_bounds(n, n_chunks);
-    let mut pieces: Vec<Vec<&mut [f64]>> = bounds.iter().map(|_| Vec::with_capacity(p)).collect();
-    for column in values.chunks_mut(n.max(1)).take(p) {
-        let mut rest = column;
-        for (piece, r) in pieces.iter_mut().zip(&bounds) {
-            let (head, tail) = rest.split_at_mut(r.len());
-            piece.push(head);
-            rest = tail;
-        }
-    }
-    let parts: Vec<Result<Chunk, DataError>> = pieces
-        .into_par_iter()
-        .zip(bounds.par_iter())
-        .map(|(mut piece, r)| layout.read_chunk(&data[r.clone()], &mut piece))
-        .collect();
+    let (values, parts) = layout.read_in_chunks(data, p, n_chunks);
     let mut features: Vec<RawColumn> = feature_fields
         .iter()
         .map(|&f| RawColumn::new(header[f].clone(), false, 0))
@@ -374,6 +324,63 @@ pub fn samples_as_rows_in(
     })
 }
 
+/// Which fields of a row-per-sample table hold the label, the id and the
+/// features, from the header and the options.
+struct Columns {
+    label_field: usize,
+    id_field: Option<usize>,
+    feature_fields: Vec<usize>,
+}
+
+impl Columns {
+    fn resolve(path: &Path, header: &[String], opts: &LoadOptions) -> Result<Self, DataError> {
+        let n_fields = header.len();
+        let label_field = match &opts.label {
+            Some(name) => header
+                .iter()
+                .position(|h| h == name)
+                .ok_or_else(|| not_found(path, "label column", name, &header))?,
+            None => find_named(&header, &LABEL_NAMES).unwrap_or(n_fields - 1),
+        };
+        let id_field = match &opts.id {
+            Some(name) => Some(
+                header
+                    .iter()
+                    .position(|h| h == name)
+                    .ok_or_else(|| not_found(path, "id column", name, &header))?,
+            ),
+            None => find_named(&header, &ID_NAMES).filter(|&i| i != label_field),
+        };
+        let mut ignored = HashSet::new();
+        for name in &opts.ignore {
+            let i = header
+                .iter()
+                .position(|h| h == name)
+                .ok_or_else(|| not_found(path, "column to ignore", name, &header))?;
+            ignored.insert(i);
+        }
+        // With --probs the features come from the probabilities file.
+        let feature_fields: Vec<usize> = (0..n_fields)
+            .filter(|i| *i != label_field && Some(*i) != id_field && !ignored.contains(i))
+            .filter(|_| opts.probs.is_none())
+            .collect();
+        if feature_fields.is_empty() && opts.probs.is_none() {
+            return Err(err(
+                path,
+                1,
+                0,
+                "no feature columns are left besides the label and id".into(),
+                "check --label, --id and --ignore",
+            ));
+        }
+        Ok(Columns {
+            label_field,
+            id_field,
+            feature_fields,
+        })
+    }
+}
+
 /// How many chunks a table of `n` records is read in: a few per thread,
 /// so a slow chunk does not leave a core idle, and one for a small table.
 pub fn default_chunks(n: usize) -> usize {
@@ -415,6 +422,38 @@ struct Chunk {
 }
 
 impl RowLayout<'_> {
+    /// Every record of `data` read in `n_chunks` chunks in parallel: the
+    /// values (column-major, `p` columns) and each chunk's columns, labels
+    /// and ids, in file order.
+    fn read_in_chunks(
+        &self,
+        data: &[RecordSpan],
+        p: usize,
+        n_chunks: usize,
+    ) -> (Vec<f64>, Vec<Result<Chunk, DataError>>) {
+        // Chunks of records are read in parallel, each into its rows of every
+        // column of one column-major block, which becomes the matrix as it is.
+        let n = data.len();
+        let mut values = vec![0.0; n * p];
+        let bounds = chunk_bounds(n, n_chunks);
+        let mut pieces: Vec<Vec<&mut [f64]>> =
+            bounds.iter().map(|_| Vec::with_capacity(p)).collect();
+        for column in values.chunks_mut(n.max(1)).take(p) {
+            let mut rest = column;
+            for (piece, r) in pieces.iter_mut().zip(&bounds) {
+                let (head, tail) = rest.split_at_mut(r.len());
+                piece.push(head);
+                rest = tail;
+            }
+        }
+        let parts: Vec<Result<Chunk, DataError>> = pieces
+            .into_par_iter()
+            .zip(bounds.par_iter())
+            .map(|(mut piece, r)| self.read_chunk(&data[r.clone()], &mut piece))
+            .collect();
+        (values, parts)
+    }
+
     /// Reads `records` into `out` (one slice per feature column, a row per
     /// record); the first bad record of the chunk is its error.
     fn read_chunk(
