@@ -167,17 +167,7 @@ mod tests {
         let ds = loading.preview.as_ref().unwrap();
         assert!(ds.n_samples() > 1000, "{}", ds.n_samples());
         assert_eq!(ds.ids[0], "s0");
-        let mut terminal = Terminal::new(TestBackend::new(80, 12)).unwrap();
-        terminal
-            .draw(|f| f.render_widget(&loading, f.area()))
-            .unwrap();
-        let screen: String = terminal
-            .backend()
-            .buffer()
-            .content()
-            .iter()
-            .map(|c| c.symbol())
-            .collect::<String>();
+        let screen = drawn(&loading, 80);
         assert!(screen.contains("reading and checking"), "{screen}");
         assert!(screen.contains("0.3 s"), "{screen}");
         assert!(screen.contains("s0 ") && screen.contains("s6 "), "{screen}");
@@ -185,18 +175,23 @@ mod tests {
         assert!(!screen.contains("rows read"), "{screen}");
         // The loading thread's reports.
         loading.read.store(456, Ordering::Relaxed);
-        let mut terminal = Terminal::new(TestBackend::new(200, 12)).unwrap();
+        let screen = drawn(&loading, 200);
+        assert!(screen.contains("0.3 s, 45% of the rows read;"), "{screen}");
+    }
+
+    /// The loading screen drawn `width` cells wide, as one string.
+    fn drawn(loading: &Loading, width: u16) -> String {
+        let mut terminal = Terminal::new(TestBackend::new(width, 12)).unwrap();
         terminal
-            .draw(|f| f.render_widget(&loading, f.area()))
+            .draw(|f| f.render_widget(loading, f.area()))
             .unwrap();
-        let screen: String = terminal
+        terminal
             .backend()
             .buffer()
             .content()
             .iter()
             .map(|c| c.symbol())
-            .collect::<String>();
-        assert!(screen.contains("0.3 s, 45% of the rows read;"), "{screen}");
+            .collect()
     }
 
     #[test]

@@ -848,6 +848,29 @@ const GRAM_MAX_COLS: usize = 500;
 /// design bounded whatever n is.
 const GRAM_BLOCK_ROWS: usize = 8192;
 
+/// Rows `rows` of `W^(1/2) [Z_coords | 1]` (the standardised columns and
+/// the intercept's), one row block of the Gram products.
+fn sqrt_weighted_block(
+    x: &Design<'_>,
+    coords: &[usize],
+    w: &[f64],
+    rows: std::ops::Range<usize>,
+) -> DMatrix<f64> {
+    let (len, m) = (rows.len(), coords.len());
+    let mut a = DMatrix::zeros(len, m + 1);
+    let sw: Vec<f64> = w[rows.clone()].iter().map(|w| w.sqrt()).collect();
+    for (idx, &j) in coords.iter().enumerate() {
+        let (mean, inv) = x.affine(j);
+        let col = &x.col(j)[rows.clone()];
+        let out = &mut a.as_mut_slice()[idx * len..(idx + 1) * len];
+        for ((o, xv), s) in out.iter_mut().zip(col).zip(&sw) {
+            *o = s * (xv - mean) * inv;
+        }
+    }
+    a.as_mut_slice()[m * len..].copy_from_slice(&sw);
+    a
+}
+
 /// `[Z_coords | 1]^T W [Z_coords | 1]` in row blocks, in parallel.
 fn weighted_gram(x: &Design<'_>, coords: &[usize], w: &[f64]) -> DMatrix<f64> {
     use rayon::prelude::*;
@@ -857,18 +880,7 @@ fn weighted_gram(x: &Design<'_>, coords: &[usize], w: &[f64]) -> DMatrix<f64> {
         .par_iter()
         .map(|&start| {
             let end = (start + GRAM_BLOCK_ROWS).min(n);
-            let rows = end - start;
-            let mut a = DMatrix::zeros(rows, m + 1);
-            let sw: Vec<f64> = w[start..end].iter().map(|w| w.sqrt()).collect();
-            for (idx, &j) in coords.iter().enumerate() {
-                let (mean, inv) = x.affine(j);
-                let col = &x.col(j)[start..end];
-                let out = &mut a.as_mut_slice()[idx * rows..(idx + 1) * rows];
-                for ((o, xv), s) in out.iter_mut().zip(col).zip(&sw) {
-                    *o = s * (xv - mean) * inv;
-                }
-            }
-            a.as_mut_slice()[m * rows..].copy_from_slice(&sw);
+            let a = sqrt_weighted_block(x, coords, w, start..end);
             a.transpose() * &a
         })
         .reduce(|| DMatrix::zeros(m + 1, m + 1), |a, b| a + b)
@@ -966,17 +978,7 @@ fn weighted_gram_columns(
         .map(|&start| {
             let end = (start + GRAM_BLOCK_ROWS).min(n);
             let rows = end - start;
-            let mut a = DMatrix::zeros(rows, m + 1);
-            let sw: Vec<f64> = w[start..end].iter().map(|w| w.sqrt()).collect();
-            for (idx, &j) in coords.iter().enumerate() {
-                let (mean, inv) = x.affine(j);
-                let col = &x.col(j)[start..end];
-                let out = &mut a.as_mut_slice()[idx * rows..(idx + 1) * rows];
-                for ((o, xv), s) in out.iter_mut().zip(col).zip(&sw) {
-                    *o = s * (xv - mean) * inv;
-                }
-            }
-            a.as_mut_slice()[m * rows..].copy_from_slice(&sw);
+            let a = sqrt_weighted_block(x, coords, w, start..end);
             let mut b = DMatrix::zeros(rows, cols.len() + 1);
             for (pos, &idx) in cols.iter().enumerate() {
                 b.column_mut(pos).copy_from(&a.column(idx));
@@ -987,7 +989,7 @@ fn weighted_gram_columns(
                 .column_mut(cols.len())
                 .iter_mut()
                 .zip(&r[start..end])
-                .zip(&sw)
+                .zip(a.column(m).iter())
             {
                 *o = r / s;
             }
