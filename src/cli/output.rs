@@ -57,13 +57,9 @@ pub fn write_ranking(w: &mut dyn Write, ds: &Dataset, fit: &Fit) -> Result<(), C
     let others: Vec<String> = header.iter().chain(&extras).cloned().collect();
     header.extend(class_columns(&ds.classes, &others));
     header.extend(extras);
-    let io = |e: csv::Error| CliError::Failed(anyhow::anyhow!("cannot write the ranking: {e}"));
-    out.write_record(&header).map_err(io)?;
-    out.flush()
-        .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot write the ranking: {e}")))?;
-    let w = out
-        .into_inner()
-        .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot write the ranking: {e}")))?;
+    out.write_record(&header).map_err(ranking_failed)?;
+    out.flush().map_err(ranking_failed)?;
+    let w = out.into_inner().map_err(ranking_failed)?;
     // Formatting the numbers is most of the work (a million rows took 2.3 s
     // on one core), so blocks of rows are formatted on every core and
     // written in ranking order: the bytes are those of one writer.
@@ -74,8 +70,7 @@ pub fn write_ranking(w: &mut dyn Write, ds: &Dataset, fit: &Fit) -> Result<(), C
             .map(|rows| ranking_block(rows, ds, fit))
             .collect();
         for block in blocks {
-            w.write_all(&block?)
-                .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot write the ranking: {e}")))?;
+            w.write_all(&block?).map_err(ranking_failed)?;
         }
     }
     Ok(())
@@ -88,7 +83,6 @@ const RANKING_BATCH: usize = 64 * RANKING_BLOCK;
 
 /// The ranking's records for `rows`, as CSV bytes.
 fn ranking_block(rows: &[usize], ds: &Dataset, fit: &Fit) -> Result<Vec<u8>, CliError> {
-    let io = |e: csv::Error| CliError::Failed(anyhow::anyhow!("cannot write the ranking: {e}"));
     let mut out = csv::Writer::from_writer(Vec::with_capacity(rows.len() * 64));
     let mut rec: Vec<String> = Vec::new();
     for &i in rows {
@@ -104,10 +98,13 @@ fn ranking_block(rows: &[usize], ds: &Dataset, fit: &Fit) -> Result<Vec<u8>, Cli
         ]);
         rec.extend((0..ds.classes.len()).map(|k| num(fit.posterior[(i, k)])));
         rec.extend(fit.extra.sample_columns.iter().map(|c| num(c.values[i])));
-        out.write_record(&rec).map_err(io)?;
+        out.write_record(&rec).map_err(ranking_failed)?;
     }
-    out.into_inner()
-        .map_err(|e| CliError::Failed(anyhow::anyhow!("cannot write the ranking: {e}")))
+    out.into_inner().map_err(ranking_failed)
+}
+
+fn ranking_failed(e: impl std::fmt::Display) -> CliError {
+    CliError::Failed(anyhow::anyhow!("cannot write the ranking: {e}"))
 }
 
 fn gamma_json(g: &GammaTable) -> serde_json::Value {
