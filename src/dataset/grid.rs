@@ -339,24 +339,24 @@ impl Columns {
             Some(name) => header
                 .iter()
                 .position(|h| h == name)
-                .ok_or_else(|| not_found(path, "label column", name, &header))?,
-            None => find_named(&header, &LABEL_NAMES).unwrap_or(n_fields - 1),
+                .ok_or_else(|| not_found(path, "label column", name, header))?,
+            None => find_named(header, &LABEL_NAMES).unwrap_or(n_fields - 1),
         };
         let id_field = match &opts.id {
             Some(name) => Some(
                 header
                     .iter()
                     .position(|h| h == name)
-                    .ok_or_else(|| not_found(path, "id column", name, &header))?,
+                    .ok_or_else(|| not_found(path, "id column", name, header))?,
             ),
-            None => find_named(&header, &ID_NAMES).filter(|&i| i != label_field),
+            None => find_named(header, &ID_NAMES).filter(|&i| i != label_field),
         };
         let mut ignored = HashSet::new();
         for name in &opts.ignore {
             let i = header
                 .iter()
                 .position(|h| h == name)
-                .ok_or_else(|| not_found(path, "column to ignore", name, &header))?;
+                .ok_or_else(|| not_found(path, "column to ignore", name, header))?;
             ignored.insert(i);
         }
         // With --probs the features come from the probabilities file.
