@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use nalgebra::DMatrix;
 use rayon::prelude::*;
 
+use super::combine;
 use super::pipeline::FitInputs;
 use crate::models::{
     CandidateScore, Control, FitError, Guide, MODELS, ModelOptions, Progress, Selection,
@@ -65,6 +66,29 @@ pub struct Evidence {
     pub seconds_per_row: Vec<(String, f64)>,
 }
 
+impl Evidence {
+    /// What `model`'s fit on all `n` rows costs at least: its fold fits'
+    /// seconds per training row times n (every model here is at least
+    /// linear in its rows). `None` for a model without a score.
+    pub fn predicted_seconds(&self, model: &str, n: usize) -> Option<f64> {
+        self.seconds_per_row
+            .iter()
+            .find(|(c, _)| c == model)
+            .map(|(_, s)| s * n as f64)
+    }
+
+    /// The cheapest scored candidate's predicted fit on all `n` rows: what
+    /// every budget for fitting on the whole table is measured against.
+    pub fn anchor_seconds(&self, n: usize) -> f64 {
+        let anchor = self
+            .seconds_per_row
+            .iter()
+            .map(|(_, s)| s * n as f64)
+            .fold(f64::INFINITY, f64::min);
+        if anchor.is_finite() { anchor } else { 0.0 }
+    }
+}
+
 /// The evidence for every candidate; the caller fits the chosen ones. On a
 /// table of more than twice [`RACE_ROWS`] rows the candidates race: all are
 /// scored on a stratified sample of [`RACE_ROWS`] rows first, and only those
@@ -98,7 +122,11 @@ pub fn select(
         &clock,
         &mut first_round,
     )?;
-    let (survivors, dropped) = race(&first);
+    let (survivors, mut dropped) = race(&first);
+    let (survivors, too_slow) = affordable_survivors(&first, survivors, labels.len());
+    dropped.extend(too_slow);
+    let (survivors, futile) = worth_the_wait(&first, survivors, labels.len());
+    dropped.extend(futile);
     // One left, or the budget spent on the first round: the race ends there.
     if survivors.len() == 1 || clock.over_budget() {
         return Ok(keep_only(first, &survivors, dropped));
@@ -197,6 +225,87 @@ fn race(first: &Evidence) -> (Vec<&'static str>, Vec<CandidateScore>) {
         }
     }
     (survivors, dropped)
+}
+
+/// The race's survivors whose fit on all `n` rows could be afforded as a
+/// member of the ranking ([`combine::affordable`]'s rule at its most
+/// generous: the full weight, against the cheapest survivor), and the
+/// others as entries saying why. The second round scores only those: a
+/// candidate that could never be fitted on the whole table would spend the
+/// round's time on evidence nobody uses (on a 200k-row table rlr, shift and
+/// rmda took seven seconds of it, to be left out after).
+fn affordable_survivors(
+    first: &Evidence,
+    survivors: Vec<&'static str>,
+    n: usize,
+) -> (Vec<&'static str>, Vec<CandidateScore>) {
+    let predicted = |m: &str| first.predicted_seconds(m, n).unwrap_or(0.0);
+    let anchor = survivors
+        .iter()
+        .map(|m| predicted(m))
+        .fold(f64::INFINITY, f64::min);
+    let budget = combine::member_budget(1.0, 1.0, if anchor.is_finite() { anchor } else { 0.0 });
+    let (kept, slow): (Vec<_>, Vec<_>) =
+        survivors.into_iter().partition(|m| predicted(m) <= budget);
+    let slow = slow
+        .into_iter()
+        .map(|m| CandidateScore {
+            model: m.to_string(),
+            score: None,
+            standard_error: None,
+            status: format!("too slow for {n} rows"),
+            reason: Some(format!(
+                "its fit on all {n} rows would take about {:.0} s (from its fits on {RACE_ROWS} rows), over the {budget:.0} s budget; name it with --model to wait for it",
+                predicted(m)
+            )),
+            weight: None,
+        })
+        .collect();
+    (kept, slow)
+}
+
+/// The survivors that could still earn their wait in the second round,
+/// and the others as entries saying why. A candidate whose fit on all `n`
+/// rows takes longer than a wait nobody minds is fitted only if its
+/// evidence lifts the cheaper candidates' mixture by [`combine::EARN_Z`]
+/// standard errors ([`combine::earned`]). The first round measured that
+/// lift on [`RACE_ROWS`] rows; if the second round's [`MAX_ROWS`] rows
+/// continue that trend its z grows by sqrt(MAX_ROWS / RACE_ROWS), so a
+/// candidate whose first-round z is below EARN_Z over that factor is
+/// more likely than not to fall short (stochastic curtailment, Lan, Simon
+/// and Halperin 1982, at conditional power one half) and is not scored
+/// again: on a 1M-row table rmda's folds were most of the second round.
+fn worth_the_wait(
+    first: &Evidence,
+    survivors: Vec<&'static str>,
+    n: usize,
+) -> (Vec<&'static str>, Vec<CandidateScore>) {
+    let scored: Vec<(String, f64)> = survivors.iter().map(|m| (m.to_string(), 1.0)).collect();
+    let cheap = combine::cheap_start(&scored, first, n);
+    let needed = combine::EARN_Z * (RACE_ROWS as f64 / MAX_ROWS as f64).sqrt();
+    let mut kept = Vec::new();
+    let mut futile = Vec::new();
+    for m in survivors {
+        let lift = combine::lift(first, &cheap, m);
+        match lift {
+            Some((gain, se)) if !cheap.iter().any(|c| c == m) && gain <= needed * se => {
+                futile.push(CandidateScore {
+                    model: m.to_string(),
+                    score: None,
+                    standard_error: None,
+                    status: format!("not worth the wait on {n} rows"),
+                    reason: Some(format!(
+                        "its fit on all {n} rows would take about {:.0} s, and on the first {RACE_ROWS} rows it added {gain:.4} ± {se:.4} nats per row to {}: too little to earn that wait",
+                        first.predicted_seconds(m, n).unwrap_or(0.0),
+                        cheap.join(" + ")
+                    )),
+                    weight: None,
+                });
+            }
+            _ => kept.push(m),
+        }
+    }
+    (kept, futile)
 }
 
 /// `first` with only the survivors' evidence (the race left one), the

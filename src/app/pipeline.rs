@@ -143,7 +143,9 @@ impl FitPlan {
             Planned::ByEvidence(options) => {
                 let found = evidence::select(inputs, labels, options, progress)?;
                 let stacked = combine::members(&combine::stacking_weights(&found));
-                let (weights, left_out) = combine::affordable(stacked, &found, inputs.n_samples());
+                let n = inputs.n_samples();
+                let (weights, left_out) = combine::affordable(stacked, &found, n);
+                let (weights, unearned) = combine::earned(weights, &found, n);
                 let mut selection = found.selection;
                 let mut members = Vec::with_capacity(weights.len());
                 for (name, w) in &weights {
@@ -160,8 +162,17 @@ impl FitPlan {
                 drop_weights(&mut selection, &over);
                 for (m, secs) in left_out {
                     fit.extra.notes.push(format!(
-                        "{m} earned a share by its evidence but is left out: its fit on all {} rows would take about {secs:.0} s (name it with --model to wait for it)",
-                        inputs.n_samples()
+                        "{m} earned a share by its evidence but is left out: its fit on all {n} rows would take about {secs:.0} s (name it with --model to wait for it)"
+                    ));
+                }
+                for u in unearned {
+                    fit.extra.notes.push(format!(
+                        "{} is left out: its fit on all {n} rows would take about {:.0} s, and its evidence adds {:.4} ± {:.4} nats per row to the cheaper members' (less than {} standard errors; name it with --model to wait for it)",
+                        u.model,
+                        u.seconds,
+                        u.gain,
+                        u.standard_error,
+                        combine::EARN_Z
                     ));
                 }
                 fit.extra.selection = Some(selection);

@@ -179,3 +179,45 @@ fn a_mixture_mixes_the_members_posteriors() {
     let r = fit(&members, &x, None, &given, 2, &Guide::default(), &mut stop);
     assert_eq!(r.unwrap_err(), FitError::Cancelled);
 }
+
+/// Per-row log-likelihoods: `cheap` explains every row moderately; `dear`
+/// explains some rows better and others worse, by `edge`.
+fn cheap_and_dear(edge: f64) -> Evidence {
+    let n = 3000;
+    let cheap: Vec<Option<f64>> = (0..n).map(|_| Some(-0.9)).collect();
+    let dear: Vec<Option<f64>> = (0..n)
+        .map(|i| Some(-0.9 + if i % 2 == 0 { edge } else { -0.2 }))
+        .collect();
+    let mut ev = evidence(vec![("cheap", cheap), ("dear", dear)]);
+    // 1 us and 1 ms per training row: 0.2 s and 200 s on 200k rows.
+    ev.seconds_per_row = vec![("cheap".into(), 1e-6), ("dear".into(), 1e-3)];
+    ev
+}
+
+/// A member that makes the curator wait is fitted only when its evidence
+/// lifts the cheaper members' mixture by more than EARN_Z standard errors;
+/// when every member is cheap the members come back as they were.
+#[test]
+fn a_slow_member_must_earn_its_wait() {
+    let both = vec![("dear".to_string(), 0.5), ("cheap".to_string(), 0.5)];
+    // Better on half the rows by 0.25 nats: the mixture gains clearly.
+    let ev = cheap_and_dear(0.25);
+    let (kept, left) = earned(both.clone(), &ev, 200_000);
+    assert!(left.is_empty(), "{left:?}");
+    assert_eq!(kept, both);
+    // Better on half the rows by a hair and worse on the rest: no gain
+    // worth 200 s.
+    let ev = cheap_and_dear(0.001);
+    let (kept, left) = earned(both.clone(), &ev, 200_000);
+    assert_eq!(kept, vec![("cheap".to_string(), 1.0)]);
+    assert_eq!(left.len(), 1);
+    assert_eq!(left[0].model, "dear");
+    assert!((left[0].seconds - 200.0).abs() < 1e-9);
+    assert!(left[0].gain <= EARN_Z * left[0].standard_error, "{left:?}");
+    // On 2000 rows the dear one takes 2 s, a wait nobody minds.
+    let (kept, left) = earned(both.clone(), &ev, 2000);
+    assert_eq!(kept, both);
+    assert!(left.is_empty());
+    // When no member is cheap the cheapest is the start.
+    assert_eq!(cheap_start(&both, &ev, 100_000_000), vec!["cheap"]);
+}

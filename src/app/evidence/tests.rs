@@ -216,3 +216,57 @@ fn each_candidate_gets_the_whole_budget_from_its_own_first_fold() {
     clock.begin("rmda");
     assert_eq!(clock.begun[3].load(Ordering::Relaxed), first);
 }
+
+fn first_round(log_lik: Vec<(&str, Vec<Option<f64>>, f64)>) -> Evidence {
+    Evidence {
+        selection: Selection {
+            chosen: log_lik[0].0.to_string(),
+            criterion: String::new(),
+            candidates: Vec::new(),
+        },
+        seconds_per_row: log_lik
+            .iter()
+            .map(|(m, _, s)| (m.to_string(), *s))
+            .collect(),
+        log_lik: log_lik
+            .into_iter()
+            .map(|(m, ll, _)| (m.to_string(), ll))
+            .collect(),
+    }
+}
+
+/// Before the second round, a survivor is dropped when its fit on every
+/// row could never be afforded, or when its first-round lift over the
+/// cheaper survivors is too small to earn its wait; each says why.
+#[test]
+fn the_second_round_scores_only_candidates_that_could_be_fitted() {
+    let rows = RACE_ROWS;
+    let flat = |v: f64| (0..rows).map(|_| Some(v)).collect::<Vec<_>>();
+    let helps = (0..rows)
+        .map(|i| Some(if i % 2 == 0 { -0.5 } else { -1.1 }))
+        .collect::<Vec<_>>();
+    let first = first_round(vec![
+        ("rnda", flat(-0.9), 1e-5),
+        ("rlr", helps, 1e-4),
+        ("shift", flat(-0.9), 1e-4),
+        ("rmda", flat(-0.9), 1.0),
+    ]);
+    let n = 200_000;
+    let (kept, too_slow) = affordable_survivors(&first, vec!["rnda", "rlr", "shift", "rmda"], n);
+    assert_eq!(kept, vec!["rnda", "rlr", "shift"]);
+    assert_eq!(too_slow.len(), 1);
+    assert_eq!(too_slow[0].model, "rmda");
+    assert!(too_slow[0].status.contains("too slow"));
+    // rnda takes 2 s on every row, so 40 s is the budget. rlr (20 s)
+    // lifts rnda's mixture on half the rows;
+    // shift (20 s too) adds nothing to it.
+    let (kept, futile) = worth_the_wait(&first, kept, n);
+    assert_eq!(kept, vec!["rnda", "rlr"]);
+    assert_eq!(futile.len(), 1);
+    assert_eq!(futile[0].model, "shift");
+    assert!(futile[0].reason.as_deref().unwrap().contains("rnda"));
+    // On a small table every fit is quick and all stay.
+    let (kept, futile) = worth_the_wait(&first, vec!["rnda", "rlr", "shift"], 2000);
+    assert_eq!(kept.len(), 3);
+    assert!(futile.is_empty());
+}
