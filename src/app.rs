@@ -4,11 +4,13 @@
 //!
 //! - [`pipeline`]: the one fit pipeline (resolve `auto` -> build the model ->
 //!   give it the matrix it reads -> fit -> name classes and features).
+//! - [`calibrate`]: `auto`'s p_mislabel calibrated to the held-out noise.
 //! - [`evidence`]: how `auto` chooses: every candidate's cross-validated
 //!   likelihood of the given labels.
 //! - [`job`]: the same pipeline on a worker thread, with progress and cancel.
 //! - [`demo`]: the embedded demo table, and loading a file or the demo.
 
+pub mod calibrate;
 pub mod combine;
 pub mod demo;
 pub mod evidence;

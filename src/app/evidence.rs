@@ -64,6 +64,20 @@ pub struct Evidence {
     /// (candidate, seconds per training row of its fold fits): what a fit
     /// on every row would cost at least, for the candidates with a score.
     pub seconds_per_row: Vec<(String, f64)>,
+    /// What the held-out fits said of the evidence rows' true classes.
+    pub held_out: HeldOut,
+}
+
+/// Every scored candidate's held-out P(true = k | x) on the evidence rows,
+/// and those rows' given labels: what the table's noise looks like to a
+/// classifier that never saw the row's label (see [`super::combine::held_out_noise`]).
+#[derive(Debug, Default)]
+pub struct HeldOut {
+    /// The given label of each evidence row.
+    pub given: Vec<usize>,
+    /// (candidate, per evidence row P(true | x) held out; `None` for a row
+    /// no fold held out).
+    pub p_true: Vec<(String, Vec<Option<Vec<f64>>>)>,
 }
 
 impl Evidence {
@@ -316,7 +330,9 @@ fn keep_only(first: Evidence, survivors: &[&str], dropped: Vec<CandidateScore>) 
         mut selection,
         log_lik,
         seconds_per_row,
+        mut held_out,
     } = first;
+    held_out.p_true.retain(|(m, _)| keep(m));
     selection
         .candidates
         .retain(|c| keep(&c.model) || c.score.is_none());
@@ -330,6 +346,7 @@ fn keep_only(first: Evidence, survivors: &[&str], dropped: Vec<CandidateScore>) 
             .into_iter()
             .filter(|(m, _)| keep(m))
             .collect(),
+        held_out,
     }
 }
 
@@ -365,6 +382,10 @@ fn evaluate(
         .map(|(c, name)| summarise(name, results.iter().filter(|r| r.0 == c).map(|r| &r.1)))
         .collect();
     let log_lik = per_row(candidates, &scored, &results, rows.len());
+    let held_out = HeldOut {
+        given: rows.iter().map(|&r| labels[r]).collect(),
+        p_true: held_out_classes(&log_lik, candidates, &results, rows.len()),
+    };
     let seconds_per_row = log_lik
         .iter()
         .map(|(name, _)| {
@@ -401,12 +422,39 @@ fn evaluate(
             rows.len()
         ),
         candidates: scored,
+        wrong_label_odds: None,
     };
     Ok(Evidence {
         selection,
         log_lik,
         seconds_per_row,
+        held_out,
     })
+}
+
+/// Every scored candidate's held-out P(true | x), one slot per evidence
+/// row, for the candidates of `log_lik`.
+fn held_out_classes(
+    log_lik: &[(String, Vec<Option<f64>>)],
+    candidates: &[&'static str],
+    results: &[TaskResult],
+    n_rows: usize,
+) -> Vec<(String, Vec<Option<Vec<f64>>>)> {
+    log_lik
+        .iter()
+        .map(|(name, _)| {
+            let c = candidates.iter().position(|c| c == name);
+            let mut p = vec![None; n_rows];
+            for (_, fold) in results.iter().filter(|r| Some(r.0) == c) {
+                if let Ok(fold) = fold {
+                    for (&pos, row) in fold.rows.iter().zip(&fold.p_true) {
+                        p[pos] = Some(row.clone());
+                    }
+                }
+            }
+            (name.clone(), p)
+        })
+        .collect()
 }
 
 /// Every scored candidate's held-out log-likelihoods, one slot per
@@ -489,6 +537,8 @@ pub fn combination(selection: &Selection) -> String {
 struct FoldOut {
     rows: Vec<usize>,
     scores: Vec<f64>,
+    /// P(true | x) of each held-out row.
+    p_true: Vec<Vec<f64>>,
     /// Wall time of the fold's fit and scoring, and its training rows.
     seconds: f64,
     trained_on: usize,
@@ -705,6 +755,10 @@ impl Runner<'_> {
         Ok(FoldOut {
             rows: held,
             scores,
+            p_true: p_true
+                .row_iter()
+                .map(|r| r.iter().copied().collect())
+                .collect(),
             seconds: started.elapsed().as_secs_f64(),
             trained_on: train.len(),
         })

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use nalgebra::DMatrix;
 
-use super::{combine, evidence};
+use super::{calibrate, combine, evidence};
 use crate::dataset::Dataset;
 use crate::models::{
     AUTO, Control, Fit, FitError, Guide, ModelInput, ModelOptions, Progress, RobustModel,
@@ -160,6 +160,21 @@ impl FitPlan {
                 let (mut fit, over) =
                     combine::fit(&members, features, levels, labels, k, guide, progress)?;
                 drop_weights(&mut selection, &over);
+                let fitted: Vec<(String, f64)> = weights
+                    .into_iter()
+                    .filter(|(m, _)| !over.contains(m))
+                    .collect();
+                if let Some(rate) = calibrate::held_out_noise(&found.held_out, &fitted) {
+                    let before = mean(&fit.p_mislabel);
+                    let c = calibrate::odds_for_rate(&fit.p_mislabel, rate);
+                    calibrate::rescale_odds(&mut fit, labels, c);
+                    selection.wrong_label_odds = Some(c);
+                    fit.extra.notes.push(format!(
+                        "p_mislabel is calibrated to the held-out fits: they see {:.1}% of the labels wrong, the fit on every row {:.1}%, so the odds of a wrong label are multiplied by {c:.2} (the ranking is the same)",
+                        100.0 * rate,
+                        100.0 * before
+                    ));
+                }
                 for (m, secs) in left_out {
                     fit.extra.notes.push(format!(
                         "{m} earned a share by its evidence but is left out: its fit on all {n} rows would take about {secs:.0} s (name it with --model to wait for it)"
@@ -181,6 +196,9 @@ impl FitPlan {
             Planned::Mix(members, selection) => {
                 let (mut fit, over) =
                     combine::fit(members, features, levels, labels, k, guide, progress)?;
+                if let Some(c) = selection.wrong_label_odds {
+                    calibrate::rescale_odds(&mut fit, labels, c);
+                }
                 let mut selection = (**selection).clone();
                 drop_weights(&mut selection, &over);
                 fit.extra.selection = Some(selection);
@@ -233,6 +251,10 @@ impl FitPlan {
 
 /// Takes the members left out of the mixture out of the selection's weights
 /// and renormalises the rest, so the report says what the ranking mixes.
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
 fn drop_weights(selection: &mut Selection, left_out: &[String]) {
     for c in &mut selection.candidates {
         if left_out.contains(&c.model) {

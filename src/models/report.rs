@@ -128,6 +128,11 @@ pub struct Selection {
     pub criterion: String,
     /// Every candidate, the chosen one included, best score first.
     pub candidates: Vec<CandidateScore>,
+    /// The factor on the odds of a wrong label that brings the members'
+    /// p_mislabel to the noise their held-out fits see
+    /// (`app::calibrate`); a refit applies the same.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wrong_label_odds: Option<f64>,
 }
 
 /// One candidate of `auto`: its score, or why it has none.

@@ -1,13 +1,16 @@
 use super::*;
+use crate::app::evidence::HeldOut;
 use crate::models::{ModelOptions, Selection, build_model, no_progress};
 use crate::rng::Rng;
 
 fn evidence(log_lik: Vec<(&str, Vec<Option<f64>>)>) -> Evidence {
     Evidence {
+        held_out: HeldOut::default(),
         selection: Selection {
             chosen: log_lik[0].0.to_string(),
             criterion: String::new(),
             candidates: Vec::new(),
+            wrong_label_odds: None,
         },
         seconds_per_row: log_lik.iter().map(|(m, _)| (m.to_string(), 1e-5)).collect(),
         log_lik: log_lik

@@ -149,6 +149,7 @@ fn the_race_drops_only_the_clearly_worse() {
         .map(|b| b.map(|b| b - 0.1 + 0.05 * rng.normal()))
         .collect();
     let first = Evidence {
+        held_out: HeldOut::default(),
         selection: Selection {
             chosen: "rnda".into(),
             criterion: String::new(),
@@ -162,6 +163,7 @@ fn the_race_drops_only_the_clearly_worse() {
                     ..scored("cbt", 0.0)
                 },
             ],
+            wrong_label_odds: None,
         },
         log_lik: vec![
             ("rnda".into(), best),
@@ -219,10 +221,12 @@ fn each_candidate_gets_the_whole_budget_from_its_own_first_fold() {
 
 fn first_round(log_lik: Vec<(&str, Vec<Option<f64>>, f64)>) -> Evidence {
     Evidence {
+        held_out: HeldOut::default(),
         selection: Selection {
             chosen: log_lik[0].0.to_string(),
             criterion: String::new(),
             candidates: Vec::new(),
+            wrong_label_odds: None,
         },
         seconds_per_row: log_lik
             .iter()
