@@ -368,9 +368,10 @@ impl Problem<'_> {
             if history.trace.len() >= opts.max_iter {
                 return Ok(t0.into_run(history, false));
             }
+            // Only the parameters and log-likelihood of t0 and t1 are
+            // extrapolated from: each posterior (n x K) goes as soon as its
+            // M-step is done, so no more of them are alive than in plain EM.
             let t1 = self.m_step(&t0.posterior)?;
-            // Only t0's parameters are extrapolated from: its posterior (n x
-            // K) goes now, so at most two live at once, as in plain EM.
             let Point {
                 params: p0, ll: l0, ..
             } = t0;
@@ -380,9 +381,12 @@ impl Problem<'_> {
                 return Ok(t1.into_run(history, converged));
             }
             let t2 = self.m_step(&t1.posterior)?;
+            let Point {
+                params: p1, ll: l1, ..
+            } = t1;
             let jump = self
                 .accelerate
-                .then(|| self.extrapolate(&mut squarem, &p0, &t1, &t2))
+                .then(|| self.extrapolate(&mut squarem, [&p0, &p1, &t2], l1))
                 .flatten();
             t0 = match jump {
                 Some(point) => {
@@ -396,25 +400,25 @@ impl Problem<'_> {
 
     /// SQUAREM's point from `t0`, `t1 = F(t0)` and `t2 = F(t1)` with its
     /// E-step, or `None` when there is no longer step than `t2`, the point
-    /// is not a valid model or it lowers the log-likelihood below `t1`'s.
+    /// is not a valid model or it lowers the log-likelihood below `t1`'s
+    /// (`l1`).
     /// A refused point shortens the step bound on either failure, as in the
     /// reference implementation: both say the map is not as linear along
     /// this path as the step length assumed.
     fn extrapolate(
         &self,
         squarem: &mut Squarem,
-        t0: &Params,
-        t1: &Point,
-        t2: &Params,
+        [t0, t1, t2]: [&Params; 3],
+        l1: f64,
     ) -> Option<Point> {
-        let (flat, a) = squarem.extrapolate(&t0.to_flat(), &t1.params.to_flat(), &t2.to_flat())?;
+        let (flat, a) = squarem.extrapolate(&t0.to_flat(), &t1.to_flat(), &t2.to_flat())?;
         if a <= 1.0 {
             return None;
         }
         let jumped = t2
             .with_flat(&flat)
             .map(|params| self.e_step(params))
-            .filter(|point| point.ll.is_finite() && point.ll >= t1.ll);
+            .filter(|point| point.ll.is_finite() && point.ll >= l1);
         if jumped.is_none() {
             squarem.rejected(a);
         }
