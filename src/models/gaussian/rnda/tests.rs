@@ -417,3 +417,111 @@ fn the_seed_chooses_the_perturbed_starts_and_reproduces_the_fit() {
     // The given labels were admissible: no restart, nothing to report.
     assert!(with(7).extra.notes.is_empty(), "{:?}", with(7).extra.notes);
 }
+
+/// K = 4 classes in 5 dimensions sharing one covariance, means close
+/// enough that the classes overlap, 25% of labels flipped: the regime in
+/// which EM's rate is slow.
+fn overlapping(n: usize, seed: u64) -> Simulated {
+    let (d, k) = (5, 4);
+    let mut rng = Rng::new(seed);
+    let means: Vec<DVector<f64>> = (0..k)
+        .map(|_| DVector::from_fn(d, |_, _| 0.8 * rng.normal()))
+        .collect();
+    let shared = random_cov_factor(d, 1.0, &mut rng);
+    let flips = DMatrix::from_fn(k, k, |t, j| if t == j { 0.75 } else { 0.25 / 3.0 });
+    gaussian_with_flips(n, &means, &vec![shared; k], &[0.25; 4], &flips, seed + 1)
+}
+
+/// One EM run from the given labels, without shrinkage (so the map is
+/// exactly EM's and its log-likelihood cannot fall) and with a tolerance
+/// tight enough that plain EM too ends at the fixed point.
+fn em_run(sim: &Simulated, accelerate: bool) -> Run {
+    let guide = Guide::default();
+    let k = 4;
+    let problem = Problem {
+        z: &sim.x,
+        given: &sim.given,
+        guide: &guide,
+        covariance: CovarianceParams {
+            family: CovarianceFamily::Full,
+            shrinkage: Some(0.0),
+        },
+        iterations: Iterations {
+            max_iter: 2000,
+            tol: 1e-12,
+        },
+        accelerate,
+    };
+    problem
+        .run(&one_hot(&sim.given, k), Gauge::WHOLE, &mut no_progress())
+        .unwrap()
+}
+
+#[test]
+fn squarem_reaches_plain_em_fixed_point_in_fewer_iterations() {
+    for seed in [3, 4] {
+        let sim = overlapping(4000, seed);
+        let plain = em_run(&sim, false);
+        let fast = em_run(&sim, true);
+        assert!(plain.converged && fast.converged);
+        let (lp, lf) = (*plain.trace.last().unwrap(), *fast.trace.last().unwrap());
+        assert!(
+            (lf - lp).abs() <= 1e-6 * lp.abs(),
+            "plain {lp} vs squarem {lf}"
+        );
+        let gap = plain
+            .posterior
+            .iter()
+            .zip(fast.posterior.iter())
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        assert!(gap < 1e-3, "posteriors differ by {gap}");
+        assert!(
+            2 * fast.iterations <= plain.iterations,
+            "squarem {} iterations, plain {}",
+            fast.iterations,
+            plain.iterations
+        );
+    }
+}
+
+#[test]
+fn the_accelerated_log_likelihood_trace_never_falls() {
+    // On these tables some extrapolated points lower the log-likelihood:
+    // accepting them would show here.
+    for seed in 0..3 {
+        let run = em_run(&overlapping(1000, seed), true);
+        for w in run.trace.windows(2) {
+            assert!(
+                w[1] >= w[0] - 1e-12 * w[0].abs(),
+                "seed {seed}: {} then {}",
+                w[0],
+                w[1]
+            );
+        }
+    }
+}
+
+#[test]
+fn an_extrapolated_table_outside_the_model_is_refused_and_a_swapped_one_pooled() {
+    let sim = overlapping(500, 6);
+    let run = em_run(&sim, true);
+    let params = Params {
+        components: run.components,
+        joint: run.joint,
+        held: false,
+    };
+    let mut flat = params.to_flat();
+    let back = params.with_flat(&flat).unwrap();
+    assert!((back.joint.clone() - &params.joint).abs().max() < 1e-15 && !back.held);
+    // A negative entry is no probability.
+    flat[1] = -1e-3;
+    assert!(params.with_flat(&flat).is_none());
+    // True class 0 given label 1 more often than its own: pooled, total kept.
+    let mut flat = params.to_flat();
+    flat.swap(0, 1);
+    let pooled = params.with_flat(&flat).unwrap();
+    assert!(pooled.held);
+    assert!((pooled.joint[(0, 0)] - pooled.joint[(1, 0)]).abs() < 1e-15);
+    assert!((pooled.joint.sum() - 1.0).abs() < 1e-12);
+}
