@@ -674,6 +674,7 @@ fn admit(
     share: f64,
     candidate: &mut [bool],
 ) -> usize {
+    use rayon::prelude::*;
     let n = p.x.nrows();
     let c_count = p.n_logits();
     let probs = probabilities(eta, p.n_classes());
@@ -684,16 +685,26 @@ fn admit(
         for (i, r) in resid.iter_mut().enumerate() {
             *r = p.targets[(i, class)] - probs[(i, class)];
         }
-        for (j, cand) in candidate.iter_mut().enumerate() {
-            if *cand {
-                continue;
-            }
-            let l1 = pen.l1 * p.penalty_factor.map_or(1.0, |f| f[j]);
-            // A ridge or unpenalised coordinate is always in play.
-            if l1 == 0.0 || p.x.dot(j, &resid).abs() > share * l1 * (1.0 + 1e-9) {
-                *cand = true;
-                added += 1;
-            }
+        // One pass over every column that is not yet a candidate: on wide
+        // data (20k columns) this is most of a fit's time, and the columns
+        // are independent, so they are split across the cores; the
+        // residual's sum is shared by all of them.
+        let rsum: f64 = resid.iter().sum();
+        let resid = &resid;
+        let entered: Vec<usize> = (0..candidate.len())
+            .into_par_iter()
+            .filter(|&j| {
+                if candidate[j] {
+                    return false;
+                }
+                let l1 = pen.l1 * p.penalty_factor.map_or(1.0, |f| f[j]);
+                // A ridge or unpenalised coordinate is always in play.
+                l1 == 0.0 || p.x.dot_given_sum(j, resid, rsum).abs() > share * l1 * (1.0 + 1e-9)
+            })
+            .collect();
+        for j in entered {
+            candidate[j] = true;
+            added += 1;
         }
     }
     added
