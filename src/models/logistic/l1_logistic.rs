@@ -616,6 +616,7 @@ impl<'a> SoftmaxRounds<'a> {
                     &self.r,
                     eta_k,
                     tol,
+                    false,
                 );
             } else {
                 let mut class = ClassRound {
@@ -673,6 +674,7 @@ fn admit(
     share: f64,
     candidate: &mut [bool],
 ) -> usize {
+    use rayon::prelude::*;
     let n = p.x.nrows();
     let c_count = p.n_logits();
     let probs = probabilities(eta, p.n_classes());
@@ -683,16 +685,26 @@ fn admit(
         for (i, r) in resid.iter_mut().enumerate() {
             *r = p.targets[(i, class)] - probs[(i, class)];
         }
-        for (j, cand) in candidate.iter_mut().enumerate() {
-            if *cand {
-                continue;
-            }
-            let l1 = pen.l1 * p.penalty_factor.map_or(1.0, |f| f[j]);
-            // A ridge or unpenalised coordinate is always in play.
-            if l1 == 0.0 || p.x.dot(j, &resid).abs() > share * l1 * (1.0 + 1e-9) {
-                *cand = true;
-                added += 1;
-            }
+        // One pass over every column that is not yet a candidate: on wide
+        // data (20k columns) this is most of a fit's time, and the columns
+        // are independent, so they are split across the cores; the
+        // residual's sum is shared by all of them.
+        let rsum: f64 = resid.iter().sum();
+        let resid = &resid;
+        let entered: Vec<usize> = (0..candidate.len())
+            .into_par_iter()
+            .filter(|&j| {
+                if candidate[j] {
+                    return false;
+                }
+                let l1 = pen.l1 * p.penalty_factor.map_or(1.0, |f| f[j]);
+                // A ridge or unpenalised coordinate is always in play.
+                l1 == 0.0 || p.x.dot_given_sum(j, resid, rsum).abs() > share * l1 * (1.0 + 1e-9)
+            })
+            .collect();
+        for j in entered {
+            candidate[j] = true;
+            added += 1;
         }
     }
     added
@@ -724,7 +736,7 @@ fn newton_rounds(
     // overshoots; the binary shifts' coordinate updates are exact.
     let damped = shifts.is_none();
     let mut value = damped.then(|| objective_at(p, eta, c, pen));
-    for _ in 0..max_outer {
+    for round in 0..max_outer {
         let before = value.map(|f| (f, c.clone()));
         let mut max_change: f64 = 0.0;
         // Softmax: each class's working response needs only its own
@@ -747,7 +759,9 @@ fn newton_rounds(
             };
             let eta_k = &mut eta.as_mut_slice()[k * n..(k + 1) * n];
             let change = if gram {
-                gram_class_round(p, pen, c, k, coords, w, r, eta_k, tol)
+                // Coordinates enter in the first round after the penalty or
+                // the candidates changed; later rounds are warm.
+                sparse_gram_class_round(p, pen, c, k, coords, w, r, eta_k, tol, round == 0)
             } else {
                 let mut class = ClassRound { k, w, r, v, active };
                 naive_class_round(p, pen, c, &mut class, coords, shifts, eta_k, tol)
@@ -833,7 +847,7 @@ struct ClassRound<'s> {
 
 /// Covariance updates (Friedman, Hastie & Tibshirani 2010, section 2.2):
 /// with many more samples than candidate coordinates, one pass forming the
-/// weighted Gram matrix of the candidates makes every later sweep O(m^2)
+/// weighted Gram columns of the candidates makes every later sweep O(m^2)
 /// instead of O(nm). A round needs tens of sweeps, while the Gram matrix
 /// costs about m/2 sweeps' arithmetic in a blocked matrix product; glmnet
 /// prefers this form below 500 features, and it needs m < n to be smaller.
@@ -871,97 +885,10 @@ fn sqrt_weighted_block(
     a
 }
 
-/// `[Z_coords | 1]^T W [Z_coords | 1]` in row blocks, in parallel.
-fn weighted_gram(x: &Design<'_>, coords: &[usize], w: &[f64]) -> DMatrix<f64> {
-    use rayon::prelude::*;
-    let (n, m) = (x.nrows(), coords.len());
-    let blocks: Vec<usize> = (0..n).step_by(GRAM_BLOCK_ROWS).collect();
-    blocks
-        .par_iter()
-        .map(|&start| {
-            let end = (start + GRAM_BLOCK_ROWS).min(n);
-            let a = sqrt_weighted_block(x, coords, w, start..end);
-            a.transpose() * &a
-        })
-        .reduce(|| DMatrix::zeros(m + 1, m + 1), |a, b| a + b)
-}
-
-/// One logit's Newton round in covariance form: coordinate descent on the
-/// quadratic model through its Gram matrix (the intercept is coordinate
-/// m), then one pass to move the linear predictor. Returns the largest
-/// weighted squared change of a sweep.
-#[allow(clippy::too_many_arguments)]
-fn gram_class_round(
-    p: &Problem<'_>,
-    pen: Penalty,
-    c: &mut Coefs,
-    k: usize,
-    coords: &[usize],
-    w: &[f64],
-    r: &[f64],
-    eta_k: &mut [f64],
-    tol: f64,
-) -> f64 {
-    let m = coords.len();
-    let g = weighted_gram(&p.x, coords, w);
-    let rsum: f64 = r.iter().sum();
-    // The loss gradient along each coordinate, kept current as steps land.
-    let mut grad: Vec<f64> = coords
-        .iter()
-        .map(|&j| p.x.dot_given_sum(j, r, rsum))
-        .collect();
-    grad.push(rsum);
-    let mut delta = vec![0.0; m + 1];
-    let pf = |j: usize| p.penalty_factor.map_or(1.0, |f| f[j]);
-    let mut largest: f64 = 0.0;
-    let land = |idx: usize, d: f64, grad: &mut [f64], delta: &mut [f64]| {
-        for (gl, gc) in grad.iter_mut().zip(g.column(idx).iter()) {
-            *gl -= gc * d;
-        }
-        delta[idx] += d;
-        g[(idx, idx)] * d * d
-    };
-    for _sweep in 0..1000 {
-        let mut sweep_change: f64 = 0.0;
-        for (idx, &j) in coords.iter().enumerate() {
-            let old = c.beta[(j, k)];
-            let l1 = pen.l1 * pf(j);
-            let vj = g[(idx, idx)];
-            if (old == 0.0 && grad[idx].abs() <= l1) || vj <= 0.0 {
-                continue;
-            }
-            let new = soft_threshold(grad[idx] + vj * old, l1) / (vj + pen.l2 * pf(j));
-            if new != old {
-                c.beta[(j, k)] = new;
-                sweep_change = sweep_change.max(land(idx, new - old, &mut grad, &mut delta));
-            }
-        }
-        if g[(m, m)] > 0.0 {
-            let d0 = grad[m] / g[(m, m)];
-            if d0 != 0.0 {
-                c.intercept[k] += d0;
-                sweep_change = sweep_change.max(land(m, d0, &mut grad, &mut delta));
-            }
-        }
-        largest = largest.max(sweep_change);
-        if sweep_change < tol {
-            break;
-        }
-    }
-    for (idx, &j) in coords.iter().enumerate() {
-        if delta[idx] != 0.0 {
-            p.x.axpy(j, delta[idx], eta_k);
-        }
-    }
-    eta_k.iter_mut().for_each(|e| *e += delta[m]);
-    largest
-}
-
 /// `[Z_coords | 1]^T W [Z_coords | 1]` restricted to the columns `cols`
 /// (indices into `coords`, `coords.len()` for the intercept), and one more
 /// column, the loss gradient `[Z_coords | 1]^T r`: the (m + 1) x
-/// (|cols| + 1) block, in row blocks in parallel like [`weighted_gram`].
-/// The gradient rides along in the blocked product instead of costing m
+/// (|cols| + 1) block, in row blocks in parallel. The gradient rides along in the blocked product instead of costing m
 /// sequential dot products over the data.
 fn weighted_gram_columns(
     x: &Design<'_>,
@@ -998,16 +925,21 @@ fn weighted_gram_columns(
         .reduce(|| DMatrix::zeros(m + 1, cols.len() + 1), |a, b| a + b)
 }
 
-/// [`gram_class_round`] forming only the Gram columns it uses. A sweep
-/// reads column j of the Gram matrix only when coordinate j moves, and
-/// under an L1 penalty most coordinates of a class stay at zero (theta
-/// kept 15-40% of its digits coefficients, 45-70% on 5-class gauss): the
-/// columns of the coordinates non-zero at the start (and the intercept)
-/// are formed in one blocked product, and a coordinate that enters during
-/// the sweeps gets its column then, in one pass over the data. This is
-/// glmnet's own covariance scheme (Friedman, Hastie & Tibshirani 2010,
-/// section 2.2: inner products are computed as features enter), and the
-/// sweeps are the same as with the whole matrix.
+/// One logit's Newton round in covariance form: coordinate descent on the
+/// quadratic model through its weighted Gram matrix (the intercept is
+/// coordinate m), then one pass to move the linear predictor; returns the
+/// largest weighted squared change of a sweep. Only the Gram columns a
+/// sweep reads are formed: column j is read only when coordinate j moves,
+/// and under an L1 penalty most coordinates of a class stay at zero
+/// (theta kept 15-40% of its digits coefficients, 45-70% on 5-class
+/// gauss; the Bayesian kappa search probes sparser fits still). The
+/// columns of the coordinates non-zero at the start or violating their
+/// optimality condition there (and the intercept's) are formed in one
+/// blocked product, and a coordinate that enters later during the sweeps
+/// gets its column then, in one pass over the data. This is glmnet's own
+/// covariance scheme (Friedman, Hastie & Tibshirani 2010, section 2.2:
+/// inner products are computed as features enter), and the sweeps are the
+/// same as with the whole matrix.
 #[allow(clippy::too_many_arguments)]
 fn sparse_gram_class_round(
     p: &Problem<'_>,
@@ -1019,10 +951,22 @@ fn sparse_gram_class_round(
     r: &[f64],
     eta_k: &mut [f64],
     tol: f64,
+    entering: bool,
 ) -> f64 {
     let m = coords.len();
+    let pf = |j: usize| p.penalty_factor.map_or(1.0, |f| f[j]);
+    // A zero coordinate whose gradient already exceeds its penalty moves
+    // in the first sweep, so its column is needed at once: it joins the
+    // blocked product rather than costing a pass over the data of its own.
+    // Finding them costs m dot products, which pays when coordinates
+    // enter (a fit at a new penalty) but not in warm rounds at a fixed one.
+    let rsum: f64 = r.iter().sum();
     let start: Vec<usize> = (0..m)
-        .filter(|&idx| c.beta[(coords[idx], k)] != 0.0)
+        .filter(|&idx| {
+            let j = coords[idx];
+            c.beta[(j, k)] != 0.0
+                || (entering && p.x.dot_given_sum(j, r, rsum).abs() > pen.l1 * pf(j))
+        })
         .chain([m])
         .collect();
     let block = weighted_gram_columns(&p.x, coords, w, r, &start);
@@ -1063,7 +1007,8 @@ fn sparse_gram_class_round(
         let mut sweep_change: f64 = 0.0;
         for (idx, &j) in coords.iter().enumerate() {
             let old = c.beta[(j, k)];
-            if old == 0.0 && grad[idx].abs() <= pen.l1 {
+            let l1 = pen.l1 * pf(j);
+            if old == 0.0 && grad[idx].abs() <= l1 {
                 continue;
             }
             form(idx, &mut column);
@@ -1074,7 +1019,7 @@ fn sparse_gram_class_round(
             if vj <= 0.0 {
                 continue;
             }
-            let new = soft_threshold(grad[idx] + vj * old, pen.l1) / (vj + pen.l2);
+            let new = soft_threshold(grad[idx] + vj * old, l1) / (vj + pen.l2 * pf(j));
             if new != old {
                 c.beta[(j, k)] = new;
                 sweep_change = sweep_change.max(land(col, idx, new - old, &mut grad, &mut delta));
