@@ -28,7 +28,7 @@
 use nalgebra::DMatrix;
 
 use crate::models::gaussian::components::{
-    CovarianceParams, GaussianClassifier, GaussianComponents,
+    CovarianceParams, GaussianClassifier, GaussianComponents, Scaled,
 };
 use crate::models::gaussian::mixture::Gauge;
 use crate::models::numerics::one_hot;
@@ -165,7 +165,8 @@ fn hold_diagonal(counts: &mut [f64], d: usize) -> bool {
 
 /// What every EM run of one fit shares.
 struct Problem<'a> {
-    z: &'a DMatrix<f64>,
+    /// The features as the model reads them: standardised, block by block.
+    z: Scaled<'a>,
     given: &'a [usize],
     guide: &'a Guide,
     covariance: CovarianceParams,
@@ -270,7 +271,7 @@ impl Params {
 impl Problem<'_> {
     fn estimate(&self, weights: &DMatrix<f64>) -> Result<GaussianComponents, FitError> {
         let cov = self.covariance;
-        GaussianComponents::estimate(self.z, weights, cov.family, cov.shrinkage, &class_name)
+        GaussianComponents::estimate_scaled(self.z, weights, cov.family, cov.shrinkage, &class_name)
     }
 
     /// The M-step: eqs. (5)-(6) through weighted estimation, then eq. (7).
@@ -286,7 +287,7 @@ impl Problem<'_> {
 
     /// The E-step of `params`, its log-likelihood possibly not finite.
     fn e_step(&self, params: Params) -> Point {
-        let log_dens = params.components.log_densities(self.z);
+        let log_dens = params.components.log_densities_scaled(self.z);
         let (posterior, ll) = e_step(log_dens, self.given, &params.joint, self.guide);
         Point {
             params,
@@ -451,12 +452,8 @@ impl Problem<'_> {
 /// Gaussians and label frequencies. Where the features contradict a label it
 /// already leans to another class, so it starts the EM nearer the clean
 /// classes than the given labels do.
-fn nda_posterior(
-    components: &GaussianComponents,
-    z: &DMatrix<f64>,
-    p_given: &[f64],
-) -> DMatrix<f64> {
-    let mut w = components.log_densities(z);
+fn nda_posterior(components: &GaussianComponents, z: Scaled<'_>, p_given: &[f64]) -> DMatrix<f64> {
+    let mut w = components.log_densities_scaled(z);
     for (c, p) in p_given.iter().enumerate() {
         w.column_mut(c).add_scalar_mut(p.ln());
     }
@@ -607,11 +604,13 @@ impl RobustModel for Rnda {
         guide.check(given.len(), n_classes)?;
         self.covariance.require_estimable("rnda", "--cov diag", x)?;
         let k = n_classes;
-        let z = prologue.scaled(x);
         let p_given = prologue.label_frequencies();
         let Prologue { standardizer, .. } = prologue;
         let problem = Problem {
-            z: &z,
+            z: Scaled {
+                x,
+                by: Some(&standardizer),
+            },
             given,
             guide,
             covariance: self.covariance,

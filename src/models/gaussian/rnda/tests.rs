@@ -439,7 +439,7 @@ fn em_run(sim: &Simulated, accelerate: bool) -> Run {
     let guide = Guide::default();
     let k = 4;
     let problem = Problem {
-        z: &sim.x,
+        z: Scaled::plain(&sim.x),
         given: &sim.given,
         guide: &guide,
         covariance: CovarianceParams {
