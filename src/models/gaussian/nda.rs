@@ -5,7 +5,7 @@ use crate::models::Guide;
 use nalgebra::DMatrix;
 
 use crate::models::gaussian::components::{
-    CovarianceParams, GaussianClassifier, GaussianComponents,
+    CovarianceParams, GaussianClassifier, GaussianComponents, Scaled,
 };
 use crate::models::numerics::normalise_log_rows;
 use crate::models::numerics::one_hot;
@@ -52,9 +52,13 @@ impl RobustModel for Nda {
         } = Prologue::new(x, given, n_classes, true, Scaling::PerFeature)?;
         self.covariance
             .require_estimable(self.name(), "--cov diag", x)?;
-        let z = standardizer.apply(x);
-        let components = GaussianComponents::estimate(
-            &z,
+        // Read through the scaling: a standardised copy is as large as x.
+        let z = Scaled {
+            x,
+            by: Some(&standardizer),
+        };
+        let components = GaussianComponents::estimate_scaled(
+            z,
             &one_hot(given, n_classes),
             self.covariance.family,
             self.covariance.shrinkage,
@@ -62,7 +66,7 @@ impl RobustModel for Nda {
         )?;
         let n = given.len() as f64;
         let log_prior: Vec<f64> = counts.iter().map(|&c| (c as f64 / n).ln()).collect();
-        let mut log_joint = components.log_densities(&z);
+        let mut log_joint = components.log_densities_scaled(z);
         // The objective is the joint log-likelihood of features and labels.
         let objective: f64 = given
             .iter()
