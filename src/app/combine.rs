@@ -192,7 +192,8 @@ pub struct Unearned {
 pub fn earned(members: Weights, evidence: &Evidence, n: usize) -> (Weights, Vec<Unearned>) {
     let predicted = |m: &str| evidence.predicted_seconds(m, n).unwrap_or(0.0);
     let index = |m: &str| evidence.log_lik.iter().position(|(c, _)| c == m);
-    let start = cheap_start(&members, evidence, n);
+    let names: Vec<&str> = members.iter().map(|(m, _)| m.as_str()).collect();
+    let start = cheap_start(&names, evidence, n);
     let mut set: Vec<usize> = start.iter().filter_map(|m| index(m)).collect();
     let mut dear: Vec<&str> = members
         .iter()
@@ -227,23 +228,23 @@ pub fn earned(members: Weights, evidence: &Evidence, n: usize) -> (Weights, Vec<
     (self::members(&named), left)
 }
 
-/// The members of `members` whose fit on all `n` rows is predicted within
+/// The models of `names` whose fit on all `n` rows is predicted within
 /// [`MIN_BUDGET`], a wait nobody minds; if none is, the cheapest alone.
-pub fn cheap_start(members: &Weights, evidence: &Evidence, n: usize) -> Vec<String> {
+pub fn cheap_start(names: &[&str], evidence: &Evidence, n: usize) -> Vec<String> {
     let predicted = |m: &str| evidence.predicted_seconds(m, n).unwrap_or(0.0);
     let floor = MIN_BUDGET.as_secs_f64();
-    let cheap: Vec<String> = members
+    let cheap: Vec<String> = names
         .iter()
-        .filter(|(m, _)| predicted(m) <= floor)
-        .map(|(m, _)| m.clone())
+        .filter(|m| predicted(m) <= floor)
+        .map(|m| m.to_string())
         .collect();
     if !cheap.is_empty() {
         return cheap;
     }
-    members
+    names
         .iter()
-        .min_by(|a, b| predicted(&a.0).total_cmp(&predicted(&b.0)))
-        .map(|(m, _)| vec![m.clone()])
+        .min_by(|a, b| predicted(a).total_cmp(&predicted(b)))
+        .map(|m| vec![m.to_string()])
         .unwrap_or_default()
 }
 

@@ -68,6 +68,29 @@ pub struct Evidence {
     pub held_out: HeldOut,
 }
 
+#[cfg(test)]
+impl Evidence {
+    /// Evidence made of (candidate, per-row held-out log-likelihood,
+    /// seconds per training row), the first candidate chosen: for tests of
+    /// what is decided from it.
+    pub fn of_rows(rows: Vec<(&str, Vec<Option<f64>>, f64)>) -> Evidence {
+        Evidence {
+            held_out: HeldOut::default(),
+            selection: Selection {
+                chosen: rows[0].0.to_string(),
+                criterion: String::new(),
+                candidates: Vec::new(),
+                wrong_label_odds: None,
+            },
+            seconds_per_row: rows.iter().map(|(m, _, s)| (m.to_string(), *s)).collect(),
+            log_lik: rows
+                .into_iter()
+                .map(|(m, ll, _)| (m.to_string(), ll))
+                .collect(),
+        }
+    }
+}
+
 /// Every scored candidate's held-out P(true = k | x) on the evidence rows,
 /// and those rows' given labels: what the table's noise looks like to a
 /// classifier that never saw the row's label (see [`super::combine::held_out_noise`]).
@@ -226,16 +249,13 @@ fn race(first: &Evidence) -> (Vec<&'static str>, Vec<CandidateScore>) {
                 .find(|c| &c.model == name)
                 .and_then(|c| c.score)
                 .unwrap_or(f64::NAN);
-            dropped.push(CandidateScore {
-                model: name.clone(),
-                score: None,
-                standard_error: None,
-                status: format!("dropped after {RACE_ROWS} rows"),
-                reason: Some(format!(
+            dropped.push(left_out(
+                name,
+                format!("dropped after {RACE_ROWS} rows"),
+                format!(
                     "{score:.3} on the first {RACE_ROWS} rows, {z:.1} standard errors below {best}"
-                )),
-                weight: None,
-            });
+                ),
+            ));
         }
     }
     (survivors, dropped)
@@ -263,16 +283,15 @@ fn affordable_survivors(
         survivors.into_iter().partition(|m| predicted(m) <= budget);
     let slow = slow
         .into_iter()
-        .map(|m| CandidateScore {
-            model: m.to_string(),
-            score: None,
-            standard_error: None,
-            status: format!("too slow for {n} rows"),
-            reason: Some(format!(
-                "its fit on all {n} rows would take about {:.0} s (from its fits on {RACE_ROWS} rows), over the {budget:.0} s budget; name it with --model to wait for it",
-                predicted(m)
-            )),
-            weight: None,
+        .map(|m| {
+            left_out(
+                m,
+                format!("too slow for {n} rows"),
+                format!(
+                    "its fit on all {n} rows would take about {:.0} s (from its fits on {RACE_ROWS} rows), over the {budget:.0} s budget; name it with --model to wait for it",
+                    predicted(m)
+                ),
+            )
         })
         .collect();
     (kept, slow)
@@ -294,8 +313,7 @@ fn worth_the_wait(
     survivors: Vec<&'static str>,
     n: usize,
 ) -> (Vec<&'static str>, Vec<CandidateScore>) {
-    let scored: Vec<(String, f64)> = survivors.iter().map(|m| (m.to_string(), 1.0)).collect();
-    let cheap = combine::cheap_start(&scored, first, n);
+    let cheap = combine::cheap_start(&survivors, first, n);
     let needed = combine::EARN_Z * (RACE_ROWS as f64 / MAX_ROWS as f64).sqrt();
     let mut kept = Vec::new();
     let mut futile = Vec::new();
@@ -303,23 +321,32 @@ fn worth_the_wait(
         let lift = combine::lift(first, &cheap, m);
         match lift {
             Some((gain, se)) if !cheap.iter().any(|c| c == m) && gain <= needed * se => {
-                futile.push(CandidateScore {
-                    model: m.to_string(),
-                    score: None,
-                    standard_error: None,
-                    status: format!("not worth the wait on {n} rows"),
-                    reason: Some(format!(
+                futile.push(left_out(
+                    m,
+                    format!("not worth the wait on {n} rows"),
+                    format!(
                         "its fit on all {n} rows would take about {:.0} s, and on the first {RACE_ROWS} rows it added {gain:.4} ± {se:.4} nats per row to {}: too little to earn that wait",
                         first.predicted_seconds(m, n).unwrap_or(0.0),
                         cheap.join(" + ")
-                    )),
-                    weight: None,
-                });
+                    ),
+                ));
             }
             _ => kept.push(m),
         }
     }
     (kept, futile)
+}
+
+/// A candidate left out of the second round: no score, and why.
+fn left_out(model: &str, status: String, reason: String) -> CandidateScore {
+    CandidateScore {
+        model: model.to_string(),
+        score: None,
+        standard_error: None,
+        status,
+        reason: Some(reason),
+        weight: None,
+    }
 }
 
 /// `first` with only the survivors' evidence (the race left one), the

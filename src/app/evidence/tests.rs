@@ -219,26 +219,6 @@ fn each_candidate_gets_the_whole_budget_from_its_own_first_fold() {
     assert_eq!(clock.begun[3].load(Ordering::Relaxed), first);
 }
 
-fn first_round(log_lik: Vec<(&str, Vec<Option<f64>>, f64)>) -> Evidence {
-    Evidence {
-        held_out: HeldOut::default(),
-        selection: Selection {
-            chosen: log_lik[0].0.to_string(),
-            criterion: String::new(),
-            candidates: Vec::new(),
-            wrong_label_odds: None,
-        },
-        seconds_per_row: log_lik
-            .iter()
-            .map(|(m, _, s)| (m.to_string(), *s))
-            .collect(),
-        log_lik: log_lik
-            .into_iter()
-            .map(|(m, ll, _)| (m.to_string(), ll))
-            .collect(),
-    }
-}
-
 /// Before the second round, a survivor is dropped when its fit on every
 /// row could never be afforded, or when its first-round lift over the
 /// cheaper survivors is too small to earn its wait; each says why.
@@ -249,7 +229,7 @@ fn the_second_round_scores_only_candidates_that_could_be_fitted() {
     let helps = (0..rows)
         .map(|i| Some(if i % 2 == 0 { -0.5 } else { -1.1 }))
         .collect::<Vec<_>>();
-    let first = first_round(vec![
+    let first = Evidence::of_rows(vec![
         ("rnda", flat(-0.9), 1e-5),
         ("rlr", helps, 1e-4),
         ("shift", flat(-0.9), 1e-4),

@@ -124,14 +124,7 @@ fn update_joint(posterior: &DMatrix<f64>, given: &[usize]) -> (DMatrix<f64>, boo
         }
     }
     joint.unscale_mut(given.len() as f64);
-    let mut bound = false;
-    for c in 0..k {
-        let mut column: Vec<f64> = joint.column(c).iter().copied().collect();
-        if hold_diagonal(&mut column, c) {
-            bound = true;
-            joint.column_mut(c).copy_from_slice(&column);
-        }
-    }
+    let bound = hold_every_diagonal(&mut joint);
     (joint, bound)
 }
 
@@ -161,6 +154,20 @@ fn hold_diagonal(counts: &mut [f64], d: usize) -> bool {
         counts[j] = mean;
     }
     true
+}
+
+/// [`hold_diagonal`] on every column of the joint (true, given) table;
+/// whether any column was pooled.
+fn hold_every_diagonal(joint: &mut DMatrix<f64>) -> bool {
+    let mut held = false;
+    for c in 0..joint.ncols() {
+        let mut column: Vec<f64> = joint.column(c).iter().copied().collect();
+        if hold_diagonal(&mut column, c) {
+            held = true;
+            joint.column_mut(c).copy_from_slice(&column);
+        }
+    }
+    held
 }
 
 /// What every EM run of one fit shares.
@@ -251,14 +258,7 @@ impl Params {
         }
         let total: f64 = table.iter().sum();
         let mut joint = DMatrix::from_column_slice(k, k, table) / total;
-        let mut held = false;
-        for c in 0..k {
-            let mut column: Vec<f64> = joint.column(c).iter().copied().collect();
-            if hold_diagonal(&mut column, c) {
-                held = true;
-                joint.column_mut(c).copy_from_slice(&column);
-            }
-        }
+        let held = hold_every_diagonal(&mut joint);
         let components = self.components.with_flat(&flat[k * k..])?;
         Some(Self {
             components,
