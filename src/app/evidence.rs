@@ -17,7 +17,7 @@
 //! rule on held-out data, so a more flexible model does not win by
 //! overfitting. The model with the highest mean is then fitted on every row.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -31,6 +31,9 @@ use crate::models::{
     build_model,
 };
 use crate::rng::Rng;
+
+mod clock;
+pub use clock::Clock;
 
 /// The robust models of the five papers, in the order ties are broken.
 pub const CANDIDATES: &[&str] = &["rnda", "rlr", "shift", "rmda", "cbt"];
@@ -337,6 +340,18 @@ fn worth_the_wait(
     (kept, futile)
 }
 
+/// A candidate whose folds stopped once its fit on all `n` rows was known
+/// to take at least `seconds`, past any member's budget.
+fn too_slow(model: &str, n: usize, seconds: f64) -> CandidateScore {
+    left_out(
+        model,
+        format!("too slow for {n} rows"),
+        format!(
+            "its fit on all {n} rows would take at least {seconds:.0} s (from its folds so far), over the budget; name it with --model to wait for it"
+        ),
+    )
+}
+
 /// A candidate left out of the second round: no score, and why.
 fn left_out(model: &str, status: String, reason: String) -> CandidateScore {
     CandidateScore {
@@ -407,6 +422,10 @@ fn evaluate(
         .iter()
         .enumerate()
         .map(|(c, name)| summarise(name, results.iter().filter(|r| r.0 == c).map(|r| &r.1)))
+        .map(|score| match clock.too_slow(&score.model) {
+            Some(secs) if score.score.is_none() => too_slow(&score.model, labels.len(), secs),
+            _ => score,
+        })
         .collect();
     let log_lik = per_row(candidates, &scored, &results, rows.len());
     let held_out = HeldOut {
@@ -586,88 +605,6 @@ struct Runner<'a> {
     stop: AtomicBool,
 }
 
-/// The time budget of a whole choice. Each candidate's budget, in each
-/// round of a race, runs from when its first fold starts, not from
-/// the start of the choice: on two cores the folds queue, and a candidate
-/// still waiting for a core when a slow one had spent the budget was
-/// dropped as "over the time budget" without having run.
-pub struct Clock {
-    started: Instant,
-    /// Nanoseconds from `started` to the first finished task (0: none yet).
-    first_done: AtomicU64,
-    /// Per entry of [`CANDIDATES`]: nanoseconds from `started` to its first
-    /// fold's start (0: not started).
-    begun: [AtomicU64; CANDIDATES.len()],
-}
-
-impl Clock {
-    pub fn start() -> Clock {
-        Clock {
-            started: Instant::now(),
-            first_done: AtomicU64::new(0),
-            begun: std::array::from_fn(|_| AtomicU64::new(0)),
-        }
-    }
-
-    fn mark_done(&self) {
-        let nanos = self.started.elapsed().as_nanos().max(1) as u64;
-        let _ = self
-            .first_done
-            .compare_exchange(0, nanos, Ordering::Relaxed, Ordering::Relaxed);
-    }
-
-    fn over_budget(&self) -> bool {
-        self.started.elapsed() > self.budget()
-    }
-
-    /// Nanoseconds since the clock started (at least 1, so 0 can mean
-    /// "not yet").
-    fn now(&self) -> u64 {
-        self.started.elapsed().as_nanos().max(1) as u64
-    }
-
-    /// Starts a new round: every candidate's budget starts again at its
-    /// first fold in the round.
-    fn new_round(&self) {
-        for b in &self.begun {
-            b.store(0, Ordering::Relaxed);
-        }
-    }
-
-    /// Notes that a fold of `candidate` starts (the first one starts its
-    /// budget).
-    fn begin(&self, candidate: &str) {
-        if let Some(c) = CANDIDATES.iter().position(|m| *m == candidate) {
-            let _ =
-                self.begun[c].compare_exchange(0, self.now(), Ordering::Relaxed, Ordering::Relaxed);
-        }
-    }
-
-    /// Whether `candidate` has used its budget since its first fold began.
-    fn candidate_over_budget(&self, candidate: &str) -> bool {
-        let begun = CANDIDATES
-            .iter()
-            .position(|m| *m == candidate)
-            .map_or(0, |c| self.begun[c].load(Ordering::Relaxed));
-        let spent = Duration::from_nanos(self.now().saturating_sub(begun));
-        spent > self.budget()
-    }
-
-    fn budget(&self) -> Duration {
-        let first = self.first_done.load(Ordering::Relaxed);
-        if first == 0 {
-            // Nothing has finished: nothing to scale by yet. The cheapest
-            // fit finishing sets the budget; until then only a very long
-            // wait counts (ten minimum budgets).
-            MIN_BUDGET * 10
-        } else {
-            Duration::from_nanos(first)
-                .mul_f64(BUDGET_FACTOR)
-                .max(MIN_BUDGET)
-        }
-    }
-}
-
 impl Runner<'_> {
     /// Runs every task on the thread pool while this thread forwards
     /// progress (the caller's callback is not `Sync`).
@@ -723,6 +660,10 @@ impl Runner<'_> {
         report: &mut dyn FnMut(f64),
     ) -> Result<FoldOut, FitError> {
         let started = Instant::now();
+        let n = self.labels.len();
+        if self.clock.unaffordable(name, None, n) {
+            return Err(FitError::Cancelled);
+        }
         self.clock.begin(name);
         let model = build_model(name, self.options)?;
         let held: Vec<usize> = (0..self.rows.len())
@@ -743,7 +684,11 @@ impl Runner<'_> {
         let train_labels: Vec<usize> = train.iter().map(|&r| self.labels[r]).collect();
         let mut cb = |p: Progress| {
             report(p.fraction.clamp(0.0, 0.99));
-            if self.stop.load(Ordering::Relaxed) || self.clock.candidate_over_budget(name) {
+            let running = Some((started.elapsed(), train.len()));
+            if self.stop.load(Ordering::Relaxed)
+                || self.clock.candidate_over_budget(name)
+                || self.clock.unaffordable(name, running, n)
+            {
                 Control::Stop
             } else {
                 Control::Continue
@@ -777,7 +722,8 @@ impl Runner<'_> {
             .enumerate()
             .map(|(i, &r)| held_out_log_likelihood(&p_true, i, &flips, self.labels[r]))
             .collect();
-        self.mark_done();
+        let seconds = started.elapsed().as_secs_f64();
+        self.clock.mark_done(name, seconds, train.len());
         report(1.0);
         Ok(FoldOut {
             rows: held,
@@ -786,13 +732,9 @@ impl Runner<'_> {
                 .row_iter()
                 .map(|r| r.iter().copied().collect())
                 .collect(),
-            seconds: started.elapsed().as_secs_f64(),
+            seconds,
             trained_on: train.len(),
         })
-    }
-
-    fn mark_done(&self) {
-        self.clock.mark_done();
     }
 }
 

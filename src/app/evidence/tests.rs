@@ -197,28 +197,6 @@ fn the_race_drops_only_the_clearly_worse() {
     assert_eq!(models, ["rnda", "shift", "cbt"]);
 }
 
-#[test]
-fn each_candidate_gets_the_whole_budget_from_its_own_first_fold() {
-    // A choice that began 30 s ago, its first fold done after 1 s: the
-    // budget is max(20 x 1 s, 10 s) = 20 s and the choice as a whole is over.
-    let clock = Clock {
-        started: Instant::now() - Duration::from_secs(30),
-        first_done: AtomicU64::new(1_000_000_000),
-        begun: std::array::from_fn(|_| AtomicU64::new(0)),
-    };
-    assert!(clock.over_budget());
-    clock.begin("rnda");
-    clock.begun[0].store(1, Ordering::Relaxed);
-    assert!(clock.candidate_over_budget("rnda"));
-    // One that waited for a core until now starts its own 20 s.
-    clock.begin("rmda");
-    assert!(!clock.candidate_over_budget("rmda"));
-    // Its first fold's start is kept: a later fold does not restart it.
-    let first = clock.begun[3].load(Ordering::Relaxed);
-    clock.begin("rmda");
-    assert_eq!(clock.begun[3].load(Ordering::Relaxed), first);
-}
-
 /// Before the second round, a survivor is dropped when its fit on every
 /// row could never be afforded, or when its first-round lift over the
 /// cheaper survivors is too small to earn its wait; each says why.

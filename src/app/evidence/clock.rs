@@ -1,0 +1,235 @@
+//! The time budget of choosing a model by evidence.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use super::{BUDGET_FACTOR, CANDIDATES, MIN_BUDGET};
+use crate::app::combine;
+
+/// The time budget of a whole choice. Each candidate's budget, in each
+/// round of a race, runs from when its first fold starts, not from
+/// the start of the choice: on two cores the folds queue, and a candidate
+/// still waiting for a core when a slow one had spent the budget was
+/// dropped as "over the time budget" without having run.
+///
+/// The clock also knows what a fit on the whole table would cost: every
+/// finished fold leaves its seconds per training row, and a fold still
+/// running has already spent at least its elapsed time, so its candidate's
+/// fit on all n rows will take at least elapsed x n / trained rows (every
+/// model here is at least linear in its rows). Once that lower bound is
+/// past what the cheapest candidate's fit would let any member take
+/// ([`combine::member_budget`] at its most generous), the candidate could
+/// never be fitted and its folds stop: on a 200k-row table rlr's second
+/// round spent a second on 3000 rows to be left out as needing 79 s.
+pub struct Clock {
+    started: Instant,
+    /// Nanoseconds from `started` to the first finished task (0: none yet).
+    first_done: AtomicU64,
+    /// Per entry of [`CANDIDATES`]: nanoseconds from `started` to its first
+    /// fold's start (0: not started).
+    begun: [AtomicU64; CANDIDATES.len()],
+    /// Per entry of [`CANDIDATES`], this round: seconds per training row of
+    /// its last finished fold, as f64 bits (0: none yet).
+    rate: [AtomicU64; CANDIDATES.len()],
+    /// Per entry of [`CANDIDATES`], this round: the predicted seconds of
+    /// its fit on every row that stopped its folds, as f64 bits (0: not
+    /// stopped).
+    too_slow: [AtomicU64; CANDIDATES.len()],
+}
+
+fn index(candidate: &str) -> Option<usize> {
+    CANDIDATES.iter().position(|m| *m == candidate)
+}
+
+impl Clock {
+    pub fn start() -> Clock {
+        Clock::started_at(Instant::now())
+    }
+
+    fn started_at(started: Instant) -> Clock {
+        Clock {
+            started,
+            first_done: AtomicU64::new(0),
+            begun: std::array::from_fn(|_| AtomicU64::new(0)),
+            rate: std::array::from_fn(|_| AtomicU64::new(0)),
+            too_slow: std::array::from_fn(|_| AtomicU64::new(0)),
+        }
+    }
+
+    /// A clock started `ago`, its first task done `first_done` after its
+    /// start: for tests of the budget.
+    #[cfg(test)]
+    pub fn begun_ago(ago: Duration, first_done: Duration) -> Clock {
+        let clock = Clock::started_at(Instant::now() - ago);
+        clock
+            .first_done
+            .store(first_done.as_nanos() as u64, Ordering::Relaxed);
+        clock
+    }
+
+    /// Notes that a fold of `candidate` finished in `seconds` after training
+    /// on `trained` rows.
+    pub fn mark_done(&self, candidate: &str, seconds: f64, trained: usize) {
+        let nanos = self.now();
+        let _ = self
+            .first_done
+            .compare_exchange(0, nanos, Ordering::Relaxed, Ordering::Relaxed);
+        if let Some(c) = index(candidate) {
+            let rate = (seconds / trained.max(1) as f64).max(f64::MIN_POSITIVE);
+            self.rate[c].store(rate.to_bits(), Ordering::Relaxed);
+        }
+    }
+
+    pub fn over_budget(&self) -> bool {
+        self.started.elapsed() > self.budget()
+    }
+
+    /// Nanoseconds since the clock started (at least 1, so 0 can mean
+    /// "not yet").
+    fn now(&self) -> u64 {
+        self.started.elapsed().as_nanos().max(1) as u64
+    }
+
+    /// Starts a new round: every candidate's budget starts again at its
+    /// first fold in the round, and the costs are measured again (on more
+    /// rows, where a fit's fixed overhead weighs less).
+    pub fn new_round(&self) {
+        for slot in self.begun.iter().chain(&self.rate).chain(&self.too_slow) {
+            slot.store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// Notes that a fold of `candidate` starts (the first one starts its
+    /// budget).
+    pub fn begin(&self, candidate: &str) {
+        if let Some(c) = index(candidate) {
+            let _ =
+                self.begun[c].compare_exchange(0, self.now(), Ordering::Relaxed, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether `candidate` has used its budget since its first fold began.
+    pub fn candidate_over_budget(&self, candidate: &str) -> bool {
+        let begun = index(candidate).map_or(0, |c| self.begun[c].load(Ordering::Relaxed));
+        let spent = Duration::from_nanos(self.now().saturating_sub(begun));
+        spent > self.budget()
+    }
+
+    /// Whether `candidate`'s fit on all `n` rows is now known to be beyond
+    /// any member's budget, from a fold that has run for `elapsed` on
+    /// `trained` rows (`None` for a fold that is not running: then only an
+    /// earlier fold's verdict counts). The first fold to find it so stops
+    /// the candidate's other folds too.
+    pub fn unaffordable(
+        &self,
+        candidate: &str,
+        running: Option<(Duration, usize)>,
+        n: usize,
+    ) -> bool {
+        let Some(c) = index(candidate) else {
+            return false;
+        };
+        if self.too_slow[c].load(Ordering::Relaxed) != 0 {
+            return true;
+        }
+        let Some((elapsed, trained)) = running else {
+            return false;
+        };
+        let Some(anchor) = self.cheapest_rate() else {
+            return false;
+        };
+        let at_least = elapsed.as_secs_f64() / trained.max(1) as f64 * n as f64;
+        let budget = combine::member_budget(1.0, 1.0, anchor * n as f64);
+        if at_least <= budget {
+            return false;
+        }
+        self.too_slow[c].store(at_least.to_bits(), Ordering::Relaxed);
+        true
+    }
+
+    /// What stopped `candidate`'s folds this round: the predicted seconds
+    /// of its fit on every row, when that was over every budget.
+    pub fn too_slow(&self, candidate: &str) -> Option<f64> {
+        let bits = self.too_slow[index(candidate)?].load(Ordering::Relaxed);
+        (bits != 0).then(|| f64::from_bits(bits))
+    }
+
+    /// The least seconds per training row of any candidate's finished fold
+    /// this round.
+    fn cheapest_rate(&self) -> Option<f64> {
+        self.rate
+            .iter()
+            .map(|r| r.load(Ordering::Relaxed))
+            .filter(|&bits| bits != 0)
+            .map(f64::from_bits)
+            .min_by(f64::total_cmp)
+    }
+
+    fn budget(&self) -> Duration {
+        let first = self.first_done.load(Ordering::Relaxed);
+        if first == 0 {
+            // Nothing has finished: nothing to scale by yet. The cheapest
+            // fit finishing sets the budget; until then only a very long
+            // wait counts (ten minimum budgets).
+            MIN_BUDGET * 10
+        } else {
+            Duration::from_nanos(first)
+                .mul_f64(BUDGET_FACTOR)
+                .max(MIN_BUDGET)
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_candidate_gets_the_whole_budget_from_its_own_first_fold() {
+        // A choice that began 30 s ago, its first fold done after 1 s: the
+        // budget is max(20 x 1 s, 10 s) = 20 s and the choice as a whole is over.
+        let clock = Clock::begun_ago(Duration::from_secs(30), Duration::from_secs(1));
+        assert!(clock.over_budget());
+        clock.begin("rnda");
+        clock.begun[0].store(1, Ordering::Relaxed);
+        assert!(clock.candidate_over_budget("rnda"));
+        // One that waited for a core until now starts its own 20 s.
+        clock.begin("rmda");
+        assert!(!clock.candidate_over_budget("rmda"));
+        // Its first fold's start is kept: a later fold does not restart it.
+        let first = clock.begun[3].load(Ordering::Relaxed);
+        clock.begin("rmda");
+        assert_eq!(clock.begun[3].load(Ordering::Relaxed), first);
+    }
+
+    /// rnda's fold took 0.01 s on 2000 rows: its fit on 200k rows about 1 s,
+    /// so no member may take more than max(20 x 1 s, 10 s) = 20 s. An rlr
+    /// fold that has run 0.3 s on 2000 rows will need at least 30 s there:
+    /// it stops, and so do its other folds; one at 0.1 s (10 s) goes on.
+    #[test]
+    fn a_fold_stops_once_its_fit_on_every_row_is_past_every_budget() {
+        let clock = Clock::start();
+        let n = 200_000;
+        let running = |secs: f64| Some((Duration::from_secs_f64(secs), 2000));
+        // No fold finished yet: no anchor, nothing is cut.
+        assert!(!clock.unaffordable("rlr", running(100.0), n));
+        clock.mark_done("rnda", 0.01, 2000);
+        assert!(!clock.unaffordable("shift", running(0.1), n));
+        assert!(!clock.unaffordable("rlr", None, n));
+        assert!(clock.unaffordable("rlr", running(0.3), n));
+        let predicted = clock.too_slow("rlr").unwrap();
+        assert!((predicted - 30.0).abs() < 1e-9, "{predicted}");
+        // Its other folds stop at once, whatever they have spent.
+        assert!(clock.unaffordable("rlr", None, n));
+        assert!(clock.unaffordable("rlr", running(0.0), n));
+        assert_eq!(clock.too_slow("shift"), None);
+        // A new round measures again.
+        clock.new_round();
+        assert!(!clock.unaffordable("rlr", None, n));
+        assert_eq!(clock.too_slow("rlr"), None);
+        // On a table of 2000 rows the same 0.3 s is nothing.
+        clock.mark_done("rnda", 0.01, 2000);
+        assert!(!clock.unaffordable("rlr", running(0.3), 3000));
+    }
+}
