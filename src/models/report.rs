@@ -186,6 +186,9 @@ impl ModelReport {
         for (_, items) in &mut self.lists {
             items.iter_mut().for_each(rename);
         }
+        for note in &mut self.notes {
+            *note = name_classes_in(note, classes);
+        }
     }
 
     /// Models name features by column index ("#12 ..."), since they never
@@ -205,10 +208,44 @@ impl ModelReport {
     }
 }
 
+/// `text` with every "class #k" (k a whole number naming one of `classes`)
+/// replaced by that class's name: notes name classes inside sentences.
+fn name_classes_in(text: &str, classes: &[String]) -> String {
+    const MARK: &str = "class #";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(MARK) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + MARK.len()..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        match after[..digits]
+            .parse::<usize>()
+            .ok()
+            .and_then(|k| classes.get(k))
+        {
+            Some(name) => out.push_str(name),
+            None => out.push_str(&rest[at..at + MARK.len() + digits]),
+        }
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn notes_name_their_classes_inside_sentences() {
+        let classes: Vec<String> = (0..12).map(|k| format!("c{k}")).collect();
+        let mut r = ModelReport::default();
+        r.notes
+            .push("held for class #1, class #11 and class #12; class #x stays".into());
+        r.name_classes(&classes);
+        assert_eq!(r.notes[0], "held for c1, c11 and class #12; class #x stays");
+    }
 
     #[test]
     fn reports_get_the_tables_names() {
