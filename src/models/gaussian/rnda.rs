@@ -617,7 +617,13 @@ impl Rnda {
         let per_class = subsample::gaussian_params(self.covariance.family, d, k) + k - 1;
         let rows = match problem.guide.warm {
             Some(_) => None,
-            None => subsample::stratified(problem.given, k, per_class, self.seed),
+            None => subsample::stratified(
+                problem.given,
+                k,
+                per_class,
+                subsample::ROWS_PER_PARAMETER,
+                self.seed,
+            ),
         };
         let Some(rows) = rows else {
             let mut starts = Starts::new(problem, k, p_given, self.seed);

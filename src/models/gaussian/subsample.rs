@@ -47,13 +47,14 @@ pub fn stratified(
     given: &[usize],
     n_classes: usize,
     params_per_class: usize,
+    rows_per_parameter: usize,
     seed: u64,
 ) -> Option<Vec<usize>> {
     let mut by_class: Vec<Vec<usize>> = vec![Vec::new(); n_classes];
     for (i, &g) in given.iter().enumerate() {
         by_class[g].push(i);
     }
-    let quota = (ROWS_PER_PARAMETER * params_per_class) as f64;
+    let quota = (rows_per_parameter * params_per_class) as f64;
     let share = by_class
         .iter()
         .filter(|rows| !rows.is_empty())
@@ -133,13 +134,13 @@ mod tests {
                 _ => 1,
             })
             .collect();
-        let rows = stratified(&given, 3, 10, 7).unwrap();
+        let rows = stratified(&given, 3, 10, 50, 7).unwrap();
         let count = |c| rows.iter().filter(|&&i| given[i] == c).count();
         assert_eq!((count(0), count(1), count(2)), (2500, 5000, 500));
         assert!(rows.windows(2).all(|w| w[0] < w[1]));
-        assert_eq!(rows, stratified(&given, 3, 10, 7).unwrap());
+        assert_eq!(rows, stratified(&given, 3, 10, 50, 7).unwrap());
         // 8k rows of the rarest class for 500 wanted is a share of 1/16;
         // a fifth of them is too few to pay.
-        assert!(stratified(&given[..10_000], 3, 10, 7).is_none());
+        assert!(stratified(&given[..10_000], 3, 10, 50, 7).is_none());
     }
 }
