@@ -32,11 +32,11 @@ use std::sync::Arc;
 use nalgebra::DMatrix;
 
 use crate::models::gaussian::kmeans::kmeans_plus_plus;
-use crate::models::gaussian::subsample;
 use crate::models::gaussian::mixture::{
     BIC_SCAN, BicScan, Gauge, GaussianMixture, MixtureSettings, Partition, Starts,
     continue_mixture, fit_mixture_from, require_more_samples_than_features, select_by_bic,
 };
+use crate::models::gaussian::subsample;
 use crate::models::numerics::relative_change;
 use crate::models::prologue::{Prologue, Scaling, class_name, step};
 use crate::models::standardize::Standardizer;

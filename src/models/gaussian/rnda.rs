@@ -642,7 +642,8 @@ impl Rnda {
         };
         let mut starts = Starts::new(&sub_problem, k, p_given, self.seed);
         let halves = |i| Gauge::WHOLE.part(i, 2);
-        let (sub_run, tried, admissible) = best_run(&sub_problem, &mut starts, halves(0), progress)?;
+        let (sub_run, tried, admissible) =
+            best_run(&sub_problem, &mut starts, halves(0), progress)?;
         let note = format!(
             "EM ran {} iteration(s) on a stratified subsample of {} rows first, then continued \
              on all {} rows to convergence",

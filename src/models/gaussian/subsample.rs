@@ -35,8 +35,17 @@ pub const ROWS_PER_PARAMETER: usize = 50;
 /// fitted exactly as before.
 pub const MAX_SHARE: f64 = 0.25;
 
+/// Fewest rows a table needs before it is subsampled at all, whatever its
+/// parameter count: the share rule alone would subsample a few thousand
+/// rows of spherical clusters in 3 dimensions, whose whole fit takes
+/// milliseconds, so there is no time to save, only a result that moves
+/// within the tolerance. At d = 20 a fit of 50k rows takes well under a
+/// second.
+pub const MIN_ROWS: usize = 50_000;
+
 /// The rows of a stratified random subsample of `given` (sorted), or `None`
-/// when the table is too small for one to pay (see [`MAX_SHARE`]).
+/// when the table is too small for one to pay (see [`MAX_SHARE`] and
+/// [`MIN_ROWS`]).
 ///
 /// Proportional allocation: every class keeps the same share of its rows,
 /// so the label frequencies, and with them the flip table's margins, are
@@ -50,6 +59,9 @@ pub fn stratified(
     rows_per_parameter: usize,
     seed: u64,
 ) -> Option<Vec<usize>> {
+    if given.len() < MIN_ROWS {
+        return None;
+    }
     let mut by_class: Vec<Vec<usize>> = vec![Vec::new(); n_classes];
     for (i, &g) in given.iter().enumerate() {
         by_class[g].push(i);
@@ -125,8 +137,8 @@ mod tests {
 
     #[test]
     fn keeps_every_class_share_and_refuses_small_tables() {
-        // 3 classes of 40k, 80k and 8k rows; 10 parameters a class: the
-        // rarest class needs 500 rows, a share of 1/16.
+        // 3 classes of 40k, 80k and 8k rows; 10 parameters a class at 50
+        // rows each: the rarest class needs 500 rows, a share of 1/16.
         let given: Vec<usize> = (0..128_000)
             .map(|i| match i % 16 {
                 0 => 2,
@@ -139,8 +151,11 @@ mod tests {
         assert_eq!((count(0), count(1), count(2)), (2500, 5000, 500));
         assert!(rows.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(rows, stratified(&given, 3, 10, 50, 7).unwrap());
-        // 8k rows of the rarest class for 500 wanted is a share of 1/16;
-        // a fifth of them is too few to pay.
-        assert!(stratified(&given[..10_000], 3, 10, 50, 7).is_none());
+        // 60k rows hold 3750 of the rarest class: 500 of them is a share
+        // of 0.13, which pays; 1000 (20 parameters) is 0.27, which does not.
+        assert!(stratified(&given[..60_000], 3, 10, 50, 7).is_some());
+        assert!(stratified(&given[..60_000], 3, 20, 50, 7).is_none());
+        // 40k rows pass the share rule (200 of 2500) but are too few rows.
+        assert!(stratified(&given[..40_000], 3, 10, 20, 7).is_none());
     }
 }
