@@ -158,4 +158,20 @@ mod tests {
         // 40k rows pass the share rule (200 of 2500) but are too few rows.
         assert!(stratified(&given[..40_000], 3, 10, 20, 7).is_none());
     }
+
+    #[test]
+    fn a_gathered_subsample_keeps_each_rows_decision() {
+        let x = DMatrix::from_fn(6, 2, |i, j| (10 * i + j) as f64);
+        let given = vec![0, 1, 0, 1, 0, 1];
+        let guide = Guide {
+            trusted: vec![None, Some(0), None, None, Some(1), None],
+            warm: None,
+        };
+        let sub = Sub::gather(&[1, 4, 5], &x, &given, &guide);
+        assert_eq!(sub.x.column(0).as_slice(), &[10.0, 40.0, 50.0]);
+        assert_eq!(sub.given, vec![1, 0, 1]);
+        assert_eq!(sub.guide.trusted, vec![Some(0), Some(1), None]);
+        let undecided = Sub::gather(&[1, 4], &x, &given, &Guide::default());
+        assert!(undecided.guide.is_empty());
+    }
 }
