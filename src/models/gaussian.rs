@@ -11,3 +11,4 @@ pub mod mixture;
 pub mod nda;
 pub mod rmda;
 pub mod rnda;
+pub mod subsample;

@@ -560,6 +560,57 @@ fn finish_best(
     Ok((fallback, admissible))
 }
 
+/// EM on all of `z` from `mixture`, a fit on a subsample of its rows, until
+/// a plain step changes the log-likelihood by less than `tol`: the answer
+/// is then a fixed point of the full data's EM, as a fit on all rows from
+/// the start would be. The trace and iteration count are those of this
+/// run. A continuation that loses a cluster is an error (the caller falls
+/// back to the fit on all rows).
+pub fn continue_mixture(
+    z: &DMatrix<f64>,
+    mixture: GaussianMixture,
+    settings: &MixtureSettings,
+    gauge: Gauge,
+    progress: &mut dyn FnMut(Progress) -> Control,
+) -> Result<GaussianMixture, FitError> {
+    let run = EmRun {
+        z,
+        k: mixture.n_clusters(),
+        settings,
+        gauge,
+        accelerate: true,
+    };
+    let lost = || FitError::Numerical("a cluster was lost on all rows".into());
+    let mixture = GaussianMixture {
+        n_samples: z.nrows(),
+        converged: false,
+        ..mixture
+    };
+    let (resp, ll) = run.e_step(&mixture).ok_or_else(lost)?;
+    let mut history = History::default();
+    if let Err(RunFailure::Fatal(e)) = history.record(ll, settings.max_iter, gauge, progress) {
+        return Err(e);
+    }
+    let state = EmState {
+        mixture: GaussianMixture {
+            log_likelihood: ll,
+            ..mixture
+        },
+        resp,
+        squarem: Squarem::default(),
+    };
+    let state = match run.advance(state, settings.max_iter, &mut history, progress) {
+        Ok(state) => state,
+        Err(RunFailure::Degenerate) => return Err(lost()),
+        Err(RunFailure::Fatal(e)) => return Err(e),
+    };
+    Ok(GaussianMixture {
+        trace: history.trace,
+        iterations: history.iteration,
+        ..state.mixture
+    })
+}
+
 /// The mixture chosen by BIC over a range of cluster numbers.
 #[derive(Clone, Debug)]
 pub struct BicChoice {

@@ -31,6 +31,7 @@ use crate::models::gaussian::components::{
     CovarianceParams, GaussianClassifier, GaussianComponents, Scaled,
 };
 use crate::models::gaussian::mixture::Gauge;
+use crate::models::gaussian::subsample;
 use crate::models::numerics::one_hot;
 use crate::models::numerics::{normalise_log_rows, relative_change};
 use crate::models::options::Iterations;
@@ -356,12 +357,23 @@ impl Problem<'_> {
         gauge: Gauge,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Run, FitError> {
-        let opts = self.iterations;
         let first = Params {
             components: self.estimate(start)?,
             joint: self.starting_joint(start),
             held: false,
         };
+        self.run_from(first, gauge, progress)
+    }
+
+    /// [`Problem::run`] from the parameters `first` instead of a start's
+    /// weights: how the fit on a subsample is continued on every row.
+    fn run_from(
+        &self,
+        first: Params,
+        gauge: Gauge,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Run, FitError> {
+        let opts = self.iterations;
         let mut history = History::default();
         let mut squarem = Squarem::default();
         let mut t0 = self.evaluate(first, &mut history, gauge, progress)?;
@@ -555,6 +567,7 @@ impl<'a> Starts<'a> {
 fn best_run(
     problem: &Problem<'_>,
     starts: &mut Starts<'_>,
+    gauge: Gauge,
     progress: &mut dyn FnMut(Progress) -> Control,
 ) -> Result<(Run, usize, usize), FitError> {
     let mut kept: Option<Run> = None;
@@ -564,7 +577,7 @@ fn best_run(
         let start = start?;
         let s = tried;
         tried += 1;
-        let run = match problem.run(&start, Gauge::WHOLE.part(s, count), progress) {
+        let run = match problem.run(&start, gauge.part(s, count), progress) {
             Ok(run) => run,
             // A start that empties a class is no fit; another start may be.
             Err(FitError::Numerical(_)) if s > 0 => continue,
@@ -585,6 +598,67 @@ fn best_run(
     let kept =
         kept.ok_or_else(|| FitError::Numerical("no start of the EM could be fitted".into()))?;
     Ok((kept, tried, admissible))
+}
+
+impl Rnda {
+    /// The kept run of the starts (see [`best_run`]), how many were tried
+    /// and admissible, and a note when a subsample was used. On a table
+    /// large enough (see [`subsample`]) the starts run on a stratified
+    /// subsample, whose kept fit is then continued on every row to the
+    /// usual convergence test; a warm start is already near the full-data
+    /// optimum, so it is never moved to the subsample's.
+    fn fit_starts(
+        &self,
+        problem: &Problem<'_>,
+        p_given: &[f64],
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<(Run, usize, usize, Option<String>), FitError> {
+        let (k, d) = (p_given.len(), problem.z.ncols());
+        let per_class = subsample::gaussian_params(self.covariance.family, d, k) + k - 1;
+        let rows = match problem.guide.warm {
+            Some(_) => None,
+            None => subsample::stratified(
+                problem.given,
+                k,
+                per_class,
+                subsample::ROWS_PER_PARAMETER,
+                self.seed,
+            ),
+        };
+        let Some(rows) = rows else {
+            let mut starts = Starts::new(problem, k, p_given, self.seed);
+            let (run, tried, admissible) = best_run(problem, &mut starts, Gauge::WHOLE, progress)?;
+            return Ok((run, tried, admissible, None));
+        };
+        let sub = subsample::Sub::gather(&rows, problem.z.x, problem.given, problem.guide);
+        let sub_problem = Problem {
+            z: Scaled {
+                x: &sub.x,
+                by: problem.z.by,
+            },
+            given: &sub.given,
+            guide: &sub.guide,
+            ..*problem
+        };
+        let mut starts = Starts::new(&sub_problem, k, p_given, self.seed);
+        let halves = |i| Gauge::WHOLE.part(i, 2);
+        let (sub_run, tried, admissible) =
+            best_run(&sub_problem, &mut starts, halves(0), progress)?;
+        let note = format!(
+            "EM ran {} iteration(s) on a stratified subsample of {} rows first, then continued \
+             on all {} rows to convergence",
+            sub_run.iterations,
+            rows.len(),
+            problem.given.len()
+        );
+        let first = Params {
+            components: sub_run.components,
+            joint: sub_run.joint,
+            held: sub_run.held,
+        };
+        let run = problem.run_from(first, halves(1), progress)?;
+        Ok((run, tried, admissible, Some(note)))
+    }
 }
 
 impl RobustModel for Rnda {
@@ -617,14 +691,14 @@ impl RobustModel for Rnda {
             iterations: self.iterations,
             accelerate: true,
         };
-        let mut starts = Starts::new(&problem, k, &p_given, self.seed);
-        let (run, tried, admissible) = best_run(&problem, &mut starts, progress)?;
+        let (run, tried, admissible, sub_note) = self.fit_starts(&problem, &p_given, progress)?;
         let mut fit = Fit::from_posterior(run.posterior, given);
         if tried > 1 || run.held {
             fit.extra
                 .notes
                 .push(start_note(tried, admissible, run.held));
         }
+        fit.extra.notes.extend(sub_note);
         fit.trace = run.trace;
         fit.converged = run.converged;
         fit.iterations = run.iterations;

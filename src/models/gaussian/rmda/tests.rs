@@ -322,3 +322,28 @@ fn without_standardising_the_clusters_live_in_the_given_units() {
     let p = c.predict_proba(&DMatrix::from_row_slice(1, 3, &[7.0, 0.0, 0.0]));
     assert!(p[(0, 1)] > 0.8, "a point at cluster 2 (class 1): {p}");
 }
+
+#[test]
+fn a_large_table_chooses_the_clusters_on_a_subsample_and_ends_at_the_full_fit() {
+    let (x, _, given) = four_clusters(60_000, [0.2, 0.1], 3);
+    let model = Rmda::new(&spherical(None)).unwrap();
+    let range = model.clusters.range(2, x.nrows()).unwrap();
+    let ((sub, ..), note) = model
+        .mixture_step(&x, &given, 2, range.clone(), &mut no_progress())
+        .unwrap();
+    let (whole, ..) = model
+        .choose_mixture(&x, &given, 2, range, Gauge::WHOLE, &mut no_progress())
+        .unwrap();
+    assert!(note.is_some(), "60k rows of 5 parameters a cluster");
+    assert_eq!((sub.n_clusters(), whole.n_clusters()), (4, 4));
+    assert!(sub.converged && whole.converged);
+    let (ls, lw) = (sub.log_likelihood, whole.log_likelihood);
+    // Both stop where a plain step gains less than tol (1e-7) relative.
+    assert!(
+        (ls - lw).abs() <= 1e-6 * lw.abs(),
+        "subsample {ls}, whole {lw}"
+    );
+    assert_eq!(sub.n_samples, 60_000);
+    // The whole fit's kept start ran its small EM on every row too.
+    assert!(sub.iterations <= whole.iterations);
+}

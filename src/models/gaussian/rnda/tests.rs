@@ -525,3 +525,65 @@ fn an_extrapolated_table_outside_the_model_is_refused_and_a_swapped_one_pooled()
     assert!((pooled.joint[(0, 0)] - pooled.joint[(1, 0)]).abs() < 1e-15);
     assert!((pooled.joint.sum() - 1.0).abs() < 1e-12);
 }
+
+/// The fit of `sim` with default options through [`Rnda::fit_starts`]
+/// (a subsample first when the table is large enough) and through the
+/// starts on every row alone.
+fn with_and_without_subsample(sim: &Simulated) -> ((Run, Option<String>), Run) {
+    let guide = Guide::default();
+    let model = Rnda::new(&ModelOptions::default()).unwrap();
+    let problem = Problem {
+        z: Scaled::plain(&sim.x),
+        given: &sim.given,
+        guide: &guide,
+        covariance: model.covariance,
+        iterations: model.iterations,
+        accelerate: true,
+    };
+    let p_given = [0.25; 4];
+    let (run, _, _, note) = model
+        .fit_starts(&problem, &p_given, &mut no_progress())
+        .unwrap();
+    let mut starts = Starts::new(&problem, 4, &p_given, model.seed);
+    let (whole, _, _) = best_run(&problem, &mut starts, Gauge::WHOLE, &mut no_progress()).unwrap();
+    ((run, note), whole)
+}
+
+#[test]
+fn a_large_table_reaches_the_full_fit_from_a_subsample_in_fewer_full_iterations() {
+    let sim = overlapping(60_000, 9);
+    let ((run, note), whole) = with_and_without_subsample(&sim);
+    assert!(note.is_some(), "60k rows of 4 x 23 parameters: subsampled");
+    assert!(run.converged && whole.converged);
+    let (ls, lw) = (*run.trace.last().unwrap(), *whole.trace.last().unwrap());
+    // Both stop where a plain step gains less than tol (1e-7) relative.
+    assert!(
+        (ls - lw).abs() <= 1e-6 * lw.abs(),
+        "subsample {ls}, whole {lw}"
+    );
+    assert!(
+        run.iterations < whole.iterations,
+        "{} full-data iterations after the subsample, {} without",
+        run.iterations,
+        whole.iterations
+    );
+    let flipped = sim.flipped();
+    let score = |r: &Run| -> Vec<f64> {
+        (0..sim.given.len())
+            .map(|i| 1.0 - r.posterior[(i, sim.given[i])])
+            .collect()
+    };
+    let (a_sub, a_whole) = (
+        auroc(&score(&run), &flipped).unwrap(),
+        auroc(&score(&whole), &flipped).unwrap(),
+    );
+    assert!((a_sub - a_whole).abs() < 1e-3, "AUROC {a_sub} vs {a_whole}");
+}
+
+#[test]
+fn a_small_table_is_fitted_on_every_row() {
+    let sim = overlapping(4000, 9);
+    let ((run, note), whole) = with_and_without_subsample(&sim);
+    assert!(note.is_none());
+    assert_eq!(run.trace, whole.trace);
+}
