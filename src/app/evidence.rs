@@ -347,7 +347,7 @@ fn too_slow(model: &str, n: usize, seconds: f64) -> CandidateScore {
         model,
         format!("too slow for {n} rows"),
         format!(
-            "its fit on all {n} rows would take at least {seconds:.0} s (from its folds so far), over the budget; name it with --model to wait for it"
+            "its fit on all {n} rows would take about {seconds:.0} s or more (its folds' time so far per training row, times the rows), over the budget; name it with --model to wait for it"
         ),
     )
 }

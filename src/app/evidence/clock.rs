@@ -20,7 +20,11 @@ use crate::app::combine;
 /// past what the cheapest candidate's fit would let any member take
 /// ([`combine::member_budget`] at its most generous), the candidate could
 /// never be fitted and its folds stop: on a 200k-row table rlr's second
-/// round spent a second on 3000 rows to be left out as needing 79 s.
+/// round spent a second on 3000 rows to be left out as needing 79 s. It is
+/// the same per-row prediction [`combine::affordable`] judges members by;
+/// rnda and rmda break its premise above 50k rows, where they take their
+/// starts on a subsample (rmda on 1M rows: predicted 588 s, fitted in 23 s),
+/// so auto leaves them out of large tables sooner than it need.
 pub struct Clock {
     started: Instant,
     /// Nanoseconds from `started` to the first finished task (0: none yet).
