@@ -15,7 +15,9 @@ use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
-use crate::models::logistic::bayes_lambda::{LAMBDA_FLOOR, LAMBDA_RTOL, bayes_lambda};
+use crate::models::logistic::bayes_lambda::{
+    LAMBDA_RTOL, bayes_lambda, bayes_lambda_from_fit, lambda_floor,
+};
 use crate::models::logistic::classifier::{LogisticClassifier, selected_features};
 use crate::models::logistic::l1_logistic::{self, Coefs, Design, Penalty, Problem};
 use crate::models::numerics::one_hot;
@@ -205,7 +207,7 @@ impl LambdaState {
     /// the next M-step would repeat this search on nearly the same
     /// targets).
     fn still_holds(&mut self, problem: &Problem<'_>, coefs: &Coefs) -> bool {
-        let b = bayes_lambda(problem, self.lambda_max, Some(self.lambda), coefs);
+        let b = bayes_lambda_from_fit(problem, self.lambda_max, self.lambda, coefs);
         self.fits += b.fits;
         let holds = (b.lambda / self.lambda - 1.0).abs() <= 2.0 * LAMBDA_RTOL;
         if !holds {
@@ -229,10 +231,11 @@ fn report(e: &mut ModelReport, lam: &LambdaState, coefs: &Coefs, standardizer: &
     e.scalars.push(("l1_fits".into(), lam.fits as f64));
     if !lam.found {
         e.notes.push(format!(
-            "eq. 7 (lambda = N / sum|w|) has no fixed point above {LAMBDA_FLOOR} x lambda_max, \
-             so lambda was held there: the labelled classes are separable, or the table is \
-             large enough that the fixed point lies below that floor (lambda_max grows with the \
-             rows); pass --opt lambda=... to choose it"
+            "eq. 7 (lambda = N / sum|w|) has no fixed point above lambda = {:.3e}, so lambda \
+             was held there: the weights would average over {:.0} per standard deviation of a \
+             feature, i.e. the labelled classes are separable; pass --opt lambda=... to choose it",
+            lambda_floor(lam.lambda_max),
+            1.0 / lambda_floor(lam.lambda_max)
         ));
     }
 }
