@@ -5,23 +5,27 @@
 
 use crate::models::logistic::l1_logistic::{self, Coefs, Penalty, Problem};
 
-/// The search gives up below this lambda. Eq. 7's lambda is the
-/// reciprocal of the mean |w| of the non-zero (standardised) weights, so a
-/// fixed point below it would need logits that move by more than 1000 per
-/// standard deviation of a feature: separable classes. A floor relative to
-/// lambda_max grew with the rows (lambda_max is a sum over samples) and
-/// passed over the fixed point, which stays O(1), at 100k rows.
-pub const MIN_LAMBDA: f64 = 1e-3;
-/// On small problems lambda_max itself can be near [`MIN_LAMBDA`]: the
-/// search then still spans this fraction of lambda_max.
+/// The search gives up below [`LAMBDA_FLOOR`] x lambda_max, but never
+/// above this lambda. Eq. 7's lambda is the reciprocal of the mean |w| of
+/// the non-zero (standardised) weights, so a fixed point below it needs
+/// logits that move by over 10 per standard deviation of a feature:
+/// separated classes. The floor relative to lambda_max alone grew with
+/// the rows (lambda_max is a sum over samples) and passed over the fixed
+/// point, which stays O(1): at 100k rows it sat below the floor.
+pub const MAX_FLOOR: f64 = 0.1;
+/// The floor as a fraction of lambda_max, where that is lower.
 pub const LAMBDA_FLOOR: f64 = 1e-4;
 /// Relative width at which the search for the fixed point of eq. 7 stops.
 pub const LAMBDA_RTOL: f64 = 5e-3;
 
 /// Largest step of the search in ln(lambda) before the fixed point is
-/// bracketed: a decade. Larger steps could pass over two crossings of
-/// eq. 7 near lambda_max (the first weights are small there) at once.
-const MAX_STEP: f64 = std::f64::consts::LN_10;
+/// bracketed: a halving. Eq. 7 can hold at several lambdas (h jumps where
+/// weights enter) and the first crossing from lambda_max is the one the
+/// paper's greedy algorithm reaches; with decade steps the search landed
+/// on a lower one and EM on pair-noised digits (seed 1) on a swapped
+/// flip table (AUROC 0.999 -> 0.484). Halvings keep it (0.7x steps took
+/// 30 fits at 200k rows, halvings 15).
+const MAX_STEP: f64 = std::f64::consts::LN_2;
 
 /// Tolerance of the fits at the probed lambdas (per sample, as in
 /// `l1_logistic::fit`). A probe only decides on which side of eq. 7's
@@ -44,7 +48,7 @@ pub struct BayesLambda {
 
 /// The lowest lambda the search probes.
 pub fn lambda_floor(lambda_max: f64) -> f64 {
-    MIN_LAMBDA.min(LAMBDA_FLOOR * lambda_max)
+    MAX_FLOOR.min(LAMBDA_FLOOR * lambda_max)
 }
 
 /// A fit at one lambda and how far eq. 7 is from holding there.
@@ -95,7 +99,12 @@ pub fn bayes_lambda(
         .unwrap_or(lambda_max)
         .clamp(lambda_floor(lambda_max), lambda_max);
     let coefs = probe_fit(problem, lambda, warm);
-    search(problem, lambda_max, Probe::new(lambda, lambda_max, coefs), 1)
+    search(
+        problem,
+        lambda_max,
+        Probe::new(lambda, lambda_max, coefs),
+        1,
+    )
 }
 
 /// [`bayes_lambda`] from coefficients already fitted at `lambda` (EM's
@@ -130,9 +139,7 @@ fn probe_fit(problem: &Problem<'_>, lambda: f64, warm: &Coefs) -> Coefs {
 /// and N barely move with lambda once the rows outnumber the weights, so
 /// h has slope close to 1 in ln(lambda): a Newton step with that slope,
 /// u - h, which is the eq. 7 update itself, lands next to the root. Until
-/// the root is bracketed the step is that, at most a decade (the path
-/// from lambda_max is log(n) decades long; 0.7x steps took 30 fits at
-/// 200k rows) and at least half the final width; once bracketed, false
+/// the root is bracketed the step is that, at most a halving (see [`MAX_STEP`]) and at least half the final width; once bracketed, false
 /// position (Illinois) in ln(lambda), kept half the final width inside
 /// the bracket so that an accurate estimate closes it with the next
 /// probe.
@@ -183,7 +190,11 @@ fn search(problem: &Problem<'_>, lambda_max: f64, first: Probe, mut fits: usize)
         };
         let margin = (0.5 * width).min(0.25 * (hi.u - lo.u));
         let u = secant.clamp(lo.u + margin, hi.u - margin);
-        let warm = if u - lo.u < hi.u - u { &lo.coefs } else { &hi.coefs };
+        let warm = if u - lo.u < hi.u - u {
+            &lo.coefs
+        } else {
+            &hi.coefs
+        };
         let q = fit_at(u, warm);
         let above = q.above();
         if above {
@@ -310,9 +321,11 @@ mod tests {
             let old = path_walk(&p, lm, &zeros);
             let new = bayes_lambda(&p, lm, None, &zeros);
             assert!(old.found && new.found);
+            // On the 4-class problem h is not monotone near the root (N
+            // goes 24, 25, 24, 26 within 2%): both answers hold eq. 7.
             let gap = (new.lambda / old.lambda).ln().abs();
             assert!(
-                gap < 2.0 * LAMBDA_RTOL,
+                gap < 4.0 * LAMBDA_RTOL,
                 "lambda {} vs the walk's {}",
                 new.lambda,
                 old.lambda
@@ -325,7 +338,7 @@ mod tests {
             );
             (walked, searched) = (walked + old.fits, searched + new.fits);
         }
-        // 34 vs 61 when written: on these small problems the fixed point
+        // Not far fewer here: on these small problems the fixed point
         // sits where N jumps, which only bisection narrows.
         assert!(3 * searched <= 2 * walked, "{searched} fits vs {walked}");
     }
@@ -350,8 +363,14 @@ mod tests {
         assert!(b.found, "{} of lambda_max {lm}", b.lambda);
         assert!(b.lambda < 1e-4 * lm, "{} of lambda_max {lm}", b.lambda);
         let rule = b.coefs.n_nonzero() as f64 / b.coefs.l1();
-        assert!((b.lambda / rule - 1.0).abs() < 2.0 * LAMBDA_RTOL, "{} vs {rule}", b.lambda);
-        assert!(b.fits <= 12, "{} fits", b.fits);
+        assert!(
+            (b.lambda / rule - 1.0).abs() < 2.0 * LAMBDA_RTOL,
+            "{} vs {rule}",
+            b.lambda
+        );
+        // The old walk's 0.7x steps alone need 2.2x as many probes to
+        // come down this far.
+        assert!(b.fits <= 20, "{} fits", b.fits);
     }
 
     #[test]

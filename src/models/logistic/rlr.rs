@@ -233,7 +233,7 @@ fn report(e: &mut ModelReport, lam: &LambdaState, coefs: &Coefs, standardizer: &
         e.notes.push(format!(
             "eq. 7 (lambda = N / sum|w|) has no fixed point above lambda = {:.3e}, so lambda \
              was held there: the weights would average over {:.0} per standard deviation of a \
-             feature, i.e. the labelled classes are separable; pass --opt lambda=... to choose it",
+             feature, i.e. the labelled classes are separated; pass --opt lambda=... to choose it",
             lambda_floor(lam.lambda_max),
             1.0 / lambda_floor(lam.lambda_max)
         ));
