@@ -172,6 +172,8 @@ struct LambdaState {
     search: bool,
     /// Searches so far.
     rounds: usize,
+    /// Where the first search starts instead of lambda_max.
+    hint: Option<f64>,
 }
 
 impl LambdaState {
@@ -183,7 +185,11 @@ impl LambdaState {
     /// M-step leaves the objective where it was.
     fn m_step(&mut self, problem: &Problem<'_>, coefs: &Coefs, exact: bool) -> Coefs {
         if self.search {
-            let start = (self.rounds > 0).then_some(self.lambda);
+            let start = if self.rounds > 0 {
+                Some(self.lambda)
+            } else {
+                self.hint
+            };
             let b = bayes_lambda(problem, self.lambda_max, start, coefs);
             (self.lambda, self.found) = (b.lambda, b.found);
             self.fits += b.fits;
@@ -216,6 +222,45 @@ impl LambdaState {
         }
         holds
     }
+}
+
+/// Rows above which the first search for eq. 7's lambda runs on a
+/// subsample before the whole table.
+const SEARCH_ROWS: usize = 16_384;
+
+/// On a large table, eq. 7's fixed point and its coefficients on every
+/// k-th row (a stride keeps the classes' shares on a sorted table). The
+/// fixed point is 1 / mean|w|, which does not depend on the row count
+/// once the weights are near their maximum-likelihood values, while the
+/// path down to it from lambda_max (a sum over rows) is log(n) long: it is
+/// walked here on a table of at most [`SEARCH_ROWS`] rows, and the search
+/// on the whole table starts from its end, with its coefficients (same
+/// standardisation) as the warm start. `None` on smaller tables.
+fn subsample_hint(
+    x: &DMatrix<f64>,
+    standardizer: &Standardizer,
+    targets: &DMatrix<f64>,
+) -> Option<crate::models::logistic::bayes_lambda::BayesLambda> {
+    let n = x.nrows();
+    if n <= SEARCH_ROWS {
+        return None;
+    }
+    let rows: Vec<usize> = (0..n).step_by(n.div_ceil(SEARCH_ROWS)).collect();
+    let xs = x.select_rows(&rows);
+    let ts = targets.select_rows(&rows);
+    let p = Problem {
+        x: Design::standardized(&xs, standardizer),
+        targets: &ts,
+        offset: None,
+        penalty_factor: None,
+    };
+    let b = bayes_lambda(
+        &p,
+        l1_logistic::lambda_max(&p),
+        None,
+        &Coefs::zeros(x.ncols(), p.n_logits()),
+    );
+    b.found.then_some(b)
 }
 
 /// Lambda, the selected features and whether eq. 7 could be met.
@@ -315,6 +360,11 @@ impl Rlr {
             penalty_factor: None,
         };
         let lambda_max = l1_logistic::lambda_max(&base);
+        let hint = if self.lambda.is_none() {
+            subsample_hint(x, &standardizer, &targets)
+        } else {
+            None
+        };
         let mut run = Em {
             rlr: self,
             base: &base,
@@ -325,9 +375,10 @@ impl Rlr {
                 lambda: self.lambda.unwrap_or(lambda_max),
                 lambda_max,
                 found: true,
-                fits: 0,
+                fits: hint.as_ref().map_or(0, |h| h.fits),
                 search: self.lambda.is_none(),
                 rounds: 0,
+                hint: hint.as_ref().map(|h| h.lambda),
             },
             trace: Vec::new(),
             iteration: 0,
@@ -341,9 +392,9 @@ impl Rlr {
             targets: &targets,
             ..base
         };
-        let zeros = Coefs::zeros(x.ncols(), base.n_logits());
+        let warm = hint.map_or_else(|| Coefs::zeros(x.ncols(), base.n_logits()), |h| h.coefs);
         let first = Params {
-            coefs: run.lam.m_step(&problem, &zeros, !self.robust),
+            coefs: run.lam.m_step(&problem, &warm, !self.robust),
             gamma,
         };
         let (params, posterior, converged) = if self.robust {
