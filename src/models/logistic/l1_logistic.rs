@@ -217,17 +217,25 @@ pub struct Penalty {
 /// Linear predictors (n x C) of coefficients on `x`, plus the offset.
 /// Only non-zero coefficients cost a pass over the data.
 pub fn linear_on(x: &Design<'_>, c: &Coefs, offset: Option<&DMatrix<f64>>) -> DMatrix<f64> {
+    use rayon::prelude::*;
     let n = x.nrows();
     let mut eta = DMatrix::zeros(n, c.beta.ncols());
-    for (k, b0) in c.intercept.iter().enumerate() {
-        let col = &mut eta.as_mut_slice()[k * n..(k + 1) * n];
-        col.iter_mut().for_each(|e| *e = *b0);
-        for j in 0..c.beta.nrows() {
-            let b = c.beta[(j, k)];
-            if b != 0.0 {
-                x.axpy(j, b, col);
-            }
-        }
+    if n > 0 {
+        // Each class's column on its own core (each element summed in the
+        // same order as serially).
+        eta.as_mut_slice()
+            .par_chunks_mut(n)
+            .zip(c.intercept.as_slice().par_iter())
+            .enumerate()
+            .for_each(|(k, (col, b0))| {
+                col.iter_mut().for_each(|e| *e = *b0);
+                for j in 0..c.beta.nrows() {
+                    let b = c.beta[(j, k)];
+                    if b != 0.0 {
+                        x.axpy(j, b, col);
+                    }
+                }
+            });
     }
     if let Some(o) = offset {
         eta += o;
@@ -712,6 +720,12 @@ fn admit(
     candidate: &mut [bool],
 ) -> usize {
     use rayon::prelude::*;
+    // With every column in play (a table with more rows than columns, at
+    // a small penalty) there is nothing to check: skip the softmax pass,
+    // twice per fit.
+    if candidate.iter().all(|&c| c) {
+        return 0;
+    }
     let n = p.x.nrows();
     let c_count = p.n_logits();
     let probs = probabilities(eta, p.n_classes());
