@@ -23,8 +23,9 @@ pub const LAMBDA_RTOL: f64 = 5e-3;
 /// weights enter) and the first crossing from lambda_max is the one the
 /// paper's greedy algorithm reaches; with decade steps the search landed
 /// on a lower one and EM on pair-noised digits (seed 1) on a swapped
-/// flip table (AUROC 0.999 -> 0.484). Halvings keep it (0.7x steps took
-/// 30 fits at 200k rows, halvings 15).
+/// flip table (AUROC 0.999 -> 0.484). Halvings keep it, in about half
+/// the probes of the 0.7x steps (rlr walks this part on a subsample of a
+/// large table).
 const MAX_STEP: f64 = std::f64::consts::LN_2;
 
 /// Tolerance of the fits at the probed lambdas (per sample, as in
@@ -99,12 +100,8 @@ pub fn bayes_lambda(
         .unwrap_or(lambda_max)
         .clamp(lambda_floor(lambda_max), lambda_max);
     let coefs = probe_fit(problem, lambda, warm);
-    search(
-        problem,
-        lambda_max,
-        Probe::new(lambda, lambda_max, coefs),
-        1,
-    )
+    let first = Probe::new(lambda, lambda_max, coefs);
+    search(problem, lambda_max, first, start.is_some(), 1)
 }
 
 /// [`bayes_lambda`] from coefficients already fitted at `lambda` (EM's
@@ -117,7 +114,7 @@ pub fn bayes_lambda_from_fit(
     fitted: &Coefs,
 ) -> BayesLambda {
     let first = Probe::new(lambda, lambda_max, fitted.clone());
-    search(problem, lambda_max, first, 0)
+    search(problem, lambda_max, first, true, 0)
 }
 
 fn probe_fit(problem: &Problem<'_>, lambda: f64, warm: &Coefs) -> Coefs {
@@ -139,11 +136,22 @@ fn probe_fit(problem: &Problem<'_>, lambda: f64, warm: &Coefs) -> Coefs {
 /// and N barely move with lambda once the rows outnumber the weights, so
 /// h has slope close to 1 in ln(lambda): a Newton step with that slope,
 /// u - h, which is the eq. 7 update itself, lands next to the root. Until
-/// the root is bracketed the step is that, at most a halving (see [`MAX_STEP`]) and at least half the final width; once bracketed, false
+/// the root is bracketed the step is that, at most a halving (see
+/// [`MAX_STEP`]) and at least half the final width; once bracketed, false
 /// position (Illinois) in ln(lambda), kept half the final width inside
 /// the bracket so that an accurate estimate closes it with the next
-/// probe.
-fn search(problem: &Problem<'_>, lambda_max: f64, first: Probe, mut fits: usize) -> BayesLambda {
+/// probe. That only `from_near` a previous answer (EM's re-check, a
+/// subsample's fixed point); a search from lambda_max bisects, as the walk
+/// it replaced did: where h is not monotone inside the bracket the two
+/// find different crossings, and shift's kappa on pair-noised wine
+/// depended on which (AUROC 0.983 bisecting, 0.966 by false position).
+fn search(
+    problem: &Problem<'_>,
+    lambda_max: f64,
+    first: Probe,
+    from_near: bool,
+    mut fits: usize,
+) -> BayesLambda {
     let width = LAMBDA_RTOL.ln_1p();
     let (u_floor, u_max) = (lambda_floor(lambda_max).ln(), lambda_max.ln());
     let mut fit_at = |u: f64, warm: &Coefs| {
@@ -183,7 +191,7 @@ fn search(problem: &Problem<'_>, lambda_max: f64, first: Probe, mut fits: usize)
     while hi.u - lo.u > width {
         let halved = hi.u - lo.u <= 0.5 * before;
         before = hi.u - lo.u;
-        let secant = if halved && h_hi.is_finite() && h_lo.is_finite() && h_hi > h_lo {
+        let secant = if from_near && halved && h_hi.is_finite() && h_lo.is_finite() && h_hi > h_lo {
             (lo.u * h_hi - hi.u * h_lo) / (h_hi - h_lo)
         } else {
             0.5 * (lo.u + hi.u)
@@ -368,9 +376,10 @@ mod tests {
             "{} vs {rule}",
             b.lambda
         );
-        // The old walk's 0.7x steps alone need 2.2x as many probes to
-        // come down this far.
-        assert!(b.fits <= 20, "{} fits", b.fits);
+        // The old walk's 0.7x steps took 26 probes to reach its floor
+        // (1e-4 lambda_max, above this fixed point) and stopped there;
+        // halvings come down in about half as many, then bisection.
+        assert!(b.fits <= 25, "{} fits", b.fits);
     }
 
     #[test]
@@ -409,9 +418,9 @@ mod tests {
         // Started from the answer, the search stays there.
         let again = bayes_lambda(&p, lm, Some(b.lambda), &b.coefs);
         assert!((again.lambda / b.lambda - 1.0).abs() < 3.0 * LAMBDA_RTOL);
-        // And from a fit there, one more probe confirms it.
+        // And from a fit there, a few probes confirm it.
         let fitted = bayes_lambda_from_fit(&p, lm, b.lambda, &b.coefs);
         assert!((fitted.lambda / b.lambda - 1.0).abs() < 3.0 * LAMBDA_RTOL);
-        assert!(fitted.fits <= 2, "{} fits", fitted.fits);
+        assert!(fitted.fits <= 3, "{} fits", fitted.fits);
     }
 }
