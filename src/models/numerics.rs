@@ -22,39 +22,48 @@ pub fn log_sum_exp(v: &[f64]) -> f64 {
 /// place and returns the sum of the row log-normalisers (the log-likelihood
 /// when the rows are log joint densities).
 pub fn normalise_log_rows(log_w: &mut DMatrix<f64>) -> f64 {
+    use rayon::prelude::*;
     let (n, k) = log_w.shape();
-    // Column-major storage: work down the columns, keeping a running row
-    // maximum and sum, instead of gathering each row.
-    let mut max = vec![f64::NEG_INFINITY; n];
-    for col in log_w.column_iter() {
-        for (m, v) in max.iter_mut().zip(col.iter()) {
-            *m = m.max(*v);
-        }
+    if n == 0 {
+        return 0.0;
     }
-    let mut sum = vec![0.0; n];
-    for col in log_w.column_iter() {
-        for ((s, v), m) in sum.iter_mut().zip(col.iter()).zip(&max) {
-            if m.is_finite() {
-                *s += (v - m).exp();
-            }
-        }
-    }
-    let lse: Vec<f64> = max
-        .iter()
-        .zip(&sum)
-        .map(|(m, s)| if m.is_finite() { m + s.ln() } else { *m })
-        .collect();
-    for mut col in log_w.column_iter_mut() {
-        for (v, l) in col.iter_mut().zip(&lse) {
-            *v = if l.is_finite() {
-                (*v - l).exp()
-            } else {
-                1.0 / k as f64
-            };
-        }
-    }
+    // Rows are independent: blocks of rows on all cores, each row's max and
+    // sum taken over the columns in order as a serial pass would, so the
+    // values do not depend on the thread count.
+    let lse: Vec<f64> = {
+        let data = log_w.as_slice();
+        (0..n)
+            .into_par_iter()
+            .with_min_len(ROW_BLOCK)
+            .map(|i| {
+                let m = (0..k).fold(f64::NEG_INFINITY, |m, c| m.max(data[c * n + i]));
+                if !m.is_finite() {
+                    return m;
+                }
+                let s: f64 = (0..k).fold(0.0, |s, c| s + (data[c * n + i] - m).exp());
+                m + s.ln()
+            })
+            .collect()
+    };
+    log_w.as_mut_slice().par_chunks_mut(n).for_each(|col| {
+        col.par_chunks_mut(ROW_BLOCK)
+            .enumerate()
+            .for_each(|(b, block)| {
+                for (o, v) in block.iter_mut().enumerate() {
+                    let l = lse[b * ROW_BLOCK + o];
+                    *v = if l.is_finite() {
+                        (*v - l).exp()
+                    } else {
+                        1.0 / k as f64
+                    };
+                }
+            });
+    });
     lse.iter().sum()
 }
+
+/// Rows per parallel task of [`normalise_log_rows`].
+const ROW_BLOCK: usize = 4096;
 
 /// Logistic function, computed so that neither tail overflows.
 pub fn sigmoid(z: f64) -> f64 {
