@@ -154,6 +154,36 @@ pub fn tr_product(a: &DMatrix<f64>, b: &DMatrix<f64>) -> DMatrix<f64> {
     g
 }
 
+/// The maximum-likelihood multinomial `counts` (or a row of probabilities)
+/// under the constraint that entry `d` is at least every other
+/// (order-restricted inference: the maximum of a tree order): `d` is pooled
+/// with the largest entries for as long as they exceed the pooled mean.
+/// Keeps the total; returns whether anything was pooled. The flip tables
+/// of rnda, rmda, rlr and probs stay diagonally dominant by it (issue 10's
+/// identifiability condition).
+pub fn hold_diagonal(counts: &mut [f64], d: usize) -> bool {
+    let mut others: Vec<usize> = (0..counts.len()).filter(|&j| j != d).collect();
+    others.sort_by(|a, b| counts[*b].total_cmp(&counts[*a]));
+    let (mut sum, mut pooled) = (counts[d], 1usize);
+    for &j in &others {
+        if counts[j] > sum / pooled as f64 {
+            sum += counts[j];
+            pooled += 1;
+        } else {
+            break;
+        }
+    }
+    if pooled == 1 {
+        return false;
+    }
+    let mean = sum / pooled as f64;
+    counts[d] = mean;
+    for &j in &others[..pooled - 1] {
+        counts[j] = mean;
+    }
+    true
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

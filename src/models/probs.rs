@@ -19,6 +19,7 @@
 
 use nalgebra::DMatrix;
 
+use super::numerics::hold_diagonal;
 use super::options::Iterations;
 use super::prologue::{check_inputs, class_name, step};
 use super::{Control, Fit, FitError, GammaTable, Guide, ModelOptions, Progress, RobustModel};
@@ -103,32 +104,6 @@ fn e_step(
     (post, loglik)
 }
 
-/// Makes row `k` of a flip table diagonally dominant by pooling the
-/// diagonal with every entry above the pooled mean (largest first); the
-/// row's sum is unchanged. Returns whether it had to.
-pub fn make_dominant(row: &mut [f64], k: usize) -> bool {
-    let mut others: Vec<usize> = (0..row.len()).filter(|&j| j != k).collect();
-    others.sort_by(|&a, &b| row[b].total_cmp(&row[a]));
-    let mut pool = vec![k];
-    let mut sum = row[k];
-    for &j in &others {
-        if row[j] > sum / pool.len() as f64 {
-            pool.push(j);
-            sum += row[j];
-        } else {
-            break;
-        }
-    }
-    if pool.len() == 1 {
-        return false;
-    }
-    let mean = sum / pool.len() as f64;
-    for j in pool {
-        row[j] = mean;
-    }
-    true
-}
-
 /// The M-step: the flip table from the posterior, with the pseudo-count and
 /// the dominance constraint; returns the rows the constraint bound.
 fn m_step(post: &DMatrix<f64>, given: &[usize], gamma: &mut DMatrix<f64>) -> Vec<usize> {
@@ -143,7 +118,7 @@ fn m_step(post: &DMatrix<f64>, given: &[usize], gamma: &mut DMatrix<f64>) -> Vec
     for c in 0..k {
         let total = counts.row(c).sum();
         let mut row: Vec<f64> = counts.row(c).iter().map(|v| v / total).collect();
-        if make_dominant(&mut row, c) {
+        if hold_diagonal(&mut row, c) {
             bound.push(c);
         }
         for (j, v) in row.into_iter().enumerate() {

@@ -32,7 +32,7 @@ use crate::models::gaussian::components::{
 };
 use crate::models::gaussian::mixture::Gauge;
 use crate::models::gaussian::subsample;
-use crate::models::numerics::one_hot;
+use crate::models::numerics::{hold_diagonal, one_hot};
 use crate::models::numerics::{normalise_log_rows, relative_change};
 use crate::models::options::Iterations;
 use crate::models::prologue::{Prologue, Scaling, class_name, step};
@@ -129,35 +129,7 @@ fn update_joint(posterior: &DMatrix<f64>, given: &[usize]) -> (DMatrix<f64>, boo
     (joint, bound)
 }
 
-/// The maximum-likelihood multinomial `counts` under the constraint that
-/// entry `d` is at least every other (order-restricted inference: the
-/// maximum of a tree order): `d` is pooled with the largest entries for as
-/// long as they exceed the pooled mean. Keeps the total; returns whether
-/// anything was pooled.
-fn hold_diagonal(counts: &mut [f64], d: usize) -> bool {
-    let mut others: Vec<usize> = (0..counts.len()).filter(|&j| j != d).collect();
-    others.sort_by(|a, b| counts[*b].total_cmp(&counts[*a]));
-    let (mut sum, mut pooled) = (counts[d], 1usize);
-    for &j in &others {
-        if counts[j] > sum / pooled as f64 {
-            sum += counts[j];
-            pooled += 1;
-        } else {
-            break;
-        }
-    }
-    if pooled == 1 {
-        return false;
-    }
-    let mean = sum / pooled as f64;
-    counts[d] = mean;
-    for &j in &others[..pooled - 1] {
-        counts[j] = mean;
-    }
-    true
-}
-
-/// [`hold_diagonal`] on every column of the joint (true, given) table;
+/// [`hold_diagonal`](crate::models::numerics::hold_diagonal) on every column of the joint (true, given) table;
 /// whether any column was pooled.
 fn hold_every_diagonal(joint: &mut DMatrix<f64>) -> bool {
     let mut held = false;

@@ -20,10 +20,9 @@ use crate::models::logistic::bayes_lambda::{
 };
 use crate::models::logistic::classifier::{LogisticClassifier, selected_features};
 use crate::models::logistic::l1_logistic::{self, Coefs, Design, Penalty, Problem};
-use crate::models::numerics::one_hot;
 use crate::models::numerics::relative_change;
+use crate::models::numerics::{hold_diagonal, one_hot};
 use crate::models::options::{GammaSpec, Iterations, invalid_option};
-use crate::models::probs::make_dominant;
 use crate::models::prologue::{Prologue, Scaling, class_name, step};
 use crate::models::squarem::Squarem;
 use crate::models::standardize::Standardizer;
@@ -159,7 +158,7 @@ fn update_gamma(gamma: &mut DMatrix<f64>, posterior: &DMatrix<f64>, given: &[usi
             // classes with swapped names. Pooling the diagonal with the
             // larger entries is the constrained maximum of the row.
             let mut row: Vec<f64> = (0..k).map(|g| flowed[(j, g)] / total).collect();
-            make_dominant(&mut row, j);
+            hold_diagonal(&mut row, j);
             for (g, v) in row.into_iter().enumerate() {
                 gamma[(j, g)] = v;
             }

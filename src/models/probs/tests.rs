@@ -106,18 +106,6 @@ fn a_sample_whose_label_the_probabilities_contradict_is_suspect() {
 }
 
 #[test]
-fn pooling_makes_a_row_diagonally_dominant_and_keeps_its_sum() {
-    let mut row = [0.2, 0.5, 0.3];
-    assert!(make_dominant(&mut row, 0));
-    assert_eq!(row, [0.35, 0.35, 0.3]);
-    let mut row = [0.1, 0.45, 0.45];
-    assert!(make_dominant(&mut row, 0));
-    assert!(row.iter().all(|v| (v - 1.0 / 3.0).abs() < 1e-12), "{row:?}");
-    let mut row = [0.6, 0.3, 0.1];
-    assert!(!make_dominant(&mut row, 0));
-}
-
-#[test]
 fn labels_that_disagree_with_the_probabilities_bind_the_constraint_and_say_so() {
     // Every label is the opposite of the confident prediction: a free table
     // would be anti-diagonal.
