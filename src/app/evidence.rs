@@ -287,14 +287,11 @@ fn affordable_survivors(
     let slow = slow
         .into_iter()
         .map(|m| {
-            left_out(
-                m,
-                format!("too slow for {n} rows"),
-                format!(
-                    "its fit on all {n} rows would take about {:.0} s (from its fits on {RACE_ROWS} rows), over the {budget:.0} s budget; name it with --model to wait for it",
-                    predicted(m)
-                ),
-            )
+            let from = format!(
+                "about {:.0} s (from its fits on {RACE_ROWS} rows)",
+                predicted(m)
+            );
+            too_slow(m, n, &from, &format!("the {budget:.0} s budget"))
         })
         .collect();
     (kept, slow)
@@ -340,14 +337,15 @@ fn worth_the_wait(
     (kept, futile)
 }
 
-/// A candidate whose folds stopped once its fit on all `n` rows was known
-/// to take at least `seconds`, past any member's budget.
-fn too_slow(model: &str, n: usize, seconds: f64) -> CandidateScore {
+/// A candidate left out because its fit on all `n` rows would take
+/// `predicted` (how long, and from what), over `budget`: before the second
+/// round, or when its folds were stopped for their cost.
+fn too_slow(model: &str, n: usize, predicted: &str, budget: &str) -> CandidateScore {
     left_out(
         model,
         format!("too slow for {n} rows"),
         format!(
-            "its fit on all {n} rows would take about {seconds:.0} s or more (its folds' time so far per training row, times the rows), over the budget; name it with --model to wait for it"
+            "its fit on all {n} rows would take {predicted}, over {budget}; name it with --model to wait for it"
         ),
     )
 }
@@ -423,7 +421,12 @@ fn evaluate(
         .enumerate()
         .map(|(c, name)| summarise(name, results.iter().filter(|r| r.0 == c).map(|r| &r.1)))
         .map(|score| match clock.too_slow(&score.model) {
-            Some(secs) if score.score.is_none() => too_slow(&score.model, labels.len(), secs),
+            Some(secs) if score.score.is_none() => {
+                let from = format!(
+                    "about {secs:.0} s or more (its folds' time so far per training row, times the rows)"
+                );
+                too_slow(&score.model, labels.len(), &from, "the budget")
+            }
             _ => score,
         })
         .collect();

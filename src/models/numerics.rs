@@ -184,6 +184,20 @@ pub fn hold_diagonal(counts: &mut [f64], d: usize) -> bool {
     true
 }
 
+/// Asserts that a log-likelihood trace never falls by more than `rel_tol`
+/// of its size: EM's monotonicity, checked by every EM model's tests.
+#[cfg(test)]
+pub fn assert_never_falls(trace: &[f64], rel_tol: f64, what: &str) {
+    for w in trace.windows(2) {
+        assert!(
+            w[1] >= w[0] - rel_tol * w[0].abs(),
+            "{what}: {} then {}",
+            w[0],
+            w[1]
+        );
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -283,6 +283,25 @@ mod tests {
         }
     }
 
+    /// `f` on the standardised problem of (x, given) with one-hot targets,
+    /// and its lambda_max.
+    fn on_problem<R>(
+        x: &DMatrix<f64>,
+        given: &[usize],
+        f: impl FnOnce(&Problem<'_>, f64) -> R,
+    ) -> R {
+        let s = Standardizer::fit(x);
+        let t = one_hot(given, given.iter().max().unwrap() + 1);
+        let p = Problem {
+            x: Design::standardized(x, &s),
+            targets: &t,
+            offset: None,
+            penalty_factor: None,
+        };
+        let lm = l1_logistic::lambda_max(&p);
+        f(&p, lm)
+    }
+
     /// Gaussian features, `k` classes by the largest of `k` noisy linear
     /// scores on the first three features.
     fn classes(n: usize, d: usize, k: usize, seed: u64) -> (DMatrix<f64>, Vec<usize>) {
@@ -315,19 +334,10 @@ mod tests {
         ];
         let (mut walked, mut searched) = (0, 0);
         for (x, _, given) in &cases {
-            let s = Standardizer::fit(x);
-            let k = given.iter().max().unwrap() + 1;
-            let t = one_hot(given, k);
-            let p = Problem {
-                x: Design::standardized(x, &s),
-                targets: &t,
-                offset: None,
-                penalty_factor: None,
-            };
-            let lm = l1_logistic::lambda_max(&p);
-            let zeros = Coefs::zeros(x.ncols(), p.n_logits());
-            let old = path_walk(&p, lm, &zeros);
-            let new = bayes_lambda(&p, lm, None, &zeros);
+            let (old, new) = on_problem(x, given, |p, lm| {
+                let zeros = Coefs::zeros(x.ncols(), p.n_logits());
+                (path_walk(p, lm, &zeros), bayes_lambda(p, lm, None, &zeros))
+            });
             assert!(old.found && new.found);
             // On the 4-class problem h is not monotone near the root (N
             // goes 24, 25, 24, 26 within 2%): both answers hold eq. 7.
@@ -358,16 +368,9 @@ mod tests {
     fn a_fixed_point_far_below_lambda_max_is_found() {
         let (x, _, given) =
             crate::eval::logistic_papers::synth_data(40_000, 4, 0.0, &mut Rng::new(9));
-        let s = Standardizer::fit(&x);
-        let t = one_hot(&given, 2);
-        let p = Problem {
-            x: Design::standardized(&x, &s),
-            targets: &t,
-            offset: None,
-            penalty_factor: None,
-        };
-        let lm = l1_logistic::lambda_max(&p);
-        let b = bayes_lambda(&p, lm, None, &Coefs::zeros(4, 1));
+        let (b, lm) = on_problem(&x, &given, |p, lm| {
+            (bayes_lambda(p, lm, None, &Coefs::zeros(4, 1)), lm)
+        });
         assert!(b.found, "{} of lambda_max {lm}", b.lambda);
         assert!(b.lambda < 1e-4 * lm, "{} of lambda_max {lm}", b.lambda);
         let rule = b.coefs.n_nonzero() as f64 / b.coefs.l1();
@@ -386,41 +389,34 @@ mod tests {
     fn the_bayesian_lambda_brackets_the_fixed_point_of_eq_7() {
         let (x, _, given) =
             crate::eval::logistic_papers::synth_data(300, 40, 0.1, &mut Rng::new(5));
-        let s = Standardizer::fit(&x);
-        let t = one_hot(&given, 2);
-        let p = Problem {
-            x: Design::standardized(&x, &s),
-            targets: &t,
-            offset: None,
-            penalty_factor: None,
-        };
-        let lm = l1_logistic::lambda_max(&p);
-        let b = bayes_lambda(&p, lm, None, &Coefs::zeros(40, 1));
-        assert!(b.found && b.lambda < lm);
-        let n = b.coefs.n_nonzero() as f64;
-        // Just above the fixed point: lambda * sum|w| exceeds N...
-        assert!(
-            b.lambda * b.coefs.l1() > n,
-            "{} {}",
-            b.lambda * b.coefs.l1(),
-            n
-        );
-        // ...and a little below it the rule asks for a larger lambda.
-        let below = b.lambda * (1.0 - 2.0 * LAMBDA_RTOL);
-        let c = l1_logistic::fit(
-            &p,
-            Penalty { l1: below, l2: 0.0 },
-            Some(&b.coefs),
-            100,
-            1e-10,
-        );
-        assert!(below * c.l1() <= c.n_nonzero() as f64);
-        // Started from the answer, the search stays there.
-        let again = bayes_lambda(&p, lm, Some(b.lambda), &b.coefs);
-        assert!((again.lambda / b.lambda - 1.0).abs() < 3.0 * LAMBDA_RTOL);
-        // And from a fit there, a few probes confirm it.
-        let fitted = bayes_lambda_from_fit(&p, lm, b.lambda, &b.coefs);
-        assert!((fitted.lambda / b.lambda - 1.0).abs() < 3.0 * LAMBDA_RTOL);
-        assert!(fitted.fits <= 3, "{} fits", fitted.fits);
+        on_problem(&x, &given, |p, lm| {
+            let b = bayes_lambda(p, lm, None, &Coefs::zeros(40, 1));
+            assert!(b.found && b.lambda < lm);
+            let n = b.coefs.n_nonzero() as f64;
+            // Just above the fixed point: lambda * sum|w| exceeds N...
+            assert!(
+                b.lambda * b.coefs.l1() > n,
+                "{} {}",
+                b.lambda * b.coefs.l1(),
+                n
+            );
+            // ...and a little below it the rule asks for a larger lambda.
+            let below = b.lambda * (1.0 - 2.0 * LAMBDA_RTOL);
+            let c = l1_logistic::fit(
+                p,
+                Penalty { l1: below, l2: 0.0 },
+                Some(&b.coefs),
+                100,
+                1e-10,
+            );
+            assert!(below * c.l1() <= c.n_nonzero() as f64);
+            // Started from the answer, the search stays there.
+            let again = bayes_lambda(p, lm, Some(b.lambda), &b.coefs);
+            assert!((again.lambda / b.lambda - 1.0).abs() < 3.0 * LAMBDA_RTOL);
+            // And from a fit there, a few probes confirm it.
+            let fitted = bayes_lambda_from_fit(p, lm, b.lambda, &b.coefs);
+            assert!((fitted.lambda / b.lambda - 1.0).abs() < 3.0 * LAMBDA_RTOL);
+            assert!(fitted.fits <= 3, "{} fits", fitted.fits);
+        });
     }
 }

@@ -3,6 +3,7 @@ use nalgebra::DVector;
 use super::*;
 use crate::eval::simulate::spherical_mixture;
 use crate::models::no_progress;
+use crate::models::numerics::assert_never_falls;
 
 fn settings(family: CovarianceFamily, seed: u64) -> MixtureSettings {
     MixtureSettings {
@@ -77,14 +78,7 @@ fn em_log_likelihood_does_not_decrease_for_unshrunk_families() {
             &mut no_progress(),
         )
         .unwrap();
-        for w in m.trace.windows(2) {
-            assert!(
-                w[1] >= w[0] - 1e-8 * w[0].abs(),
-                "{family}: {} -> {}",
-                w[0],
-                w[1]
-            );
-        }
+        assert_never_falls(&m.trace, 1e-8, &family.to_string());
     }
 }
 
@@ -271,9 +265,7 @@ fn em_from_kmeans(x: &DMatrix<f64>, k: usize, accelerate: bool) -> (f64, usize) 
         .ok()
         .unwrap();
     assert!(state.mixture.converged, "accelerate {accelerate}");
-    for w in history.trace.windows(2) {
-        assert!(w[1] >= w[0] - 1e-9 * w[0].abs(), "{} -> {}", w[0], w[1]);
-    }
+    assert_never_falls(&history.trace, 1e-9, &format!("accelerate {accelerate}"));
     (state.mixture.log_likelihood, history.iteration)
 }
 

@@ -4,6 +4,7 @@ use super::*;
 use crate::eval::metrics::auroc;
 use crate::eval::simulate::{Simulated, gaussian_with_flips, random_cov_factor};
 use crate::models::gaussian::nda::Nda;
+use crate::models::numerics::assert_never_falls;
 use crate::models::{CovarianceFamily, no_progress};
 use crate::rng::Rng;
 
@@ -251,9 +252,7 @@ fn the_log_likelihood_increases_without_shrinkage() {
         ..ModelOptions::default()
     };
     let f = fit(&Rnda::new(&opts).unwrap(), &sim);
-    for w in f.trace.windows(2) {
-        assert!(w[1] >= w[0] - 1e-6 * w[0].abs(), "{} then {}", w[0], w[1]);
-    }
+    assert_never_falls(&f.trace, 1e-6, "rnda");
 }
 
 #[test]
@@ -491,14 +490,7 @@ fn the_accelerated_log_likelihood_trace_never_falls() {
     // accepting them would show here.
     for seed in 0..3 {
         let run = em_run(&overlapping(1000, seed), true);
-        for w in run.trace.windows(2) {
-            assert!(
-                w[1] >= w[0] - 1e-12 * w[0].abs(),
-                "seed {seed}: {} then {}",
-                w[0],
-                w[1]
-            );
-        }
+        assert_never_falls(&run.trace, 1e-12, &format!("seed {seed}"));
     }
 }
 
