@@ -7,6 +7,7 @@
 use std::process::ExitCode;
 
 pub mod args;
+mod decimal;
 pub mod eval;
 pub mod output;
 pub mod progress;
