@@ -1445,6 +1445,97 @@ mod tests {
         assert!(buf.s.iter().all(|v| *v == 0.0), "{:?}", buf.s);
     }
 
+    /// The input of a fit on (x, given) with no decided rows.
+    fn undecided<'a>(
+        x: &'a DMatrix<f64>,
+        scaling: &'a Standardizer,
+        given: &'a [usize],
+        k: usize,
+    ) -> PathInput<'a> {
+        PathInput {
+            x,
+            scaling,
+            labels: given,
+            frozen: &[],
+            k,
+        }
+    }
+
+    #[test]
+    fn only_large_tables_are_subsampled_and_by_their_coefficients() {
+        let model = ShiftLr::new(&opts("cv")).unwrap();
+        // 60k rows, 3 features, two classes of 45k and 15k: the rarer
+        // class gets 100 rows per coefficient (4), a share of 400 / 15k.
+        let (n, d) = (60_000, 3);
+        let x = DMatrix::from_fn(n, d, |i, j| ((i * 7 + j * 13) % 101) as f64);
+        let given: Vec<usize> = (0..n).map(|i| usize::from(i % 4 == 0)).collect();
+        let scaling = Standardizer::fit(&x);
+        let input = undecided(&x, &scaling, &given, 2);
+        let (rows, folds) = model.cv_subsample(&input).unwrap();
+        assert_eq!(folds, 5);
+        let ones = rows.iter().filter(|&&i| given[i] == 1).count();
+        assert_eq!((ones, rows.len()), (400, 1600));
+        // Below MIN_ROWS, and with lambda not chosen by cross-validation,
+        // the old path is taken.
+        let small = undecided(&x, &scaling, &given[..40_000], 2);
+        let x_small = x.rows(0, 40_000).into_owned();
+        let small = PathInput {
+            x: &x_small,
+            ..small
+        };
+        assert!(model.cv_subsample(&small).is_none());
+        let noise = ShiftLr::new(&opts("noise")).unwrap();
+        assert!(noise.cv_subsample(&input).is_none());
+    }
+
+    /// The subsample's choice of lambda against the whole table's, with
+    /// the subsample forced onto a table small enough to fit both ways.
+    fn subsampled_and_whole(x: &DMatrix<f64>, given: &[usize], k: usize) -> (Fit, Fit) {
+        let whole = ShiftLr::new(&opts("cv")).unwrap();
+        let mut sub = whole.clone();
+        sub.large = large::LargeTables {
+            min_rows: 0,
+            rows_per_parameter: 100,
+            max_share: 1.0,
+        };
+        let fit = |m: &ShiftLr| m.fit(x, given, k, &mut no_progress()).unwrap();
+        (fit(&sub), fit(&whole))
+    }
+
+    #[test]
+    fn a_subsample_chooses_the_lambda_the_whole_table_does() {
+        let (x, given, flipped) = simulated(2000, 3, 0.1, 9);
+        let (sub, whole) = subsampled_and_whole(&x, &given, 2);
+        assert!(
+            sub.extra.notes[0].contains("subsample of 8"),
+            "{:?}",
+            sub.extra.notes
+        );
+        assert!(whole.extra.notes[0].contains("cross-validation ("));
+        let lambda = |f: &Fit| f.extra.scalar("lambda").unwrap();
+        // Within one step of the path (a factor 0.01^(1/14) at 15 points).
+        let step = PATH_RATIO.powf(-1.0 / 14.0);
+        let ratio = lambda(&sub) / lambda(&whole);
+        assert!(
+            ratio < step * 1.01 && ratio > 1.0 / (step * 1.01),
+            "{ratio}"
+        );
+        let a = |f: &Fit| auroc(&f.p_mislabel, &flipped).unwrap();
+        assert!(
+            (a(&sub) - a(&whole)).abs() < 0.01,
+            "{} {}",
+            a(&sub),
+            a(&whole)
+        );
+        // The rank follows the thresholds at the chosen theta: the shifted
+        // samples first.
+        let entry = &sub.extra.sample_column("entry_lambda").unwrap().values;
+        let shifts = sub.shifts.as_ref().unwrap();
+        for (i, e) in entry.iter().enumerate() {
+            assert_eq!(shifts[(i, 0)] != 0.0, *e > lambda(&sub), "row {i}: {e}");
+        }
+    }
+
     #[test]
     fn cancels_within_one_path_step() {
         let (x, given, _) = simulated(100, 3, 0.1, 5);
