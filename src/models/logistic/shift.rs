@@ -1465,7 +1465,7 @@ mod tests {
     fn only_large_tables_are_subsampled_and_by_their_coefficients() {
         let model = ShiftLr::new(&opts("cv")).unwrap();
         // 60k rows, 3 features, two classes of 45k and 15k: the rarer
-        // class gets 100 rows per coefficient (4), a share of 400 / 15k.
+        // class gets 50 rows per coefficient (4), a share of 200 / 15k.
         let (n, d) = (60_000, 3);
         let x = DMatrix::from_fn(n, d, |i, j| ((i * 7 + j * 13) % 101) as f64);
         let given: Vec<usize> = (0..n).map(|i| usize::from(i % 4 == 0)).collect();
@@ -1474,7 +1474,7 @@ mod tests {
         let (rows, folds) = model.cv_subsample(&input).unwrap();
         assert_eq!(folds, 5);
         let ones = rows.iter().filter(|&&i| given[i] == 1).count();
-        assert_eq!((ones, rows.len()), (400, 1600));
+        assert_eq!((ones, rows.len()), (200, 800));
         // Below MIN_ROWS, and with lambda not chosen by cross-validation,
         // the old path is taken.
         let small = undecided(&x, &scaling, &given[..40_000], 2);
