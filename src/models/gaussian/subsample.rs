@@ -77,6 +77,13 @@ pub fn stratified(
     if !(share > 0.0 && share <= MAX_SHARE) {
         return None;
     }
+    Some(draw(by_class, share, seed))
+}
+
+/// The stratified draw of [`stratified`]: `share` of each class's rows
+/// (`by_class`), at least one of a class that has any, in table order.
+/// Shared with the shift model, which sizes its subsample by its own rule.
+pub fn draw(by_class: Vec<Vec<usize>>, share: f64, seed: u64) -> Vec<usize> {
     let mut rng = Rng::new(seed ^ 0x7375_6273_616d_706c);
     let mut rows = Vec::new();
     for mut class_rows in by_class {
@@ -91,7 +98,7 @@ pub fn stratified(
     }
     // In table order: the gather then reads the columns front to back.
     rows.sort_unstable();
-    Some(rows)
+    rows
 }
 
 /// Free parameters of one of `k` Gaussians of `d` features: its mean and

@@ -36,6 +36,8 @@ use crate::models::{
 };
 use crate::rng::Rng;
 
+mod large;
+
 /// The path runs from lambda_max down to this fraction of it.
 const PATH_RATIO: f64 = 0.01;
 
@@ -138,6 +140,8 @@ impl ThetaPenalty {
 
 #[derive(Clone, Debug)]
 pub struct ShiftLr {
+    /// When lambda is chosen on a subsample (see [`large`]).
+    large: large::LargeTables,
     rule: LambdaRule,
     theta_penalty: ThetaPenalty,
     /// Points on the lambda path.
@@ -158,6 +162,7 @@ impl ShiftLr {
             ));
         }
         Ok(Self {
+            large: large::LargeTables::default(),
             rule: LambdaRule::checked(options)?,
             theta_penalty: ThetaPenalty::checked(options)?,
             path_length: options.path_length,
@@ -572,11 +577,22 @@ impl PathInput<'_> {
 /// The smallest lambda with every shift zero: the largest norm of a
 /// free row's loss gradient at theta's fit without shifts.
 fn shift_lambda_max(input: &PathInput<'_>, probs: &DMatrix<f64>) -> f64 {
+    shift_thresholds(input, probs)
+        .into_iter()
+        .filter(|t| !t.is_nan())
+        .fold(0.0, f64::max)
+}
+
+/// Each row's threshold for the theta behind `probs`: the norm of its loss
+/// gradient at a zero shift, the lambda below which its shift is non-zero
+/// (the subgradient condition); NaN for a frozen row.
+fn shift_thresholds(input: &PathInput<'_>, probs: &DMatrix<f64>) -> Vec<f64> {
     let (labels, k) = (input.labels, input.k);
     (0..labels.len())
-        .filter(|&i| !input.is_frozen(i))
         .map(|i| {
-            if k == 2 {
+            if input.is_frozen(i) {
+                f64::NAN
+            } else if k == 2 {
                 (1.0 - probs[(i, labels[i])]).abs()
             } else {
                 (0..k)
@@ -585,7 +601,7 @@ fn shift_lambda_max(input: &PathInput<'_>, probs: &DMatrix<f64>) -> f64 {
                     .sqrt()
             }
         })
-        .fold(0.0, f64::max)
+        .collect()
 }
 
 /// A warm-started lambda path being walked one point at a time, so that
@@ -633,6 +649,16 @@ impl<'a> PathRun<'a> {
             theta,
             shifts: DMatrix::zeros(input.labels.len(), c),
             targets,
+        }
+    }
+
+    /// Theta's problem without shifts.
+    fn problem(&self) -> Problem<'_> {
+        Problem {
+            x: self.z,
+            targets: &self.targets,
+            offset: None,
+            penalty_factor: None,
         }
     }
 
@@ -798,17 +824,7 @@ impl ShiftLr {
                     Some(score) => score?,
                     None => self.cv_scores(input, folds, path.len(), &never)?,
                 };
-                let mut best = (0, f64::NEG_INFINITY);
-                for (idx, s) in score.iter().enumerate() {
-                    // Ties go to the smaller lambda: shifts never enter a
-                    // prediction, so when held-out accuracy cannot tell two
-                    // points apart, the one whose shifts absorb more
-                    // suspects is the more useful answer (the paper's own
-                    // argument for choosing lambda on training accuracy).
-                    if *s >= best.1 - 1e-12 {
-                        best = (idx, *s);
-                    }
-                }
+                let best = best_cv_point(&score);
                 Ok((
                     best.0,
                     format!(
@@ -891,6 +907,21 @@ impl ShiftLr {
     }
 }
 
+/// The path index with the most held-out correct predictions, and that
+/// count. Ties go to the smaller lambda: shifts never enter a prediction,
+/// so when held-out accuracy cannot tell two points apart, the one whose
+/// shifts absorb more suspects is the more useful answer (the paper's own
+/// argument for choosing lambda on training accuracy).
+fn best_cv_point(score: &[f64]) -> (usize, f64) {
+    let mut best = (0, f64::NEG_INFINITY);
+    for (idx, s) in score.iter().enumerate() {
+        if *s >= best.1 - 1e-12 {
+            best = (idx, *s);
+        }
+    }
+    best
+}
+
 /// A fold's held-out rows, and its training features, labels and frozen
 /// rows.
 type FoldSplit = (Vec<usize>, DMatrix<f64>, Vec<usize>, Vec<bool>);
@@ -971,6 +1002,12 @@ fn entries(path: &[PathPoint], n: usize) -> (Vec<f64>, Vec<usize>) {
             }
         }
     }
+    rank_by_entry(entry)
+}
+
+/// The suspicion rank of entry lambdas (NaN: never entered, last).
+fn rank_by_entry(entry: Vec<f64>) -> (Vec<f64>, Vec<usize>) {
+    let n = entry.len();
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| {
         let ea = if entry[a].is_nan() { -1.0 } else { entry[a] };
@@ -1016,6 +1053,10 @@ impl RobustModel for ShiftLr {
             frozen: &frozen,
             k,
         };
+        if let Some((rows, folds)) = self.cv_subsample(&input) {
+            let (point, walked) = self.fit_large(&input, &rows, folds, progress)?;
+            return Ok(finish(x, given, k, standardizer, &point, walked, guide));
+        }
         let steps = self.path_length;
         // Cross-validation's fold paths do not depend on the full path, so
         // they run alongside it (on the thread pool) instead of after it:
@@ -1058,48 +1099,79 @@ impl RobustModel for ShiftLr {
             point.shifts.clone_from(&run.shifts);
         }
         let point = &path[chosen];
-        // The curator's scores come from theta alone (section 3.2).
-        let z = Design::standardized(x, &standardizer);
-        let posterior =
-            l1_logistic::probabilities(&l1_logistic::linear_on(&z, &point.theta, None), k);
-        let mut fit = Fit::from_posterior(posterior, given);
-        let (entry, rank) = entries(&path, given.len());
-        fit.suspicion_rank = Some(rank);
-        fit.shifts = Some(point.shifts.clone());
-        fit.extra
-            .sample_columns
-            .push(
-                SampleColumn::new("entry_lambda", entry).with_display(ColumnDisplay {
-                    label: Some("entry".into()),
-                    ..ColumnDisplay::default()
-                }),
-            );
-        fit.extra.series.push(NamedSeries {
-            name: "shift path".into(),
-            x_label: "lambda".into(),
-            y_label: "non-zero shifts".into(),
-            points: path
-                .iter()
-                .map(|p| (p.lambda, p.nonzero().iter().filter(|v| **v).count() as f64))
-                .collect(),
-        });
-        fit.extra.scalars.push(("lambda".into(), point.lambda));
-        fit.extra.scalars.push((
-            "non_zero_shifts".into(),
-            point.nonzero().iter().filter(|v| **v).count() as f64,
-        ));
-        fit.extra.notes.push(why);
-        fit.trace = path.iter().map(|p| p.lambda).collect();
-        fit.iterations = path.len();
-        fit.converged = true;
-        fit.classifier = Some(Arc::new(LogisticClassifier {
-            standardizer,
-            coefs: point.theta.clone(),
-            n_classes: k,
-        }));
-        guide.pin_fit(&mut fit, given);
-        Ok(fit)
+        let series = path
+            .iter()
+            .map(|p| (p.lambda, p.nonzero().iter().filter(|v| **v).count() as f64))
+            .collect();
+        let walked = Walked {
+            entries: entries(&path, given.len()),
+            series,
+            why,
+        };
+        Ok(finish(x, given, k, standardizer, point, walked, guide))
     }
+}
+
+/// What a fit reports besides its chosen point: each sample's entry lambda
+/// and suspicion rank, the non-zero shifts per lambda, and how lambda was
+/// chosen.
+struct Walked {
+    entries: (Vec<f64>, Vec<usize>),
+    series: Vec<(f64, f64)>,
+    why: String,
+}
+
+/// The fit of the chosen point; the curator's scores come from theta alone
+/// (section 3.2).
+fn finish(
+    x: &DMatrix<f64>,
+    given: &[usize],
+    k: usize,
+    standardizer: Standardizer,
+    point: &PathPoint,
+    walked: Walked,
+    guide: &Guide,
+) -> Fit {
+    let z = Design::standardized(x, &standardizer);
+    let posterior = l1_logistic::probabilities(&l1_logistic::linear_on(&z, &point.theta, None), k);
+    let mut fit = Fit::from_posterior(posterior, given);
+    let Walked {
+        entries: (entry, rank),
+        series,
+        why,
+    } = walked;
+    fit.suspicion_rank = Some(rank);
+    fit.shifts = Some(point.shifts.clone());
+    fit.extra
+        .sample_columns
+        .push(
+            SampleColumn::new("entry_lambda", entry).with_display(ColumnDisplay {
+                label: Some("entry".into()),
+                ..ColumnDisplay::default()
+            }),
+        );
+    fit.extra.series.push(NamedSeries {
+        name: "shift path".into(),
+        x_label: "lambda".into(),
+        y_label: "non-zero shifts".into(),
+        points: series.clone(),
+    });
+    fit.extra.scalars.push(("lambda".into(), point.lambda));
+    fit.extra.scalars.push((
+        "non_zero_shifts".into(),
+        point.nonzero().iter().filter(|v| **v).count() as f64,
+    ));
+    fit.extra.notes.push(why);
+    fit.trace = series.iter().map(|p| p.0).collect();
+    fit.iterations = series.len();
+    fit.converged = true;
+    fit.classifier = Some(Arc::new(LogisticClassifier {
+        standardizer,
+        coefs: point.theta.clone(),
+        n_classes: k,
+    }));
+    guide.pin_fit(&mut fit, given);
+    fit
 }
 
 #[cfg(test)]
@@ -1371,6 +1443,97 @@ mod tests {
         // Within lambda's ball, zero is the answer.
         solve_group_shift(&eta, 0, 0.9, &mut buf);
         assert!(buf.s.iter().all(|v| *v == 0.0), "{:?}", buf.s);
+    }
+
+    /// The input of a fit on (x, given) with no decided rows.
+    fn undecided<'a>(
+        x: &'a DMatrix<f64>,
+        scaling: &'a Standardizer,
+        given: &'a [usize],
+        k: usize,
+    ) -> PathInput<'a> {
+        PathInput {
+            x,
+            scaling,
+            labels: given,
+            frozen: &[],
+            k,
+        }
+    }
+
+    #[test]
+    fn only_large_tables_are_subsampled_and_by_their_coefficients() {
+        let model = ShiftLr::new(&opts("cv")).unwrap();
+        // 60k rows, 3 features, two classes of 45k and 15k: the rarer
+        // class gets 50 rows per coefficient (4), a share of 200 / 15k.
+        let (n, d) = (60_000, 3);
+        let x = DMatrix::from_fn(n, d, |i, j| ((i * 7 + j * 13) % 101) as f64);
+        let given: Vec<usize> = (0..n).map(|i| usize::from(i % 4 == 0)).collect();
+        let scaling = Standardizer::fit(&x);
+        let input = undecided(&x, &scaling, &given, 2);
+        let (rows, folds) = model.cv_subsample(&input).unwrap();
+        assert_eq!(folds, 5);
+        let ones = rows.iter().filter(|&&i| given[i] == 1).count();
+        assert_eq!((ones, rows.len()), (200, 800));
+        // Below MIN_ROWS, and with lambda not chosen by cross-validation,
+        // the old path is taken.
+        let small = undecided(&x, &scaling, &given[..40_000], 2);
+        let x_small = x.rows(0, 40_000).into_owned();
+        let small = PathInput {
+            x: &x_small,
+            ..small
+        };
+        assert!(model.cv_subsample(&small).is_none());
+        let noise = ShiftLr::new(&opts("noise")).unwrap();
+        assert!(noise.cv_subsample(&input).is_none());
+    }
+
+    /// The subsample's choice of lambda against the whole table's, with
+    /// the subsample forced onto a table small enough to fit both ways.
+    fn subsampled_and_whole(x: &DMatrix<f64>, given: &[usize], k: usize) -> (Fit, Fit) {
+        let whole = ShiftLr::new(&opts("cv")).unwrap();
+        let mut sub = whole.clone();
+        sub.large = large::LargeTables {
+            min_rows: 0,
+            rows_per_parameter: 100,
+            max_share: 1.0,
+        };
+        let fit = |m: &ShiftLr| m.fit(x, given, k, &mut no_progress()).unwrap();
+        (fit(&sub), fit(&whole))
+    }
+
+    #[test]
+    fn a_subsample_chooses_the_lambda_the_whole_table_does() {
+        let (x, given, flipped) = simulated(2000, 3, 0.1, 9);
+        let (sub, whole) = subsampled_and_whole(&x, &given, 2);
+        assert!(
+            sub.extra.notes[0].contains("subsample of 8"),
+            "{:?}",
+            sub.extra.notes
+        );
+        assert!(whole.extra.notes[0].contains("cross-validation ("));
+        let lambda = |f: &Fit| f.extra.scalar("lambda").unwrap();
+        // Within one step of the path (a factor 0.01^(1/14) at 15 points).
+        let step = PATH_RATIO.powf(-1.0 / 14.0);
+        let ratio = lambda(&sub) / lambda(&whole);
+        assert!(
+            ratio < step * 1.01 && ratio > 1.0 / (step * 1.01),
+            "{ratio}"
+        );
+        let a = |f: &Fit| auroc(&f.p_mislabel, &flipped).unwrap();
+        assert!(
+            (a(&sub) - a(&whole)).abs() < 0.01,
+            "{} {}",
+            a(&sub),
+            a(&whole)
+        );
+        // The rank follows the thresholds at the chosen theta: the shifted
+        // samples first.
+        let entry = &sub.extra.sample_column("entry_lambda").unwrap().values;
+        let shifts = sub.shifts.as_ref().unwrap();
+        for (i, e) in entry.iter().enumerate() {
+            assert_eq!(shifts[(i, 0)] != 0.0, *e > lambda(&sub), "row {i}: {e}");
+        }
     }
 
     #[test]
