@@ -17,7 +17,7 @@ use nalgebra::DMatrix;
 
 use crate::models::gaussian::subsample::{self, Sub};
 use crate::models::logistic::bayes_lambda::{
-    LAMBDA_RTOL, bayes_lambda, bayes_lambda_from_fit, lambda_floor,
+    LAMBDA_RTOL, bayes_lambda, bayes_lambda_from_fit, bayes_lambda_on_share, lambda_floor,
 };
 use crate::models::logistic::classifier::{LogisticClassifier, selected_features};
 use crate::models::logistic::l1_logistic::{self, Coefs, Design, Penalty, Problem};
@@ -58,6 +58,9 @@ pub struct Rlr {
     /// Fewest rows for a subsample to be considered
     /// ([`subsample::MIN_ROWS`]; tests lower it).
     subsample_min_rows: usize,
+    /// The share of the table's rows this fit sees: 1, or a subsample's
+    /// (see [`LambdaState::share`]).
+    row_share: f64,
 }
 
 impl Rlr {
@@ -91,6 +94,7 @@ impl Rlr {
             iterations: options.checked_iterations()?,
             seed: options.seed,
             subsample_min_rows: subsample::MIN_ROWS,
+            row_share: 1.0,
         })
     }
 }
@@ -200,8 +204,14 @@ fn held_note(rows: &[usize]) -> String {
 /// The L1 penalty: fixed, or by the Bayesian rule (eq. 7), and the L1 fits
 /// it took.
 struct LambdaState {
+    /// The table's lambda (of eq. 5 on all its rows).
     lambda: f64,
     lambda_max: f64,
+    /// The share of the table's rows the fit sees. A subsample estimates
+    /// the table's eq. 5 up to this factor, so its L1 term, and with it
+    /// every fit, is `share * lambda`: eq. 7 then estimates the table's
+    /// lambda, not a smaller table's.
+    share: f64,
     /// false: eq. 7 has no fixed point above the floor.
     found: bool,
     fits: usize,
@@ -217,6 +227,11 @@ struct LambdaState {
 }
 
 impl LambdaState {
+    /// The L1 weight on the fit's own rows.
+    fn penalty(&self) -> f64 {
+        self.lambda * self.share
+    }
+
     /// The M-step for w on the current soft targets: solved fully when
     /// `exact`, else one Newton round from the previous coefficients. The
     /// inexact step still raises eq. 5 (a generalised EM, Dempster, Laird
@@ -230,7 +245,7 @@ impl LambdaState {
             } else {
                 self.hint
             };
-            let b = bayes_lambda(problem, self.lambda_max, start, coefs);
+            let b = bayes_lambda_on_share(problem, self.share, self.lambda_max, start, coefs);
             (self.lambda, self.found) = (b.lambda, b.found);
             self.fits += b.fits;
             self.rounds += 1;
@@ -239,7 +254,7 @@ impl LambdaState {
         } else {
             self.fits += 1;
             let penalty = Penalty {
-                l1: self.lambda,
+                l1: self.penalty(),
                 l2: 0.0,
             };
             let rounds = if exact { 100 } else { 1 };
@@ -258,7 +273,7 @@ impl LambdaState {
     /// the next M-step would repeat this search on nearly the same
     /// targets).
     fn still_holds(&mut self, problem: &Problem<'_>, coefs: &Coefs) -> bool {
-        let b = bayes_lambda_from_fit(problem, self.lambda_max, self.lambda, coefs);
+        let b = bayes_lambda_from_fit(problem, self.share, self.lambda_max, self.lambda, coefs);
         self.fits += b.fits;
         let holds = (b.lambda / self.lambda - 1.0).abs() <= 2.0 * LAMBDA_RTOL;
         if !holds {
@@ -471,13 +486,15 @@ impl Rlr {
             offset: None,
             penalty_factor: None,
         };
-        let lambda_max = l1_logistic::lambda_max(&base);
+        // lambda_max of the table: a subsample's is its share of it.
+        let lambda_max = l1_logistic::lambda_max(&base) / self.row_share;
         let (lam, first) = match resume {
             // The first M-step searches eq. 7 from the subsample's lambda.
             Some(r) => (
                 LambdaState {
                     lambda: self.lambda.unwrap_or(r.lambda),
                     lambda_max,
+                    share: self.row_share,
                     found: r.found,
                     fits: r.fits,
                     search: self.lambda.is_none(),
@@ -539,6 +556,7 @@ impl Rlr {
         let mut lam = LambdaState {
             lambda: self.lambda.unwrap_or(lambda_max),
             lambda_max,
+            share: self.row_share,
             found: true,
             fits: hint.as_ref().map_or(0, |h| h.fits),
             search: self.lambda.is_none(),
@@ -610,16 +628,15 @@ impl Rlr {
     /// convergence test, so the answer is the full-data fixed point. The
     /// steps far from it (from the given labels, 20% of them flipped on
     /// gauss_200k) and the search for eq. 7's lambda down from lambda_max
-    /// cost a share of the rows. The subsample is an rlr fit of its own,
-    /// lambda chosen for its rows: with the table's penalty scaled to its
-    /// share instead (the subsample's estimate of the table's problem) the
-    /// weights are nearly unpenalised on few rows, and 3k rows of
-    /// gauss_200k went separable and took EM on the table to a degenerate
-    /// fixed point (AUROC 0.986 instead of 0.998). The table's first
-    /// M-step searches eq. 7 from the subsample's lambda (1.48 on 6k rows
-    /// of gauss_200k, 1.12 on all), as a cold fit does from its hint. The
-    /// subsample is standardised as the table, so its coefficients carry
-    /// over as they are.
+    /// cost a share of the rows. The subsample's eq. 5 is its share of the
+    /// table's (see [`LambdaState::share`]), so its fixed point estimates
+    /// the table's; the table's first M-step searches eq. 7 from its
+    /// lambda, as a cold fit does from its hint. Should eq. 7 have no
+    /// fixed point on the subsample (separable classes: on 3k rows of
+    /// gauss_200k EM on the table then stayed at a degenerate fixed
+    /// point, AUROC 0.986 instead of 0.998), the table is fitted from the
+    /// given labels. The subsample is standardised as the table, so its
+    /// coefficients carry over as they are.
     #[allow(clippy::too_many_arguments)]
     fn via_subsample(
         &self,
@@ -632,11 +649,8 @@ impl Rlr {
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<(Outcome, String), FitError> {
         let sub = Sub::gather(rows, x, given, guide);
-        // A fixed lambda weighs a summed loss: on m of n rows the same
-        // pull towards zero is m / n of it.
-        let share = rows.len() as f64 / given.len() as f64;
         let on_sub = Rlr {
-            lambda: self.lambda.map(|l| l * share),
+            row_share: rows.len() as f64 / given.len() as f64,
             ..self.clone()
         };
         let first = on_sub.run(
@@ -648,6 +662,16 @@ impl Rlr {
             None,
             progress,
         )?;
+        if !first.lam.found {
+            // Separable on the subsample: its fixed point is no start.
+            let note = format!(
+                "eq. 7 had no fixed point on a stratified subsample of {} rows, so EM ran on all \
+                 rows from the given labels",
+                rows.len()
+            );
+            let out = self.run(x, standardizer, given, k, guide, None, progress)?;
+            return Ok((out, note));
+        }
         let note = format!(
             "EM ran {} iteration(s) on a stratified subsample of {} rows first, then continued \
              on all {} rows to convergence",
@@ -732,7 +756,7 @@ impl Em<'_, '_> {
         if !self.rlr.robust {
             posterior = p_true;
         }
-        let objective = loglik - self.lam.lambda * params.coefs.l1();
+        let objective = loglik - self.lam.penalty() * params.coefs.l1();
         self.iteration += 1;
         self.trace.push(objective);
         let max = self.rlr.iterations.max_iter;
@@ -754,7 +778,10 @@ impl Em<'_, '_> {
     fn m_step(&mut self, params: Params, posterior: &DMatrix<f64>, exact: bool) -> Params {
         let Params { coefs, mut gamma } = params;
         if !self.fix_gamma {
-            update_gamma(&mut gamma, posterior, self.given, self.rlr.gamma_prior);
+            // The prior's pseudo-counts weigh against the table's
+            // counts, of which a subsample's are its share.
+            let prior = self.rlr.gamma_prior * self.rlr.row_share;
+            update_gamma(&mut gamma, posterior, self.given, prior);
         }
         let problem = Problem {
             targets: posterior,
@@ -815,7 +842,7 @@ impl Em<'_, '_> {
                     if !holds {
                         squarem = Squarem::default();
                         // Eq. 5 at the new lambda, for the next comparison.
-                        l1 += (before - self.lam.lambda) * t1.coefs.l1();
+                        l1 += (before - self.lam.lambda) * self.lam.share * t1.coefs.l1();
                     }
                     lambda_final = holds;
                     self.lam.settled = holds;
