@@ -61,7 +61,28 @@ pub fn stratified(
     rows_per_parameter: usize,
     seed: u64,
 ) -> Option<Vec<usize>> {
-    if given.len() < MIN_ROWS {
+    stratified_above(
+        given,
+        n_classes,
+        params_per_class,
+        rows_per_parameter,
+        MIN_ROWS,
+        seed,
+    )
+}
+
+/// [`stratified`] on tables of at least `min_rows` rows instead of
+/// [`MIN_ROWS`]: tests force the subsample on a table small enough to fit
+/// both ways.
+pub fn stratified_above(
+    given: &[usize],
+    n_classes: usize,
+    params_per_class: usize,
+    rows_per_parameter: usize,
+    min_rows: usize,
+    seed: u64,
+) -> Option<Vec<usize>> {
+    if given.len() < min_rows {
         return None;
     }
     let mut by_class: Vec<Vec<usize>> = vec![Vec::new(); n_classes];
