@@ -426,6 +426,11 @@ impl<'a> Excess<'a> {
         for t in terms {
             seen += t;
         }
+        self.of_sum(seen)
+    }
+
+    /// The excess error from the sum of the observed symbols' terms.
+    pub fn of_sum(&self, seen: f64) -> f64 {
         self.unseen - seen
     }
 

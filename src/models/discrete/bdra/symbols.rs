@@ -12,7 +12,8 @@
 //! so a collision costs time, never a wrong merge. The moves of one feature
 //! share that grouping: symbols that agree on every other feature are found
 //! once (the feature's removal), and a merge of two of its levels only
-//! regroups within them, nearly all single symbols while M dwarfs the data.
+//! joins pairs within them (`merges.rs`): nearly none while M dwarfs the
+//! data, so its score is the current terms with a few replaced.
 //!
 //! The arithmetic is that of regrouping the cells: symbols stay in order of
 //! first appearance among the cells (a union's first cell is its first
@@ -25,6 +26,10 @@ use std::collections::hash_map::Entry;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::{Cells, Excess, Move, Reduction, Scoring};
+
+mod merges;
+
+use merges::Merges;
 
 /// The end of a chain of symbols with equal fingerprints.
 const END: u32 = u32::MAX;
@@ -184,16 +189,20 @@ impl SymbolTable {
             return Vec::new();
         };
         let rest = self.partition(Some(Move::Remove(j)));
+        let mut merges: Option<Merges<'_>> = None;
         moves
             .iter()
-            .map(|&m| {
-                let eq8 = |part: &Partition| {
-                    let excess = Excess::new(&self.totals, part.first.len(), ln_m(m), how);
-                    self.excess_of(part, &excess)
-                };
-                match m {
-                    Move::Remove(_) => eq8(&rest),
-                    Move::Merge(..) => eq8(&self.refine(&rest, m)),
+            .map(|&m| match m {
+                Move::Remove(_) => {
+                    let excess = Excess::new(&self.totals, rest.first.len(), ln_m(m), how);
+                    self.excess_of(&rest, &excess)
+                }
+                Move::Merge(..) => {
+                    let at = ln_m(m);
+                    if !merges.as_ref().is_some_and(|s| s.fits(at)) {
+                        merges = Some(Merges::new(self, &rest, j, at, how));
+                    }
+                    merges.as_ref().map_or(f64::NAN, |s| s.score(m, how))
                 }
             })
             .collect()
@@ -265,26 +274,6 @@ impl SymbolTable {
                 next.push(END);
             }
             part.assign(s, id);
-        }
-        part
-    }
-
-    /// The partition of a merge of feature j, from `rest`, that of j's
-    /// removal: symbols join when they are in one symbol of `rest` and
-    /// their levels of j agree after the merge.
-    fn refine(&self, rest: &Partition, m: Move) -> Partition {
-        let col = &self.codes[m.feature()];
-        let mut within = PrintMap::default();
-        let mut part = Partition::with_capacity(self.len());
-        for (s, &r) in rest.of_symbol.iter().enumerate() {
-            let fresh = part.first.len() as u32;
-            let id = if rest.size[r as usize] == 1 {
-                fresh
-            } else {
-                let key = u64::from(r) << 32 | u64::from(m.recode(col[s]));
-                *within.entry(mix(key)).or_insert(fresh)
-            };
-            part.assign(s as u32, id);
         }
         part
     }
