@@ -36,7 +36,7 @@ impl<'t> Merges<'t> {
         ln_m: f64,
         how: &Scoring<'_>,
     ) -> Self {
-        let col = &table.codes[j];
+        let col: Vec<u32> = (0..table.len() as u32).map(|s| table.code(s, j)).collect();
         let levels = col.iter().max().map_or(1, |&c| c as usize + 1);
         let mut slot = vec![END; rest.first.len()];
         let mut members = Vec::new();
