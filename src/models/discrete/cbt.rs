@@ -242,6 +242,18 @@ pub struct LeaveOneOut {
 }
 
 pub fn leave_one_out(symbols: &Symbols, alpha: &[f64]) -> LeaveOneOut {
+    loo(symbols, alpha, true)
+}
+
+/// [`leave_one_out`]'s log-likelihood alone, all the alpha search reads
+/// at each of its ~30 K trial alphas: without the posteriors and
+/// statistics (K exps and a vector per (symbol, label) pair).
+pub fn loo_log_likelihood(symbols: &Symbols, alpha: &[f64]) -> f64 {
+    loo(symbols, alpha, false).log_likelihood
+}
+
+/// [`leave_one_out`], with empty posteriors and statistics unless `full`.
+fn loo(symbols: &Symbols, alpha: &[f64], full: bool) -> LeaveOneOut {
     let k = alpha.len();
     let groups = symbols.given_totals.len();
     let a = group_table(alpha, groups);
@@ -257,8 +269,8 @@ pub fn leave_one_out(symbols: &Symbols, alpha: &[f64]) -> LeaveOneOut {
         .counts
         .par_iter()
         .map(|x| {
-            let mut post = vec![Vec::new(); groups];
-            let mut stat = vec![f64::NAN; groups];
+            let mut post = vec![Vec::new(); if full { groups } else { 0 }];
+            let mut stat = vec![f64::NAN; if full { groups } else { 0 }];
             let mut ll = 0.0;
             // Reused across the label groups: this runs for every symbol
             // at every trial alpha.
@@ -278,6 +290,9 @@ pub fn leave_one_out(symbols: &Symbols, alpha: &[f64]) -> LeaveOneOut {
                 }
                 let lse = crate::models::numerics::log_sum_exp(&ln_joint);
                 ll += x[g] * lse;
+                if !full {
+                    continue;
+                }
                 post[g] = ln_joint.iter().map(|v| (v - lse).exp()).collect();
                 // A decided group's own class is its decision.
                 let own = if g < k { g } else { g - k };
@@ -336,7 +351,7 @@ pub fn estimate_alpha(
     let mut alpha = vec![0.0; k];
     let mut trace = Vec::new();
     let evaluate = |alpha: &[f64], tick: &mut dyn FnMut(f64) -> bool| -> Option<f64> {
-        let ll = leave_one_out(symbols, alpha).log_likelihood;
+        let ll = loo_log_likelihood(symbols, alpha);
         tick(ll).then_some(ll)
     };
     let groups = alpha_groups(&symbols.given_totals[..k]);
