@@ -47,7 +47,7 @@ use crate::models::{
     Classifier, Control, Fit, FitError, GammaTable, Guide, ModelInput, ModelOptions, ModelReport,
     NamedMatrix, NamedSeries, Progress, RobustModel,
 };
-pub use split::{split_counts, split_counts_into};
+pub use split::{split_counts, split_counts_into, split_two};
 
 /// Step of the coarse alpha grid before the golden-section refinement.
 const GRID_STEP: f64 = 0.05;
@@ -274,16 +274,11 @@ fn loo(symbols: &Symbols, alpha: &[f64], full: bool) -> LeaveOneOut {
             let mut ll = 0.0;
             // Reused across the label groups: this runs for every symbol
             // at every trial alpha.
-            let mut rest = x.clone();
-            let (mut c, mut ln_f, mut ln_joint) = (vec![0.0; k], vec![0.0; k], vec![0.0; k]);
-            for g in 0..groups {
-                if x[g] < 1.0 {
-                    continue;
-                }
-                rest[g] = x[g] - 1.0;
-                let (ln_den, w) = &per_label[g];
-                split_counts_into(&rest, &a, w, &mut c);
-                rest[g] = x[g];
+            let (mut rest, mut rest2) = (x.clone(), x.clone());
+            let (mut c, mut d) = (vec![0.0; k], vec![0.0; k]);
+            let (mut ln_f, mut ln_joint) = (vec![0.0; k], vec![0.0; k]);
+            let mut finish = |g: usize, c: &[f64]| {
+                let ln_den = &per_label[g].0;
                 for t in 0..k {
                     ln_f[t] = (c[t] + 1.0).ln() - ln_den[t];
                     ln_joint[t] = ln_a[g * k + t] + ln_f[t];
@@ -291,7 +286,7 @@ fn loo(symbols: &Symbols, alpha: &[f64], full: bool) -> LeaveOneOut {
                 let lse = crate::models::numerics::log_sum_exp(&ln_joint);
                 ll += x[g] * lse;
                 if !full {
-                    continue;
+                    return;
                 }
                 post[g] = ln_joint.iter().map(|v| (v - lse).exp()).collect();
                 // A decided group's own class is its decision.
@@ -301,6 +296,26 @@ fn loo(symbols: &Symbols, alpha: &[f64], full: bool) -> LeaveOneOut {
                     .map(|t| ln_f[t])
                     .fold(f64::NEG_INFINITY, f64::max);
                 stat[g] = other - ln_f[own];
+            };
+            // The labels' splits two at a time (see `split_two`), finished
+            // in label order.
+            let present: Vec<usize> = (0..groups).filter(|&g| x[g] >= 1.0).collect();
+            for pair in present.chunks(2) {
+                if let [g, h] = *pair {
+                    rest[g] = x[g] - 1.0;
+                    rest2[h] = x[h] - 1.0;
+                    let w = [per_label[g].1.as_slice(), per_label[h].1.as_slice()];
+                    split_two([&rest, &rest2], &a, w, [&mut c, &mut d]);
+                    (rest[g], rest2[h]) = (x[g], x[h]);
+                    finish(g, &c);
+                    finish(h, &d);
+                } else {
+                    let g = pair[0];
+                    rest[g] = x[g] - 1.0;
+                    split_counts_into(&rest, &a, &per_label[g].1, &mut c);
+                    rest[g] = x[g];
+                    finish(g, &c);
+                }
             }
             (post, stat, ll)
         })
