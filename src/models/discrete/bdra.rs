@@ -426,6 +426,11 @@ impl<'a> Excess<'a> {
         for t in terms {
             seen += t;
         }
+        self.of_sum(seen)
+    }
+
+    /// The excess error from the sum of the observed symbols' terms.
+    pub fn of_sum(&self, seen: f64) -> f64 {
         self.unseen - seen
     }
 
@@ -536,14 +541,37 @@ fn solo_excess(cells: &Cells, start: &Reduction, priors: &[f64], ln1: &LnCounts)
                     *m = None;
                 }
             }
-            if only.maps[j].is_some() {
-                let symbols = SymbolTable::of_cells(cells, &only);
-                excess_flat(symbols.counts(), priors, only.ln_m(), 0.0, ln1)
-            } else {
-                f64::INFINITY
+            match &only.maps[j] {
+                Some(map) => {
+                    excess_flat(&solo_counts(cells, j, map), priors, only.ln_m(), 0.0, ln1)
+                }
+                None => f64::INFINITY,
             }
         })
         .collect()
+}
+
+/// The counts per class of feature j's merged levels, K per level in order
+/// of first appearance among the cells: [`SymbolTable::of_cells`]'s counts
+/// for a reduction that keeps j alone, read off an array by level instead
+/// of grouping every cell by fingerprint (each join confirmed by comparing
+/// all codes, p times over n cells).
+fn solo_counts(cells: &Cells, j: usize, map: &[u32]) -> Vec<f64> {
+    let k = cells.counts.first().map_or(1, Vec::len);
+    let mut slot = vec![usize::MAX; map.iter().max().map_or(0, |&l| l as usize + 1)];
+    let mut counts: Vec<f64> = Vec::new();
+    for (codes, c) in cells.codes.iter().zip(&cells.counts) {
+        let level = map[codes[j] as usize] as usize;
+        if slot[level] == usize::MAX {
+            slot[level] = counts.len();
+            counts.resize(counts.len() + k, 0.0);
+        }
+        let at = slot[level];
+        for (a, b) in counts[at..at + k].iter_mut().zip(c) {
+            *a += b;
+        }
+    }
+    counts
 }
 
 /// The least score and its move.
@@ -693,6 +721,31 @@ mod tests {
         let kept: Vec<usize> = result.reduction.kept().collect();
         assert!(kept.contains(&7), "{kept:?}");
         assert!(kept.len() <= 3, "{kept:?}");
+    }
+
+    #[test]
+    fn solo_counts_are_those_of_the_symbol_table_of_one_feature() {
+        let mut rng = Rng::new(3);
+        let levels = [1, 2, 3, 5, 4];
+        let given: Vec<usize> = (0..300).map(|_| rng.below(3)).collect();
+        let codes: Vec<Vec<u32>> = (0..300)
+            .map(|_| levels.iter().map(|&l| rng.below(l) as u32).collect())
+            .collect();
+        let cells = Cells::build(&codes, &given, 3);
+        let merged = Reduction::full(&levels).apply(Move::Merge(3, 1, 3));
+        for r in [Reduction::full(&levels), merged] {
+            for j in 0..levels.len() {
+                let mut only = r.clone();
+                for (i, m) in only.maps.iter_mut().enumerate() {
+                    if i != j {
+                        *m = None;
+                    }
+                }
+                let map = only.maps[j].clone().unwrap();
+                let table = SymbolTable::of_cells(&cells, &only);
+                assert_eq!(solo_counts(&cells, j, &map), table.counts(), "feature {j}");
+            }
+        }
     }
 
     #[test]

@@ -47,6 +47,7 @@ use crate::models::{
     Classifier, Control, Fit, FitError, GammaTable, Guide, ModelInput, ModelOptions, ModelReport,
     NamedMatrix, NamedSeries, Progress, RobustModel,
 };
+pub use split::{split_counts, split_counts_into, split_two};
 
 /// Step of the coarse alpha grid before the golden-section refinement.
 const GRID_STEP: f64 = 0.05;
@@ -56,8 +57,6 @@ const GOLDEN_ITERATIONS: usize = 14;
 const MAX_SWEEPS: usize = 4;
 /// A sweep that moves no alpha by more than this ends the search.
 const ALPHA_TOL: f64 = 1e-3;
-/// Fixed-point iterations per symbol at most.
-const SPLIT_ITERATIONS: usize = 500;
 
 /// BDRA's greedy search is quadratic in the features (every step scores
 /// every feature's moves on the current symbols); beyond this many it runs
@@ -224,48 +223,6 @@ fn ln_denominators(totals: &[f64], a: &[f64], ln_m: f64, left_out: Option<usize>
         .collect()
 }
 
-/// The expected true-class counts of one symbol with given-label counts
-/// `x`: the fixed point c_t = sum_g x_g r_g(t),
-/// r_g(t) ∝ A[g][t] (c_t + 1) / (n_t + M). `weight[t]` is 1 / (n_t + M)
-/// up to a common factor.
-pub fn split_counts(x: &[f64], a: &[f64], weight: &[f64]) -> Vec<f64> {
-    let (k, groups) = (weight.len(), x.len());
-    let mut c: Vec<f64> = (0..k)
-        .map(|t| (0..groups).map(|g| x[g] * a[g * k + t]).sum())
-        .collect();
-    let total: f64 = x.iter().sum();
-    let mut next = vec![0.0; k];
-    let mut phi = vec![0.0; k];
-    for _ in 0..SPLIT_ITERATIONS {
-        for t in 0..k {
-            phi[t] = (c[t] + 1.0) * weight[t];
-        }
-        next.iter_mut().for_each(|v| *v = 0.0);
-        for g in 0..groups {
-            if x[g] == 0.0 {
-                continue;
-            }
-            let row = &a[g * k..(g + 1) * k];
-            let s: f64 = row.iter().zip(&phi).map(|(a, p)| a * p).sum();
-            if s > 0.0 {
-                for t in 0..k {
-                    next[t] += x[g] * row[t] * phi[t] / s;
-                }
-            }
-        }
-        let change = c
-            .iter()
-            .zip(&next)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f64::max);
-        std::mem::swap(&mut c, &mut next);
-        if change <= 1e-10 * (1.0 + total) {
-            break;
-        }
-    }
-    c
-}
-
 fn relative_weights(ln_den: &[f64]) -> Vec<f64> {
     let lo = ln_den.iter().copied().fold(f64::INFINITY, f64::min);
     ln_den.iter().map(|l| (lo - l).exp()).collect()
@@ -285,9 +242,22 @@ pub struct LeaveOneOut {
 }
 
 pub fn leave_one_out(symbols: &Symbols, alpha: &[f64]) -> LeaveOneOut {
+    loo(symbols, alpha, true)
+}
+
+/// [`leave_one_out`]'s log-likelihood alone, all the alpha search reads
+/// at each of its ~30 K trial alphas: without the posteriors and
+/// statistics (K exps and a vector per (symbol, label) pair).
+pub fn loo_log_likelihood(symbols: &Symbols, alpha: &[f64]) -> f64 {
+    loo(symbols, alpha, false).log_likelihood
+}
+
+/// [`leave_one_out`], with empty posteriors and statistics unless `full`.
+fn loo(symbols: &Symbols, alpha: &[f64], full: bool) -> LeaveOneOut {
     let k = alpha.len();
     let groups = symbols.given_totals.len();
     let a = group_table(alpha, groups);
+    let ln_a: Vec<f64> = a.iter().map(|v| v.ln()).collect();
     let per_label: Vec<(Vec<f64>, Vec<f64>)> = (0..groups)
         .map(|g| {
             let ln_den = ln_denominators(&symbols.given_totals, &a, symbols.ln_m, Some(g));
@@ -299,21 +269,25 @@ pub fn leave_one_out(symbols: &Symbols, alpha: &[f64]) -> LeaveOneOut {
         .counts
         .par_iter()
         .map(|x| {
-            let mut post = vec![Vec::new(); groups];
-            let mut stat = vec![f64::NAN; groups];
+            let mut post = vec![Vec::new(); if full { groups } else { 0 }];
+            let mut stat = vec![f64::NAN; if full { groups } else { 0 }];
             let mut ll = 0.0;
-            for g in 0..groups {
-                if x[g] < 1.0 {
-                    continue;
+            // Reused across the label groups: this runs for every symbol
+            // at every trial alpha.
+            let (mut rest, mut rest2) = (x.clone(), x.clone());
+            let (mut c, mut d) = (vec![0.0; k], vec![0.0; k]);
+            let (mut ln_f, mut ln_joint) = (vec![0.0; k], vec![0.0; k]);
+            let mut finish = |g: usize, c: &[f64]| {
+                let ln_den = &per_label[g].0;
+                for t in 0..k {
+                    ln_f[t] = (c[t] + 1.0).ln() - ln_den[t];
+                    ln_joint[t] = ln_a[g * k + t] + ln_f[t];
                 }
-                let mut rest = x.clone();
-                rest[g] -= 1.0;
-                let (ln_den, w) = &per_label[g];
-                let c = split_counts(&rest, &a, w);
-                let ln_f: Vec<f64> = (0..k).map(|t| (c[t] + 1.0).ln() - ln_den[t]).collect();
-                let ln_joint: Vec<f64> = (0..k).map(|t| a[g * k + t].ln() + ln_f[t]).collect();
                 let lse = crate::models::numerics::log_sum_exp(&ln_joint);
                 ll += x[g] * lse;
+                if !full {
+                    return;
+                }
                 post[g] = ln_joint.iter().map(|v| (v - lse).exp()).collect();
                 // A decided group's own class is its decision.
                 let own = if g < k { g } else { g - k };
@@ -322,6 +296,26 @@ pub fn leave_one_out(symbols: &Symbols, alpha: &[f64]) -> LeaveOneOut {
                     .map(|t| ln_f[t])
                     .fold(f64::NEG_INFINITY, f64::max);
                 stat[g] = other - ln_f[own];
+            };
+            // The labels' splits two at a time (see `split_two`), finished
+            // in label order.
+            let present: Vec<usize> = (0..groups).filter(|&g| x[g] >= 1.0).collect();
+            for pair in present.chunks(2) {
+                if let [g, h] = *pair {
+                    rest[g] = x[g] - 1.0;
+                    rest2[h] = x[h] - 1.0;
+                    let w = [per_label[g].1.as_slice(), per_label[h].1.as_slice()];
+                    split_two([&rest, &rest2], &a, w, [&mut c, &mut d]);
+                    (rest[g], rest2[h]) = (x[g], x[h]);
+                    finish(g, &c);
+                    finish(h, &d);
+                } else {
+                    let g = pair[0];
+                    rest[g] = x[g] - 1.0;
+                    split_counts_into(&rest, &a, &per_label[g].1, &mut c);
+                    rest[g] = x[g];
+                    finish(g, &c);
+                }
             }
             (post, stat, ll)
         })
@@ -372,7 +366,7 @@ pub fn estimate_alpha(
     let mut alpha = vec![0.0; k];
     let mut trace = Vec::new();
     let evaluate = |alpha: &[f64], tick: &mut dyn FnMut(f64) -> bool| -> Option<f64> {
-        let ll = leave_one_out(symbols, alpha).log_likelihood;
+        let ll = loo_log_likelihood(symbols, alpha);
         tick(ll).then_some(ll)
     };
     let groups = alpha_groups(&symbols.given_totals[..k]);
@@ -891,6 +885,8 @@ impl RobustModel for Cbt {
         Ok(fit)
     }
 }
+
+mod split;
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

@@ -12,7 +12,8 @@
 //! so a collision costs time, never a wrong merge. The moves of one feature
 //! share that grouping: symbols that agree on every other feature are found
 //! once (the feature's removal), and a merge of two of its levels only
-//! regroups within them, nearly all single symbols while M dwarfs the data.
+//! joins pairs within them (`merges.rs`): nearly none while M dwarfs the
+//! data, so its score is the current terms with a few replaced.
 //!
 //! The arithmetic is that of regrouping the cells: symbols stay in order of
 //! first appearance among the cells (a union's first cell is its first
@@ -21,35 +22,22 @@
 //! same choices, ties included, as [`Cells::group`] for every move.
 
 use std::collections::HashMap;
-use std::collections::hash_map::Entry;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use super::{Cells, Excess, Move, Reduction, Scoring};
 
-/// The end of a chain of symbols with equal fingerprints.
+mod merges;
+
+use merges::Merges;
+
+/// No symbol: a new symbol of one member's place among the joined ones, a
+/// level absent from a group.
 const END: u32 = u32::MAX;
 
-/// Fingerprints are already uniform, so the map uses them as its hash.
-#[derive(Default)]
-struct PrintHasher(u64);
-
-impl Hasher for PrintHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
-    }
-}
-
-type PrintMap = HashMap<u64, u32, BuildHasherDefault<PrintHasher>>;
+/// An empty slot of [`SymbolTable::partition`]'s table (no new symbol has
+/// id `END`).
+const EMPTY: u64 = u64::MAX;
+/// Symbols whose slots [`SymbolTable::partition`] reads together.
+const BATCH: usize = 16;
 
 /// splitmix64's finaliser: a bijection, so distinct keys stay distinct.
 fn mix(mut z: u64) -> u64 {
@@ -66,9 +54,15 @@ fn term(j: usize, c: u32) -> u64 {
 /// The observed symbols of one reduction with their counts per class.
 #[derive(Clone, Debug)]
 pub struct SymbolTable {
-    /// `codes[j][s]`: symbol s's merged level of feature j, 0 when j is
-    /// removed. By column, as a move reads one feature of every symbol.
-    codes: Vec<Vec<u32>>,
+    /// `codes[s * p + j]`: symbol s's merged level of feature j, 0 when j
+    /// is removed. By row: a move reads one feature of every symbol in
+    /// order, which strides well, but confirming that a symbol joins
+    /// another compares all of two symbols' codes, the other one anywhere
+    /// (by column that was a cache miss per feature, a fifth of BDRA's
+    /// time on gauss_200k).
+    codes: Vec<u32>,
+    /// Features, the row length of `codes`.
+    p: usize,
     prints: Vec<u64>,
     /// K per symbol.
     counts: Vec<f64>,
@@ -123,21 +117,23 @@ impl SymbolTable {
     }
 
     fn of_cells_masked(cells: &Cells, r: &Reduction, mask: u64) -> Self {
-        let codes: Vec<Vec<u32>> = r
-            .maps
+        let p = r.maps.len();
+        let codes: Vec<u32> = cells
+            .codes
             .iter()
-            .enumerate()
-            .map(|(j, map)| match map {
-                Some(map) => cells.codes.iter().map(|c| map[c[j] as usize]).collect(),
-                None => vec![0; cells.codes.len()],
+            .flat_map(|c| {
+                r.maps.iter().enumerate().map(|(j, map)| match map {
+                    Some(map) => map[c[j] as usize],
+                    None => 0,
+                })
             })
             .collect();
         let prints = (0..cells.codes.len())
             .map(|s| {
-                codes
+                codes[s * p..(s + 1) * p]
                     .iter()
                     .enumerate()
-                    .map(|(j, col)| term(j, col[s]))
+                    .map(|(j, &c)| term(j, c))
                     .fold(0, u64::wrapping_add)
             })
             .collect();
@@ -148,6 +144,7 @@ impl SymbolTable {
         }
         let each_cell = Self {
             codes,
+            p,
             prints,
             counts: cells.counts.concat(),
             totals,
@@ -184,16 +181,20 @@ impl SymbolTable {
             return Vec::new();
         };
         let rest = self.partition(Some(Move::Remove(j)));
+        let mut merges: Option<Merges<'_>> = None;
         moves
             .iter()
-            .map(|&m| {
-                let eq8 = |part: &Partition| {
-                    let excess = Excess::new(&self.totals, part.first.len(), ln_m(m), how);
-                    self.excess_of(part, &excess)
-                };
-                match m {
-                    Move::Remove(_) => eq8(&rest),
-                    Move::Merge(..) => eq8(&self.refine(&rest, m)),
+            .map(|&m| match m {
+                Move::Remove(_) => {
+                    let excess = Excess::new(&self.totals, rest.first.len(), ln_m(m), how);
+                    self.excess_of(&rest, &excess)
+                }
+                Move::Merge(..) => {
+                    let at = ln_m(m);
+                    if !merges.as_ref().is_some_and(|s| s.fits(at)) {
+                        merges = Some(Merges::new(self, &rest, j, at, how));
+                    }
+                    merges.as_ref().map_or(f64::NAN, |s| s.score(m, how))
                 }
             })
             .collect()
@@ -203,21 +204,20 @@ impl SymbolTable {
     /// symbols).
     pub fn after(&self, m: Option<Move>) -> Self {
         let part = self.partition(m);
-        let codes = self
-            .codes
-            .iter()
-            .enumerate()
-            .map(|(j, col)| {
-                part.first
-                    .iter()
-                    .map(|&s| moved_code(m, j, col[s as usize]))
-                    .collect()
-            })
-            .collect();
+        let mut codes = Vec::with_capacity(part.first.len() * self.p);
+        for &s in &part.first {
+            let at = codes.len();
+            codes.extend_from_slice(self.row(s));
+            if let Some(m) = m {
+                let c = &mut codes[at + m.feature()];
+                *c = m.recode(*c);
+            }
+        }
         let counts = self.merged_counts(&part);
         let (kind, kinds) = kinds(&counts, self.k);
         Self {
             codes,
+            p: self.p,
             prints: part.first.iter().map(|&s| self.moved_print(s, m)).collect(),
             counts,
             totals: self.totals.clone(),
@@ -232,7 +232,7 @@ impl SymbolTable {
         let print = self.prints[s as usize];
         let Some(m) = m else { return print };
         let j = m.feature();
-        let c = self.codes[j][s as usize];
+        let c = self.code(s, j);
         print
             .wrapping_sub(term(j, c))
             .wrapping_add(term(j, m.recode(c)))
@@ -240,53 +240,71 @@ impl SymbolTable {
 
     /// Whether symbols `s` and `r` are one symbol after the move.
     fn same(&self, s: u32, r: u32, m: Option<Move>) -> bool {
-        self.codes
-            .iter()
-            .enumerate()
-            .all(|(j, col)| moved_code(m, j, col[s as usize]) == moved_code(m, j, col[r as usize]))
+        let (a, b) = (self.row(s), self.row(r));
+        let Some(m) = m else { return a == b };
+        let j = m.feature();
+        a[..j] == b[..j] && a[j + 1..] == b[j + 1..] && m.recode(a[j]) == m.recode(b[j])
     }
 
+    /// Symbol s's codes, one per feature.
+    fn row(&self, s: u32) -> &[u32] {
+        let at = s as usize * self.p;
+        &self.codes[at..at + self.p]
+    }
+
+    /// Symbol s's code of feature j.
+    fn code(&self, s: u32, j: usize) -> u32 {
+        self.codes[s as usize * self.p + j]
+    }
+
+    /// Groups the symbols by their fingerprint after the move, confirming
+    /// each join by comparing codes. The table is open addressing whose
+    /// slot holds a new symbol's id and its fingerprint's high half: one
+    /// cache line per symbol where a map of (fingerprint, id) entries with
+    /// chains took two or three (a partition per feature per BDRA step, G
+    /// near the row count, was a third of BDRA's time). Symbols with equal
+    /// fingerprints that differ sit further along the same probe run.
     fn partition(&self, m: Option<Move>) -> Partition {
         let g = self.len();
-        let mut heads = PrintMap::with_capacity_and_hasher(g, Default::default());
-        // Per new symbol, the next one whose fingerprint is equal.
-        let mut next: Vec<u32> = Vec::new();
+        let size = (2 * g).max(2).next_power_of_two();
+        let mut slots = vec![EMPTY; size];
         let mut part = Partition::with_capacity(g);
-        for s in 0..g as u32 {
-            let fresh = part.first.len() as u32;
-            let id = match heads.entry(self.moved_print(s, m) & self.mask) {
-                Entry::Vacant(e) => {
-                    e.insert(fresh);
-                    fresh
-                }
-                Entry::Occupied(e) => self.find_in_chain(*e.get(), s, m, &part.first, &mut next),
-            };
-            if id == fresh {
-                next.push(END);
+        let mut keys = [0u64; BATCH];
+        for from in (0..g).step_by(BATCH) {
+            let batch = from..(from + BATCH).min(g);
+            // The slots are cache misses that do not depend on each other:
+            // read a batch's together so they overlap, then probe in order.
+            let mut touched = 0;
+            for (key, s) in keys.iter_mut().zip(batch.clone()) {
+                *key = self.moved_print(s as u32, m) & self.mask;
+                touched ^= slots[*key as usize & (size - 1)];
             }
-            part.assign(s, id);
+            std::hint::black_box(touched);
+            for (&key, s) in keys.iter().zip(batch) {
+                let id = self.probe(&mut slots, key, s as u32, m, &part.first);
+                part.assign(s as u32, id);
+            }
         }
         part
     }
 
-    /// The partition of a merge of feature j, from `rest`, that of j's
-    /// removal: symbols join when they are in one symbol of `rest` and
-    /// their levels of j agree after the merge.
-    fn refine(&self, rest: &Partition, m: Move) -> Partition {
-        let col = &self.codes[m.feature()];
-        let mut within = PrintMap::default();
-        let mut part = Partition::with_capacity(self.len());
-        for (s, &r) in rest.of_symbol.iter().enumerate() {
-            let fresh = part.first.len() as u32;
-            let id = if rest.size[r as usize] == 1 {
-                fresh
-            } else {
-                let key = u64::from(r) << 32 | u64::from(m.recode(col[s]));
-                *within.entry(mix(key)).or_insert(fresh)
-            };
-            part.assign(s as u32, id);
+    /// The new symbol `s` joins, placed in `slots` when it is a fresh one
+    /// (id `first.len()`).
+    fn probe(&self, slots: &mut [u64], key: u64, s: u32, m: Option<Move>, first: &[u32]) -> u32 {
+        let tag = key & !u64::from(u32::MAX);
+        let mut at = key as usize & (slots.len() - 1);
+        loop {
+            let slot = slots[at];
+            if slot == EMPTY {
+                slots[at] = tag | first.len() as u64;
+                return first.len() as u32;
+            }
+            let id = slot as u32;
+            if slot & !u64::from(u32::MAX) == tag && self.same(s, first[id as usize], m) {
+                return id;
+            }
+            at = (at + 1) & (slots.len() - 1);
         }
-        part
     }
 
     /// Eq. (8)'s excess over the new symbols of a partition, in order. A
@@ -343,29 +361,6 @@ impl SymbolTable {
         (slot, merged)
     }
 
-    /// The new symbol in the chain from `head` that `s` joins, or the next
-    /// fresh id (linked at the chain's end) when none matches.
-    fn find_in_chain(
-        &self,
-        head: u32,
-        s: u32,
-        m: Option<Move>,
-        first: &[u32],
-        next: &mut [u32],
-    ) -> u32 {
-        let mut h = head;
-        loop {
-            if self.same(s, first[h as usize], m) {
-                return h;
-            }
-            if next[h as usize] == END {
-                next[h as usize] = first.len() as u32;
-                return first.len() as u32;
-            }
-            h = next[h as usize];
-        }
-    }
-
     fn merged_counts(&self, part: &Partition) -> Vec<f64> {
         let k = self.k;
         let mut out = vec![0.0; part.first.len() * k];
@@ -400,13 +395,6 @@ fn kinds(counts: &[f64], k: usize) -> (Vec<u32>, Vec<u32>) {
         })
         .collect();
     (kind, first)
-}
-
-fn moved_code(m: Option<Move>, j: usize, c: u32) -> u32 {
-    match m {
-        Some(m) if m.feature() == j => m.recode(c),
-        _ => c,
-    }
 }
 
 #[cfg(test)]

@@ -390,3 +390,31 @@ fn decisions_count_for_their_class_at_their_symbol() {
         assert!(after.p_mislabel[i] > before.p_mislabel[i], "sample {i}");
     }
 }
+
+#[test]
+fn the_alpha_search_likelihood_is_leave_one_outs_bit_for_bit() {
+    let mut rng = Rng::new(11);
+    let symbol: Vec<usize> = (0..400).map(|_| rng.below(30)).collect();
+    let given: Vec<usize> = (0..400).map(|_| rng.below(3)).collect();
+    let mut symbols = Symbols::from_indices(&symbol, &given, 3, 64.0);
+    for alpha in [[0.0, 0.0, 0.0], [0.1, 0.3, 0.05], [0.6, 0.2, 0.4]] {
+        let full = leave_one_out(&symbols, &alpha).log_likelihood;
+        assert_eq!(
+            loo_log_likelihood(&symbols, &alpha).to_bits(),
+            full.to_bits()
+        );
+    }
+    // With decided groups too.
+    let group: Vec<usize> = given
+        .iter()
+        .enumerate()
+        .map(|(i, &g)| if i % 7 == 0 { 3 + (g + 1) % 3 } else { g })
+        .collect();
+    regroup(&mut symbols, &group, 6);
+    let alpha = [0.2, 0.1, 0.3];
+    let full = leave_one_out(&symbols, &alpha).log_likelihood;
+    assert_eq!(
+        loo_log_likelihood(&symbols, &alpha).to_bits(),
+        full.to_bits()
+    );
+}
