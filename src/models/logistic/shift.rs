@@ -36,6 +36,7 @@ use crate::models::{
 };
 use crate::rng::Rng;
 
+mod coupled;
 mod large;
 
 /// The path runs from lambda_max down to this fraction of it.
@@ -446,9 +447,10 @@ fn update_group_shifts(
 /// block coordinate descent converges linearly and slowly (30-90 rounds a
 /// point: a shifted sample's loss curvature overstates how much the
 /// objective bends once its shift has absorbed the change), so the map
-/// theta -> theta' of a round is Anderson-accelerated ([`Anderson`]); the
-/// fixed point, and so the fit, is the same. Shifts rank samples; a 1e-4
-/// change moves no ranking.
+/// theta -> theta' of a round is Anderson-accelerated ([`Anderson`]), and
+/// theta's round carries the shifts along to second order ([`coupled`]);
+/// the fixed point, and so the fit, is the same. Shifts rank samples; a
+/// 1e-4 change moves no ranking.
 const MAX_GROUP_ROUNDS: usize = 200;
 const GROUP_TOL: f64 = 1e-4;
 /// The tolerance of the points on the way. Cross-validation reads only
@@ -704,7 +706,8 @@ impl<'a> PathRun<'a> {
             let change =
                 update_group_shifts(&lin, self.labels, self.frozen, lambda, &mut self.shifts);
             let mut next = self.theta.clone();
-            let step = rounds.round(&mut next, &lin, &self.shifts, 1e-9);
+            let mut coupled = coupled::CoupledShifts::new(&self.shifts, lambda);
+            let step = rounds.round(&mut next, &lin, &self.shifts, 1e-9, Some(&mut coupled));
             // The shifts just solved are exact for this theta, so theta's
             // proposed Newton step measures how far the pair is from the
             // joint optimum. The move actually made is no such measure: a
