@@ -171,8 +171,11 @@ impl ShiftLr {
         })
     }
 
-    /// The theta penalty for (x, given): kappa as set, or by eq. 7.
-    fn theta_penalty(&self, z: Design<'_>, targets: &DMatrix<f64>) -> Penalty {
+    /// The theta penalty for (x, given): kappa as set, or by eq. 7. With
+    /// eq. 7 also the search's fit at kappa (to its probe tolerance), which
+    /// starts theta's own fit there: refining it costs a round or two
+    /// where a fit from zero walked the whole way again.
+    fn theta_penalty(&self, z: Design<'_>, targets: &DMatrix<f64>) -> (Penalty, Option<Coefs>) {
         let bayes_kappa = || {
             let p = Problem {
                 x: z,
@@ -182,15 +185,18 @@ impl ShiftLr {
             };
             let lambda_max = l1_logistic::lambda_max(&p);
             let start = Coefs::zeros(z.ncols(), p.n_logits());
-            bayes_lambda(&p, lambda_max, None, &start).lambda
+            let found = bayes_lambda(&p, lambda_max, None, &start);
+            (found.lambda, Some(found.coefs))
         };
+        let l1 = |l1| Penalty { l1, l2: 0.0 };
         match self.theta_penalty {
-            ThetaPenalty::L1 { kappa } => Penalty {
-                l1: kappa.unwrap_or_else(bayes_kappa),
-                l2: 0.0,
-            },
-            ThetaPenalty::L2 { kappa } => Penalty { l1: 0.0, l2: kappa },
-            ThetaPenalty::None => Penalty { l1: 0.0, l2: 0.0 },
+            ThetaPenalty::L1 { kappa: Some(kappa) } => (l1(kappa), None),
+            ThetaPenalty::L1 { kappa: None } => {
+                let (kappa, warm) = bayes_kappa();
+                (l1(kappa), warm)
+            }
+            ThetaPenalty::L2 { kappa } => (Penalty { l1: 0.0, l2: kappa }, None),
+            ThetaPenalty::None => (l1(0.0), None),
         }
     }
 }
@@ -639,14 +645,14 @@ impl<'a> PathRun<'a> {
         let z = Design::standardized(input.x, input.scaling);
         let targets = one_hot(input.labels, k);
         let c = if k == 2 { 1 } else { k };
-        let pen = model.theta_penalty(z, &targets);
+        let (pen, warm) = model.theta_penalty(z, &targets);
         let no_offset = Problem {
             x: z,
             targets: &targets,
             offset: None,
             penalty_factor: None,
         };
-        let theta = l1_logistic::fit(&no_offset, pen, None, 100, 1e-10);
+        let theta = l1_logistic::fit(&no_offset, pen, warm.as_ref(), 100, 1e-10);
         let probs = l1_logistic::probabilities(&l1_logistic::linear(&no_offset, &theta), k);
         let lambda_max = shift_lambda_max(input, &probs);
         Self {
