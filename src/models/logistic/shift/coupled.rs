@@ -21,7 +21,8 @@
 //! is found by the exact shift update that follows). The fixed point is
 //! unchanged: at exact shifts r = g, so the reduced residual is r and the
 //! round is still at rest exactly where theta's optimality conditions
-//! hold.
+//! hold. Only the points along the path use it; the chosen point's polish
+//! takes plain rounds (see `PathRun::solve_until`).
 
 use nalgebra::DMatrix;
 
