@@ -651,20 +651,28 @@ impl<'a> SoftmaxRounds<'a> {
     /// [`fit`]) from `c`, whose linear predictors without the offset are
     /// `lin`, damped like [`fit`]'s rounds when it raises the objective.
     /// `tol` is [`fit`]'s, for the coordinate descent inside the round.
+    ///
+    /// With `coupled`, the offset's own variables move with theta inside
+    /// the round (see [`Coupled`]); should that joint step raise the joint
+    /// objective, the round is taken again without them.
     pub fn round(
         &mut self,
         c: &mut Coefs,
         lin: &DMatrix<f64>,
         offset: &DMatrix<f64>,
         tol: f64,
+        mut coupled: Option<&mut dyn Coupled>,
     ) -> RoundStep {
         let (n, kk) = self.eta.shape();
         let tol = tol * n as f64;
         self.eta.copy_from(lin);
         self.eta += offset;
         (0..n).for_each(|i| self.refresh_row(i));
-        let f0 = self.value(c);
+        let coupled_penalty =
+            |o: &Option<&mut dyn Coupled>| o.as_ref().map_or(0.0, |o| o.penalty());
+        let f0 = self.value(c) + coupled_penalty(&coupled);
         let c0 = c.clone();
+        let mut before = vec![0.0; if coupled.is_some() { n } else { 0 }];
         let p = Problem {
             x: self.x,
             targets: self.targets,
@@ -677,7 +685,13 @@ impl<'a> SoftmaxRounds<'a> {
                 self.w[i] = (pi * (1.0 - pi)).max(MIN_CURVATURE);
                 self.r[i] = self.targets[(i, k)] - pi;
             }
+            if let Some(o) = coupled.as_deref_mut() {
+                o.reduce(k, &mut self.w, &mut self.r);
+            }
             let eta_k = &mut self.eta.as_mut_slice()[k * n..(k + 1) * n];
+            if coupled.is_some() {
+                before.copy_from_slice(eta_k);
+            }
             if self.gram {
                 sparse_gram_class_round(
                     &p,
@@ -710,16 +724,46 @@ impl<'a> SoftmaxRounds<'a> {
                     tol,
                 );
             }
+            if let Some(o) = coupled.as_deref_mut() {
+                o.absorb(k, &before, eta_k);
+            }
             self.refresh_class(k);
         }
         let proposed = step_off_redundant(&c0, c);
-        let f1 = self.value(c);
+        let f1 = self.value(c) + coupled_penalty(&coupled);
         let slack = 1e-10 * f0.abs().max(1.0);
+        if coupled.is_some() {
+            if f1 <= f0 + slack || !f0.is_finite() {
+                return RoundStep {
+                    proposed,
+                    stuck: false,
+                };
+            }
+            c.clone_from(&c0);
+            return self.round(c, lin, offset, tol / n as f64, None);
+        }
         let stuck = f1 > f0 + slack
             && f0.is_finite()
             && damp(&p, self.pen, f0, None, &c0, c, &mut self.eta).is_none();
         RoundStep { proposed, stuck }
     }
+}
+
+/// Variables of the offset that move with theta inside a
+/// [`SoftmaxRounds::round`]: with a quadratic model of their own penalty
+/// they can be minimised out of each class's quadratic model row by row,
+/// which leaves that class a weighted least-squares problem of the same
+/// form with other weights and residuals (a Schur complement). The round
+/// then moves them to their minimiser given theta's step.
+pub trait Coupled {
+    /// Replaces class `k`'s weights and residuals (t - p) by those of the
+    /// model with the coupled variables minimised out.
+    fn reduce(&mut self, k: usize, w: &mut [f64], r: &mut [f64]);
+    /// Class `k`'s predictors went from `before` to `eta_k` by theta's
+    /// step: moves the coupled variables and adds their change to `eta_k`.
+    fn absorb(&mut self, k: usize, before: &[f64], eta_k: &mut [f64]);
+    /// The coupled variables' penalty now.
+    fn penalty(&self) -> f64;
 }
 
 /// Below this a row sum of the softmax cache has lost its precision.
@@ -1308,7 +1352,7 @@ fn update_intercept(intercept: &mut f64, w: &[f64], r: &mut [f64], eta_k: &mut [
 }
 
 /// Floor of a working weight, so a confident point's step stays finite.
-const MIN_CURVATURE: f64 = 1e-5;
+pub(crate) const MIN_CURVATURE: f64 = 1e-5;
 
 /// The weights and residuals of the quadratic approximation for logit `k`
 /// (class `class`): P(class | x_i) from the row normalisers `lse` for a
@@ -1475,7 +1519,7 @@ mod tests {
         // intercepts creep along the softmax's redundant direction).
         for _ in 0..5000 {
             let lin = linear_on(&p.x, &c, None);
-            let step = rounds.round(&mut c, &lin, &offset, 1e-12);
+            let step = rounds.round(&mut c, &lin, &offset, 1e-12, None);
             last = Some(step);
             if step.proposed < 1e-9 {
                 break;
