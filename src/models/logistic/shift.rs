@@ -19,7 +19,6 @@
 //! model is built.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use nalgebra::DMatrix;
 
@@ -35,8 +34,10 @@ use crate::models::{
     SampleColumn,
 };
 use crate::rng::Rng;
+use cv_watch::CvWatch;
 
 mod coupled;
+mod cv_watch;
 mod large;
 
 /// The path runs from lambda_max down to this fraction of it.
@@ -687,20 +688,39 @@ impl<'a> PathRun<'a> {
         self.step += 1;
         // Just above lambda_max at the start, so the first point has no shift.
         let lambda = 1.0001 * self.lambda_max * PATH_RATIO.powf(step as f64 / (steps - 1) as f64);
-        self.solve_until(lambda, PATH_TOL, false);
+        let _ = self.solve_until(lambda, PATH_TOL, false, &mut |_| Control::Continue);
         lambda
     }
 
     /// Theta and shifts at `lambda` from the current ones; K > 2 stops when
     /// no coefficient or shift moves by `tol` in a round.
     fn solve(&mut self, lambda: f64, tol: f64) {
-        self.solve_until(lambda, tol, true);
+        let _ = self.solve_watched(lambda, tol, &mut |_| Control::Continue);
+    }
+
+    /// [`Self::solve`], asking `on_round` (the round's number) before each
+    /// alternation round whether to go on: a solve on every row of a large
+    /// table is dozens of rounds of seconds in all, and a stop must not
+    /// wait for them.
+    fn solve_watched(
+        &mut self,
+        lambda: f64,
+        tol: f64,
+        on_round: &mut dyn FnMut(usize) -> Control,
+    ) -> Result<(), FitError> {
+        self.solve_until(lambda, tol, true, on_round)
     }
 
     /// [`Self::solve`]; without `settle_shifts` K > 2 stops once theta's
     /// proposed step is below `tol`, whatever the shifts' last move (see
     /// [`PATH_TOL`]).
-    fn solve_until(&mut self, lambda: f64, tol: f64, settle_shifts: bool) {
+    fn solve_until(
+        &mut self,
+        lambda: f64,
+        tol: f64,
+        settle_shifts: bool,
+        on_round: &mut dyn FnMut(usize) -> Control,
+    ) -> Result<(), FitError> {
         let pen = self.pen;
         let no_offset = Problem {
             x: self.z,
@@ -716,13 +736,16 @@ impl<'a> PathRun<'a> {
             };
             self.theta =
                 l1_logistic::fit_with_shifts(&no_offset, pen, Some(&self.theta), block, 200, 1e-9);
-            return;
+            return Ok(());
         }
         // Group shifts couple the K logits of a sample, which the
         // per-class coordinate descent cannot: alternate instead.
         let mut anderson = Anderson::new();
         let mut rounds = l1_logistic::SoftmaxRounds::new(self.z, &self.targets, pen);
-        for _round in 0..MAX_GROUP_ROUNDS {
+        for round in 0..MAX_GROUP_ROUNDS {
+            if on_round(round + 1) == Control::Stop {
+                return Err(FitError::Cancelled);
+            }
             // theta's predictors serve both the shifts (which see them
             // without offset) and theta's own round (which adds the shifts).
             let lin = l1_logistic::linear(&no_offset, &self.theta);
@@ -753,6 +776,7 @@ impl<'a> PathRun<'a> {
             let (from, to) = (self.theta.flat(), next.flat());
             self.theta = next.with_flat(&anderson.next(&from, &to));
         }
+        Ok(())
     }
 }
 
@@ -854,10 +878,11 @@ impl ShiftLr {
             }
             LambdaRule::CrossValidation { folds } => {
                 let folds = folds.min(n);
-                let never = AtomicBool::new(false);
                 let score = match cv {
                     Some(score) => score?,
-                    None => self.cv_scores(input, folds, path.len(), &never)?,
+                    None => {
+                        self.cv_scores(input, folds, path.len(), &mut |_, _| Control::Continue)?
+                    }
                 };
                 let best = best_cv_point(&score);
                 Ok((
@@ -881,7 +906,7 @@ impl ShiftLr {
         input: &PathInput<'_>,
         folds: usize,
         points: usize,
-        cancel: &AtomicBool,
+        on_point: &mut dyn FnMut(usize, f64) -> Control,
     ) -> Result<Vec<f64>, FitError> {
         use rayon::prelude::*;
         let n = input.labels.len();
@@ -923,7 +948,7 @@ impl ShiftLr {
                     accuracy(input, &run.theta, test) * test.len() as f64
                 })
                 .sum();
-            if cancel.load(Ordering::Relaxed) {
+            if on_point(score.len() + 1, correct / n as f64) == Control::Stop {
                 return Err(FitError::Cancelled);
             }
             score.push(correct);
@@ -1101,24 +1126,36 @@ impl RobustModel for ShiftLr {
         // on the pool (auto's evidence folds), a plain thread blocking a
         // worker in join while its folds wait for that worker deadlocked;
         // in rayon's scope the waiting thread runs pool work.
-        let cancel = AtomicBool::new(false);
+        let watch = CvWatch::default();
         let mut cv = None;
+        let with_cv = self.cv_folds(&input);
+        // With cross-validation the path is the first half of the gauge.
+        let share = if with_cv.is_some() { 0.5 } else { 1.0 };
         let path = rayon::in_place_scope(|scope| {
-            if let Some(folds) = self.cv_folds(&input) {
-                let (input, cancel, cv) = (&input, &cancel, &mut cv);
-                scope.spawn(move |_| *cv = Some(self.cv_scores(input, folds, steps, cancel)));
+            if let Some(folds) = with_cv {
+                let (input, watch, cv) = (&input, &watch, &mut cv);
+                scope.spawn(move |_| {
+                    let mut note = |point, accuracy| watch.note(point, accuracy);
+                    *cv = Some(self.cv_scores(input, folds, steps, &mut note));
+                    watch.finish();
+                });
             }
-            let path = self.path_run(&input, true, &mut |step, lambda| {
-                progress(Progress {
-                    stage: "lambda path",
-                    iteration: step,
-                    max_iterations: steps,
-                    objective: lambda,
-                    fraction: step as f64 / steps as f64,
+            let path = self
+                .path_run(&input, true, &mut |step, lambda| {
+                    progress(Progress {
+                        stage: "lambda path",
+                        iteration: step,
+                        max_iterations: steps,
+                        objective: lambda,
+                        fraction: share * step as f64 / steps as f64,
+                    })
                 })
-            });
+                .and_then(|path| match with_cv {
+                    Some(_) => watch.wait(steps, progress).map(|()| path),
+                    None => Ok(path),
+                });
             if path.is_err() {
-                cancel.store(true, Ordering::Relaxed);
+                watch.stop();
             }
             path
         });
@@ -1619,6 +1656,42 @@ mod tests {
             .unwrap_err();
         assert_eq!(e, FitError::Cancelled);
         assert_eq!(calls, 1);
+    }
+
+    /// Cross-validation's folds finish after the full path; a stop asked
+    /// for then still ends the fit, the folds included.
+    #[test]
+    fn cancels_while_cross_validation_finishes() {
+        let (x, given, _) = simulated(200, 3, 0.1, 7);
+        let mut stages = Vec::new();
+        let e = ShiftLr::new(&opts("cv"))
+            .unwrap()
+            .fit(&x, &given, 2, &mut |p| {
+                stages.push(p.stage);
+                if p.stage == "cross-validation" {
+                    Control::Stop
+                } else {
+                    Control::Continue
+                }
+            })
+            .unwrap_err();
+        assert_eq!(e, FitError::Cancelled);
+        assert_eq!(stages.last(), Some(&"cross-validation"));
+        assert_eq!(
+            stages.iter().filter(|s| **s == "cross-validation").count(),
+            1
+        );
+        // Without the stop the same fit reports the folds' points too.
+        let mut fractions = Vec::new();
+        ShiftLr::new(&opts("cv"))
+            .unwrap()
+            .fit(&x, &given, 2, &mut |p| {
+                fractions.push(p.fraction);
+                Control::Continue
+            })
+            .unwrap();
+        assert!(fractions.windows(2).all(|w| w[0] <= w[1]), "{fractions:?}");
+        assert!(fractions.last().unwrap() > &0.5);
     }
 }
 

@@ -23,8 +23,6 @@
 //! the same way the walk would up to the drift of theta along the path,
 //! and more finely than the path's grid; the fit reports it as the entry.
 
-use std::sync::atomic::AtomicBool;
-
 use nalgebra::DMatrix;
 
 use super::{
@@ -114,8 +112,18 @@ impl ShiftLr {
             frozen: &frozen,
             k: input.k,
         };
-        let never = AtomicBool::new(false);
-        let score = self.cv_scores(&sub, folds, self.path_length, &never)?;
+        // The subsample's cross-validation is the first half of the gauge,
+        // its path to the chosen point and the solve on every row the rest.
+        let steps = self.path_length;
+        let score = self.cv_scores(&sub, folds, steps, &mut |point, accuracy| {
+            progress(Progress {
+                stage: "cross-validation",
+                iteration: point,
+                max_iterations: steps,
+                objective: accuracy,
+                fraction: 0.5 * point as f64 / steps as f64,
+            })
+        })?;
         let (chosen, best) = best_cv_point(&score);
         let mut report = |iteration: usize, lambda: f64| {
             let stop = progress(Progress {
@@ -123,7 +131,7 @@ impl ShiftLr {
                 iteration,
                 max_iterations: chosen + 2,
                 objective: lambda,
-                fraction: iteration as f64 / (chosen + 2) as f64,
+                fraction: 0.5 + 0.5 * iteration as f64 / (chosen + 2) as f64,
             });
             match stop {
                 Control::Stop => Err(FitError::Cancelled),
@@ -141,7 +149,14 @@ impl ShiftLr {
         }
         let lambda = lambdas[chosen];
         let mut full = PathRun::warm(input, run.pen, run.theta);
-        full.solve(lambda, GROUP_TOL);
+        full.solve_watched(
+            lambda,
+            GROUP_TOL,
+            &mut |_| match report(chosen + 1, lambda) {
+                Ok(()) => Control::Continue,
+                Err(_) => Control::Stop,
+            },
+        )?;
         report(chosen + 2, lambda)?;
         let probs =
             l1_logistic::probabilities(&l1_logistic::linear(&full.problem(), &full.theta), input.k);
