@@ -1574,6 +1574,56 @@ mod tests {
         (fit(&sub), fit(&whole))
     }
 
+    /// A large table's fit asks whether to go on at every point of the
+    /// subsample's cross-validation and before every round of its solve
+    /// on every row, and stops there when told.
+    #[test]
+    fn a_large_tables_fit_stops_in_its_cross_validation_and_its_solve() {
+        // Three classes: the solve on every row is then rounds of its own
+        // (two classes take one call of the binary solver).
+        let mut rng = Rng::new(11);
+        let mut given: Vec<usize> = (0..600).map(|i| i % 3).collect();
+        let x = DMatrix::from_fn(600, 3, |i, j| {
+            (if j == given[i] { 1.5 } else { 0.0 }) + rng.normal()
+        });
+        for g in given.iter_mut().take(60) {
+            *g = (*g + 1) % 3;
+        }
+        let mut model = ShiftLr::new(&opts("cv")).unwrap();
+        // Half of each class's 200 rows.
+        model.large = large::LargeTables {
+            min_rows: 0,
+            rows_per_parameter: 25,
+            max_share: 1.0,
+        };
+        let mut asked = 0;
+        let e = model
+            .fit(&x, &given, 3, &mut |p| {
+                asked += 1;
+                assert_eq!(p.stage, "cross-validation");
+                Control::Stop
+            })
+            .unwrap_err();
+        assert_eq!((e, asked), (FitError::Cancelled, 1));
+        // The solve on every row reports the chosen point again each round.
+        let mut last = None;
+        let mut repeated = false;
+        let e = model
+            .fit(&x, &given, 3, &mut |p| {
+                let now = (p.stage, p.iteration);
+                repeated = p.stage == "lambda path" && last == Some(now);
+                last = Some(now);
+                if repeated {
+                    Control::Stop
+                } else {
+                    Control::Continue
+                }
+            })
+            .unwrap_err();
+        assert!(repeated);
+        assert_eq!(e, FitError::Cancelled);
+    }
+
     #[test]
     fn a_subsample_chooses_the_lambda_the_whole_table_does() {
         let (x, given, flipped) = simulated(2000, 3, 0.1, 9);
