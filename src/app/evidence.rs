@@ -162,38 +162,90 @@ pub fn select(
         &clock,
         &mut first_round,
     )?;
+    let n = labels.len();
     let (survivors, mut dropped) = race(&first);
-    let (survivors, too_slow) = affordable_survivors(&first, survivors, labels.len());
-    dropped.extend(too_slow);
-    let (survivors, futile) = worth_the_wait(&first, survivors, labels.len());
-    dropped.extend(futile);
-    // One left, or the budget spent on the first round: the race ends there.
-    if survivors.len() == 1 || clock.over_budget() {
-        return Ok(keep_only(first, &survivors, dropped));
-    }
-    let mut second_round = |mut p: Progress| {
-        p.fraction = 0.3 + 0.7 * p.fraction;
-        progress(p)
-    };
     // Each round gives every candidate its budget: measured across both,
     // a candidate that had used most of it on the 600 rows was cancelled
     // at once in the second round, and with all of them so (digits) no
     // model had a score.
     clock.new_round();
-    let mut second = match evaluate(
-        inputs,
-        labels,
-        options,
-        &survivors,
-        MAX_ROWS,
-        &clock,
-        &mut second_round,
-    ) {
+    let mut second_round = |mut p: Progress| {
+        p.fraction = 0.3 + 0.7 * p.fraction;
+        progress(p)
+    };
+    // The cheapest survivor goes first on the full evidence sample: its
+    // time there anchors the budgets (see `cheapest_survivor`).
+    let anchor = match cheapest_survivor(&first, &survivors, n) {
+        Some(a) if survivors.len() > 1 => {
+            match evaluate(
+                inputs,
+                labels,
+                options,
+                &[a],
+                MAX_ROWS,
+                &clock,
+                &mut second_round,
+            ) {
+                Ok(ev) => Some((a, ev)),
+                Err(FitError::NotApplicable(_)) => None,
+                Err(e) => return Err(e),
+            }
+        }
+        _ => None,
+    };
+    let measured = anchor.as_ref().map(|(a, ev)| (*a, ev.anchor_seconds(n)));
+    let (survivors, too_slow) = affordable_survivors(&first, survivors, n, measured);
+    dropped.extend(too_slow);
+    let (survivors, futile) = worth_the_wait(&first, survivors, n);
+    dropped.extend(futile);
+    let anchor = anchor.filter(|(a, _)| survivors.contains(a));
+    // One left, or the budget spent on the first round: the race ends there.
+    if (survivors.len() == 1 && anchor.is_none()) || clock.over_budget() {
+        return Ok(keep_only(first, &survivors, dropped));
+    }
+    let rest: Vec<&'static str> = survivors
+        .iter()
+        .copied()
+        .filter(|m| anchor.as_ref().is_none_or(|(a, _)| a != m))
+        .collect();
+    let rest_names = rest;
+    let rest = if rest_names.is_empty() {
+        None
+    } else {
+        match evaluate(
+            inputs,
+            labels,
+            options,
+            &rest_names,
+            MAX_ROWS,
+            &clock,
+            &mut second_round,
+        ) {
+            Err(FitError::NotApplicable(_)) => None,
+            other => Some(other?),
+        }
+    };
+    let mut second = match (anchor.map(|(_, ev)| ev), rest) {
+        (Some(a), Some(b)) => merged(a, b),
+        (Some(one), None) | (None, Some(one)) => one,
         // Nothing scored on the full sample: the first round's scores are
         // evidence still.
-        Err(FitError::NotApplicable(_)) => return Ok(keep_only(first, &survivors, dropped)),
-        other => other?,
+        (None, None) => return Ok(keep_only(first, &survivors, dropped)),
     };
+    // Scored apart from the anchor, a set of candidates none of which could
+    // be scored leaves no entries of its own: say why here.
+    for m in &rest_names {
+        if !second.selection.candidates.iter().any(|c| c.model == *m) {
+            second.selection.candidates.push(match clock.too_slow(m) {
+                Some(secs) => stopped(m, n, secs),
+                None => left_out(
+                    m,
+                    "not scored".into(),
+                    "no fold of it could be scored on the full evidence sample".into(),
+                ),
+            });
+        }
+    }
     let unscored = first
         .selection
         .candidates
@@ -264,6 +316,78 @@ fn race(first: &Evidence) -> (Vec<&'static str>, Vec<CandidateScore>) {
     (survivors, dropped)
 }
 
+/// The survivor whose fit on all `n` rows the first round predicts to be
+/// the cheapest. It is scored on the full evidence sample before the
+/// others are let in, and its time there anchors their budget: on 600
+/// rows most of a cheap fit's time is its fixed cost (rnda on a 200k-row
+/// table: 0.01 s per 400-row fold, 0.025 s per 2000-row one), so its time
+/// per row there made every budget several times too generous, and on
+/// 200k rows a candidate the full sample then showed to be 48 times as
+/// slow (shift) was let in to be cut half-way through its folds.
+fn cheapest_survivor(
+    first: &Evidence,
+    survivors: &[&'static str],
+    n: usize,
+) -> Option<&'static str> {
+    survivors.iter().copied().min_by(|a, b| {
+        let cost = |m: &str| first.predicted_seconds(m, n).unwrap_or(f64::INFINITY);
+        cost(a).total_cmp(&cost(b))
+    })
+}
+
+/// The evidence of two disjoint sets of candidates scored on the same
+/// rows and folds (the sample and folds depend only on the seed and the
+/// size), as if scored together.
+fn merged(a: Evidence, b: Evidence) -> Evidence {
+    let order = |m: &str| {
+        CANDIDATES
+            .iter()
+            .position(|c| *c == m)
+            .unwrap_or(usize::MAX)
+    };
+    let mut candidates = a.selection.candidates;
+    candidates.extend(b.selection.candidates);
+    candidates.sort_by_key(|c| order(&c.model));
+    best_first(&mut candidates);
+    let mut log_lik = a.log_lik;
+    log_lik.extend(b.log_lik);
+    log_lik.sort_by_key(|(m, _)| order(m));
+    let mut seconds_per_row = a.seconds_per_row;
+    seconds_per_row.extend(b.seconds_per_row);
+    seconds_per_row.sort_by_key(|(m, _)| order(m));
+    let mut p_true = a.held_out.p_true;
+    p_true.extend(b.held_out.p_true);
+    p_true.sort_by_key(|(m, _)| order(m));
+    let chosen = candidates
+        .first()
+        .filter(|c| c.score.is_some())
+        .map_or(a.selection.chosen, |c| c.model.clone());
+    Evidence {
+        selection: Selection {
+            chosen,
+            candidates,
+            ..a.selection
+        },
+        log_lik,
+        seconds_per_row,
+        held_out: HeldOut {
+            given: a.held_out.given,
+            p_true,
+        },
+    }
+}
+
+/// Best score first; unscored last, in their present order (the sort is
+/// stable).
+fn best_first(candidates: &mut [CandidateScore]) {
+    candidates.sort_by(|a, b| match (a.score, b.score) {
+        (Some(x), Some(y)) => y.total_cmp(&x),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    });
+}
+
 /// The race's survivors whose fit on all `n` rows could be afforded as a
 /// member of the ranking ([`combine::affordable`]'s rule at its most
 /// generous: the full weight, against the cheapest survivor), and the
@@ -275,8 +399,12 @@ fn affordable_survivors(
     first: &Evidence,
     survivors: Vec<&'static str>,
     n: usize,
+    measured_anchor: Option<(&str, f64)>,
 ) -> (Vec<&'static str>, Vec<CandidateScore>) {
-    let predicted = |m: &str| first.predicted_seconds(m, n).unwrap_or(0.0);
+    let predicted = |m: &str| match measured_anchor {
+        Some((a, secs)) if a == m => secs,
+        _ => first.predicted_seconds(m, n).unwrap_or(0.0),
+    };
     let anchor = survivors
         .iter()
         .map(|m| predicted(m))
@@ -350,6 +478,15 @@ fn too_slow(model: &str, n: usize, predicted: &str, budget: &str) -> CandidateSc
     )
 }
 
+/// A candidate whose folds the clock stopped: its fit on all `n` rows
+/// would take at least `secs`.
+fn stopped(model: &str, n: usize, secs: f64) -> CandidateScore {
+    let from = format!(
+        "about {secs:.0} s or more (its folds' time so far per training row, times the rows)"
+    );
+    too_slow(model, n, &from, "the budget")
+}
+
 /// A candidate left out of the second round: no score, and why.
 fn left_out(model: &str, status: String, reason: String) -> CandidateScore {
     CandidateScore {
@@ -421,12 +558,7 @@ fn evaluate(
         .enumerate()
         .map(|(c, name)| summarise(name, results.iter().filter(|r| r.0 == c).map(|r| &r.1)))
         .map(|score| match clock.too_slow(&score.model) {
-            Some(secs) if score.score.is_none() => {
-                let from = format!(
-                    "about {secs:.0} s or more (its folds' time so far per training row, times the rows)"
-                );
-                too_slow(&score.model, labels.len(), &from, "the budget")
-            }
+            Some(secs) if score.score.is_none() => stopped(&score.model, labels.len(), secs),
             _ => score,
         })
         .collect();
@@ -447,13 +579,7 @@ fn evaluate(
             (name.clone(), secs / trained.max(1) as f64)
         })
         .collect();
-    // Best first; unscored last, in candidate order (the sort is stable).
-    scored.sort_by(|a, b| match (a.score, b.score) {
-        (Some(x), Some(y)) => y.total_cmp(&x),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => std::cmp::Ordering::Equal,
-    });
+    best_first(&mut scored);
     let Some(best) = scored.first().filter(|c| c.score.is_some()) else {
         let why: Vec<String> = scored
             .iter()

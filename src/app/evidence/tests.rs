@@ -214,7 +214,8 @@ fn the_second_round_scores_only_candidates_that_could_be_fitted() {
         ("rmda", flat(-0.9), 1.0),
     ]);
     let n = 200_000;
-    let (kept, too_slow) = affordable_survivors(&first, vec!["rnda", "rlr", "shift", "rmda"], n);
+    let all = || vec!["rnda", "rlr", "shift", "rmda"];
+    let (kept, too_slow) = affordable_survivors(&first, all(), n, None);
     assert_eq!(kept, vec!["rnda", "rlr", "shift"]);
     assert_eq!(too_slow.len(), 1);
     assert_eq!(too_slow[0].model, "rmda");
@@ -231,4 +232,53 @@ fn the_second_round_scores_only_candidates_that_could_be_fitted() {
     let (kept, futile) = worth_the_wait(&first, vec!["rnda", "rlr", "shift"], 2000);
     assert_eq!(kept.len(), 3);
     assert!(futile.is_empty());
+    // rnda's fit on every row measured on the full evidence sample at
+    // 0.3 s, not the 2 s its 600-row folds said: the budget is then the
+    // 10 s floor, and rlr and shift (20 s) are past it.
+    let (kept, too_slow) = affordable_survivors(&first, all(), n, Some(("rnda", 0.3)));
+    assert_eq!(kept, vec!["rnda"]);
+    let slow: Vec<&str> = too_slow.iter().map(|c| c.model.as_str()).collect();
+    assert_eq!(slow, ["rlr", "shift", "rmda"]);
+    assert_eq!(cheapest_survivor(&first, &all(), n), Some("rnda"));
+}
+
+/// The anchor's evidence and the others', scored apart on the same rows,
+/// read as one: candidates best first, per-row evidence in candidate
+/// order, the best scorer chosen.
+#[test]
+fn evidence_scored_apart_merges_as_if_scored_together() {
+    let rows = |v: f64| (0..4).map(|_| Some(v)).collect::<Vec<_>>();
+    let with_scores = |mut e: Evidence, s: &[(&str, Option<f64>)]| {
+        e.selection.candidates = s
+            .iter()
+            .map(|(m, v)| match v {
+                Some(v) => scored(m, *v),
+                None => left_out(m, "too slow".into(), "why".into()),
+            })
+            .collect();
+        e
+    };
+    let anchor = with_scores(
+        Evidence::of_rows(vec![("rnda", rows(-0.9), 1e-5)]),
+        &[("rnda", Some(-0.9))],
+    );
+    let rest = with_scores(
+        Evidence::of_rows(vec![("rlr", rows(-0.8), 1e-4), ("cbt", rows(-1.2), 1e-4)]),
+        &[("rlr", Some(-0.8)), ("cbt", Some(-1.2)), ("shift", None)],
+    );
+    let m = merged(anchor, rest);
+    assert_eq!(m.selection.chosen, "rlr");
+    let order: Vec<&str> = m
+        .selection
+        .candidates
+        .iter()
+        .map(|c| c.model.as_str())
+        .collect();
+    assert_eq!(order, ["rlr", "rnda", "cbt", "shift"]);
+    let names = |v: Vec<&str>| v.into_iter().map(String::from).collect::<Vec<_>>();
+    let log_lik: Vec<String> = m.log_lik.iter().map(|(c, _)| c.clone()).collect();
+    assert_eq!(log_lik, names(vec!["rnda", "rlr", "cbt"]));
+    let rates: Vec<String> = m.seconds_per_row.iter().map(|(c, _)| c.clone()).collect();
+    assert_eq!(rates, log_lik);
+    assert_eq!(m.predicted_seconds("rnda", 100_000), Some(1.0));
 }
