@@ -177,19 +177,7 @@ pub fn select(
     // time there anchors the budgets (see `cheapest_survivor`).
     let anchor = match cheapest_survivor(&first, &survivors, n) {
         Some(a) if survivors.len() > 1 => {
-            match evaluate(
-                inputs,
-                labels,
-                options,
-                &[a],
-                MAX_ROWS,
-                &clock,
-                &mut second_round,
-            ) {
-                Ok(ev) => Some((a, ev)),
-                Err(FitError::NotApplicable(_)) => None,
-                Err(e) => return Err(e),
-            }
+            full_sample(inputs, labels, options, &[a], &clock, &mut second_round)?.map(|ev| (a, ev))
         }
         _ => None,
     };
@@ -203,27 +191,22 @@ pub fn select(
     if (survivors.len() == 1 && anchor.is_none()) || clock.over_budget() {
         return Ok(keep_only(first, &survivors, dropped));
     }
-    let rest: Vec<&'static str> = survivors
+    let rest_names: Vec<&'static str> = survivors
         .iter()
         .copied()
         .filter(|m| anchor.as_ref().is_none_or(|(a, _)| a != m))
         .collect();
-    let rest_names = rest;
     let rest = if rest_names.is_empty() {
         None
     } else {
-        match evaluate(
+        full_sample(
             inputs,
             labels,
             options,
             &rest_names,
-            MAX_ROWS,
             &clock,
             &mut second_round,
-        ) {
-            Err(FitError::NotApplicable(_)) => None,
-            other => Some(other?),
-        }
+        )?
     };
     let mut second = match (anchor.map(|(_, ev)| ev), rest) {
         (Some(a), Some(b)) => merged(a, b),
@@ -314,6 +297,24 @@ fn race(first: &Evidence) -> (Vec<&'static str>, Vec<CandidateScore>) {
         }
     }
     (survivors, dropped)
+}
+
+/// `candidates` scored on the full evidence sample; `None` when none of
+/// them could be.
+fn full_sample(
+    inputs: &FitInputs<'_>,
+    labels: &[usize],
+    options: &ModelOptions,
+    candidates: &[&'static str],
+    clock: &Clock,
+    progress: &mut dyn FnMut(Progress) -> Control,
+) -> Result<Option<Evidence>, FitError> {
+    match evaluate(
+        inputs, labels, options, candidates, MAX_ROWS, clock, progress,
+    ) {
+        Err(FitError::NotApplicable(_)) => Ok(None),
+        other => other.map(Some),
+    }
 }
 
 /// The survivor whose fit on all `n` rows the first round predicts to be

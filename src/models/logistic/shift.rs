@@ -1276,6 +1276,20 @@ mod tests {
         (x, given, flipped)
     }
 
+    /// `n` rows of `k` classes, feature j raised by 1.5 in class j, the
+    /// first `flipped` labels moved to the next class.
+    fn classes(n: usize, k: usize, flipped: usize) -> (DMatrix<f64>, Vec<usize>) {
+        let mut rng = Rng::new(11);
+        let mut given: Vec<usize> = (0..n).map(|i| i % k).collect();
+        let x = DMatrix::from_fn(n, k, |i, j| {
+            (if j == given[i] { 1.5 } else { 0.0 }) + rng.normal()
+        });
+        for g in given.iter_mut().take(flipped) {
+            *g = (*g + 1) % k;
+        }
+        (x, given)
+    }
+
     fn opts(rule: &str) -> ModelOptions {
         ModelOptions {
             lambda_rule: rule.into(),
@@ -1581,14 +1595,7 @@ mod tests {
     fn a_large_tables_fit_stops_in_its_cross_validation_and_its_solve() {
         // Three classes: the solve on every row is then rounds of its own
         // (two classes take one call of the binary solver).
-        let mut rng = Rng::new(11);
-        let mut given: Vec<usize> = (0..600).map(|i| i % 3).collect();
-        let x = DMatrix::from_fn(600, 3, |i, j| {
-            (if j == given[i] { 1.5 } else { 0.0 }) + rng.normal()
-        });
-        for g in given.iter_mut().take(60) {
-            *g = (*g + 1) % 3;
-        }
+        let (x, given) = classes(600, 3, 60);
         let mut model = ShiftLr::new(&opts("cv")).unwrap();
         // Half of each class's 200 rows.
         model.large = large::LargeTables {
@@ -1663,14 +1670,7 @@ mod tests {
     /// waited for the shifts to settle.
     #[test]
     fn a_loosely_walked_path_polishes_to_the_strict_answer() {
-        let mut rng = Rng::new(11);
-        let mut given: Vec<usize> = (0..300).map(|i| i % 4).collect();
-        let x = DMatrix::from_fn(300, 4, |i, j| {
-            (if j == given[i] { 1.5 } else { 0.0 }) + rng.normal()
-        });
-        for g in given.iter_mut().take(30) {
-            *g = (*g + 1) % 4;
-        }
+        let (x, given) = classes(300, 4, 30);
         let scaling = Standardizer::fit(&x);
         let input = undecided(&x, &scaling, &given, 4);
         let model = ShiftLr::new(&opts("accuracy")).unwrap();
