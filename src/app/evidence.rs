@@ -340,25 +340,13 @@ fn cheapest_survivor(
 /// rows and folds (the sample and folds depend only on the seed and the
 /// size), as if scored together.
 fn merged(a: Evidence, b: Evidence) -> Evidence {
-    let order = |m: &str| {
-        CANDIDATES
-            .iter()
-            .position(|c| *c == m)
-            .unwrap_or(usize::MAX)
-    };
     let mut candidates = a.selection.candidates;
     candidates.extend(b.selection.candidates);
-    candidates.sort_by_key(|c| order(&c.model));
+    candidates.sort_by_key(|c| candidate_order(&c.model));
     best_first(&mut candidates);
-    let mut log_lik = a.log_lik;
-    log_lik.extend(b.log_lik);
-    log_lik.sort_by_key(|(m, _)| order(m));
-    let mut seconds_per_row = a.seconds_per_row;
-    seconds_per_row.extend(b.seconds_per_row);
-    seconds_per_row.sort_by_key(|(m, _)| order(m));
-    let mut p_true = a.held_out.p_true;
-    p_true.extend(b.held_out.p_true);
-    p_true.sort_by_key(|(m, _)| order(m));
+    let log_lik = in_candidate_order(a.log_lik, b.log_lik);
+    let seconds_per_row = in_candidate_order(a.seconds_per_row, b.seconds_per_row);
+    let p_true = in_candidate_order(a.held_out.p_true, b.held_out.p_true);
     let chosen = candidates
         .first()
         .filter(|c| c.score.is_some())
@@ -376,6 +364,21 @@ fn merged(a: Evidence, b: Evidence) -> Evidence {
             p_true,
         },
     }
+}
+
+/// Where `model` stands in [`CANDIDATES`] (after them if not there).
+fn candidate_order(model: &str) -> usize {
+    CANDIDATES
+        .iter()
+        .position(|c| *c == model)
+        .unwrap_or(usize::MAX)
+}
+
+/// Two lists of per-candidate entries as one, in candidate order.
+fn in_candidate_order<T>(mut a: Vec<(String, T)>, b: Vec<(String, T)>) -> Vec<(String, T)> {
+    a.extend(b);
+    a.sort_by_key(|(m, _)| candidate_order(m));
+    a
 }
 
 /// Best score first; unscored last, in their present order (the sort is

@@ -122,6 +122,11 @@ fn a_stop_cancels_the_choice() {
     assert_eq!(r.unwrap_err(), FitError::Cancelled);
 }
 
+/// The models of `candidates`, in order.
+fn names_of(candidates: &[CandidateScore]) -> Vec<&str> {
+    candidates.iter().map(|c| c.model.as_str()).collect()
+}
+
 fn scored(model: &str, score: f64) -> CandidateScore {
     CandidateScore {
         model: model.into(),
@@ -188,12 +193,7 @@ fn the_race_drops_only_the_clearly_worse() {
     let kept = keep_only(first, &["rnda"], dropped);
     assert_eq!(kept.log_lik.len(), 1);
     assert_eq!(kept.seconds_per_row.len(), 1);
-    let models: Vec<&str> = kept
-        .selection
-        .candidates
-        .iter()
-        .map(|c| c.model.as_str())
-        .collect();
+    let models = names_of(&kept.selection.candidates);
     assert_eq!(models, ["rnda", "shift", "cbt"]);
 }
 
@@ -237,7 +237,7 @@ fn the_second_round_scores_only_candidates_that_could_be_fitted() {
     // 10 s floor, and rlr and shift (20 s) are past it.
     let (kept, too_slow) = affordable_survivors(&first, all(), n, Some(("rnda", 0.3)));
     assert_eq!(kept, vec!["rnda"]);
-    let slow: Vec<&str> = too_slow.iter().map(|c| c.model.as_str()).collect();
+    let slow = names_of(&too_slow);
     assert_eq!(slow, ["rlr", "shift", "rmda"]);
     assert_eq!(cheapest_survivor(&first, &all(), n), Some("rnda"));
 }
@@ -268,12 +268,7 @@ fn evidence_scored_apart_merges_as_if_scored_together() {
     );
     let m = merged(anchor, rest);
     assert_eq!(m.selection.chosen, "rlr");
-    let order: Vec<&str> = m
-        .selection
-        .candidates
-        .iter()
-        .map(|c| c.model.as_str())
-        .collect();
+    let order = names_of(&m.selection.candidates);
     assert_eq!(order, ["rlr", "rnda", "cbt", "shift"]);
     let names = |v: Vec<&str>| v.into_iter().map(String::from).collect::<Vec<_>>();
     let log_lik: Vec<String> = m.log_lik.iter().map(|(c, _)| c.clone()).collect();

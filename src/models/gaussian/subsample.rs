@@ -67,19 +67,22 @@ pub fn stratified(
         params_per_class,
         rows_per_parameter,
         MIN_ROWS,
+        MAX_SHARE,
         seed,
     )
 }
 
 /// [`stratified`] on tables of at least `min_rows` rows instead of
-/// [`MIN_ROWS`]: tests force the subsample on a table small enough to fit
-/// both ways.
+/// [`MIN_ROWS`], taking at most `max_share` of a class instead of
+/// [`MAX_SHARE`]: tests force the subsample on a table small enough to
+/// fit both ways.
 pub fn stratified_above(
     given: &[usize],
     n_classes: usize,
     params_per_class: usize,
     rows_per_parameter: usize,
     min_rows: usize,
+    max_share: f64,
     seed: u64,
 ) -> Option<Vec<usize>> {
     if given.len() < min_rows {
@@ -95,7 +98,7 @@ pub fn stratified_above(
         .filter(|rows| !rows.is_empty())
         .map(|rows| quota / rows.len() as f64)
         .fold(0.0, f64::max);
-    if !(share > 0.0 && share <= MAX_SHARE) {
+    if !(share > 0.0 && share <= max_share) {
         return None;
     }
     Some(draw(by_class, share, seed))
@@ -103,8 +106,7 @@ pub fn stratified_above(
 
 /// The stratified draw of [`stratified`]: `share` of each class's rows
 /// (`by_class`), at least one of a class that has any, in table order.
-/// Shared with the shift model, which sizes its subsample by its own rule.
-pub fn draw(by_class: Vec<Vec<usize>>, share: f64, seed: u64) -> Vec<usize> {
+fn draw(by_class: Vec<Vec<usize>>, share: f64, seed: u64) -> Vec<usize> {
     let mut rng = Rng::new(seed ^ 0x7375_6273_616d_706c);
     let mut rows = Vec::new();
     for mut class_rows in by_class {

@@ -619,6 +619,7 @@ impl Rlr {
             per_class,
             subsample::ROWS_PER_PARAMETER,
             self.subsample_min_rows,
+            subsample::MAX_SHARE,
             self.seed,
         )
     }

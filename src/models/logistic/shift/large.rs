@@ -74,24 +74,21 @@ impl ShiftLr {
     /// cross-validation on a table large enough (see [`LargeTables`]).
     pub(super) fn cv_subsample(&self, input: &PathInput<'_>) -> Option<(Vec<usize>, usize)> {
         let folds = self.cv_folds(input)?;
-        let n = input.labels.len();
-        let quota = self.large.rows_per_parameter * (input.x.ncols() + 1);
-        if n < self.large.min_rows || quota < folds {
+        // A class's logit: a weight per feature and an intercept.
+        let per_class = input.x.ncols() + 1;
+        if self.large.rows_per_parameter * per_class < folds {
             return None;
         }
-        let mut by_class: Vec<Vec<usize>> = vec![Vec::new(); input.k];
-        for (i, &g) in input.labels.iter().enumerate() {
-            by_class[g].push(i);
-        }
-        let share = by_class
-            .iter()
-            .filter(|rows| !rows.is_empty())
-            .map(|rows| quota as f64 / rows.len() as f64)
-            .fold(0.0, f64::max);
-        if !(share > 0.0 && share <= self.large.max_share) {
-            return None;
-        }
-        Some((subsample::draw(by_class, share, self.seed), folds))
+        let rows = subsample::stratified_above(
+            input.labels,
+            input.k,
+            per_class,
+            self.large.rows_per_parameter,
+            self.large.min_rows,
+            self.large.max_share,
+            self.seed,
+        )?;
+        Some((rows, folds))
     }
 
     /// Lambda by `folds`-fold cross-validation on the subsample `rows`,
