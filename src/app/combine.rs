@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use nalgebra::DMatrix;
 
-use super::evidence::{BUDGET_FACTOR, Evidence, MIN_BUDGET};
+use super::evidence::{BUDGET_FACTOR, Evidence, MIN_BUDGET, NO_WAIT};
 use crate::models::ensemble::WeightedClassifier;
 use crate::models::{
     Classifier, Control, Fit, FitError, GammaTable, Guide, ModelInput, Progress, RobustModel,
@@ -180,7 +180,7 @@ pub struct Unearned {
 
 /// The members (of [`affordable`]) whose wait the evidence pays for. A
 /// member whose fit on all `n` rows is predicted to take longer than
-/// [`MIN_BUDGET`] (a wait nobody minds) is kept only if adding it to the
+/// [`NO_WAIT`] (a wait nobody minds) is kept only if adding it to the
 /// cheaper members raises the stacked held-out log-likelihood by more than
 /// [`EARN_Z`] standard errors of the paired per-row difference; members
 /// are tried cheapest first. On a 200k-row Gaussian table rnda and rmda
@@ -229,10 +229,10 @@ pub fn earned(members: Weights, evidence: &Evidence, n: usize) -> (Weights, Vec<
 }
 
 /// The models of `names` whose fit on all `n` rows is predicted within
-/// [`MIN_BUDGET`], a wait nobody minds; if none is, the cheapest alone.
+/// [`NO_WAIT`], a wait nobody minds; if none is, the cheapest alone.
 pub fn cheap_start(names: &[&str], evidence: &Evidence, n: usize) -> Vec<String> {
     let predicted = |m: &str| evidence.predicted_seconds(m, n).unwrap_or(0.0);
-    let floor = MIN_BUDGET.as_secs_f64();
+    let floor = NO_WAIT.as_secs_f64();
     let cheap: Vec<String> = names
         .iter()
         .filter(|m| predicted(m) <= floor)

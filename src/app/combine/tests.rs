@@ -203,10 +203,13 @@ fn a_slow_member_must_earn_its_wait() {
     assert_eq!(left[0].model, "dear");
     assert!((left[0].seconds - 200.0).abs() < 1e-9);
     assert!(left[0].gain <= EARN_Z * left[0].standard_error, "{left:?}");
-    // On 2000 rows the dear one takes 2 s, a wait nobody minds.
-    let (kept, left) = earned(both.clone(), &ev, 2000);
+    // On 500 rows the dear one takes 0.5 s, a wait nobody minds; on 2000
+    // rows, 2 s, it must earn that.
+    let (kept, left) = earned(both.clone(), &ev, 500);
     assert_eq!(kept, both);
     assert!(left.is_empty());
+    let (_, left) = earned(both.clone(), &ev, 2000);
+    assert_eq!(left.len(), 1);
     // When no member is cheap the cheapest is the start.
     assert_eq!(
         cheap_start(&["dear", "cheap"], &ev, 100_000_000),
