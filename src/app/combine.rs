@@ -40,7 +40,7 @@ pub const MIN_WEIGHT: f64 = 0.01;
 /// EM reaches its maximum). Only rows every candidate scored count.
 pub fn stacking_weights(evidence: &Evidence) -> Vec<(String, f64)> {
     let all: Vec<usize> = (0..evidence.log_lik.len()).collect();
-    let w = em_weights(&relative_rows(evidence, &all), all.len());
+    let w = em_weights(&relative_rows(&evidence.log_lik, &all), all.len());
     evidence
         .log_lik
         .iter()
@@ -53,13 +53,13 @@ pub fn stacking_weights(evidence: &Evidence) -> Vec<(String, f64)> {
 /// `evidence.log_lik`) scored, their likelihoods relative to the row's
 /// best: the EM update is unchanged by a per-row factor, and exp() stays
 /// in range.
-fn relative_rows(evidence: &Evidence, which: &[usize]) -> Vec<Vec<f64>> {
-    let n = evidence.log_lik.first().map_or(0, |(_, ll)| ll.len());
+fn relative_rows(log_lik: &[(String, Vec<Option<f64>>)], which: &[usize]) -> Vec<Vec<f64>> {
+    let n = log_lik.first().map_or(0, |(_, ll)| ll.len());
     (0..n)
         .filter_map(|i| {
             let ll: Vec<f64> = which
                 .iter()
-                .map(|&c| evidence.log_lik[c].1[i])
+                .map(|&c| log_lik[c].1[i])
                 .collect::<Option<_>>()?;
             let top = ll.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             top.is_finite()
@@ -204,7 +204,7 @@ pub fn earned(members: Weights, evidence: &Evidence, n: usize) -> (Weights, Vec<
     let mut left = Vec::new();
     for m in dear {
         let Some(c) = index(m) else { continue };
-        let (gain, se) = paired_gain(evidence, &set, c);
+        let (gain, se) = paired_gain(&evidence.log_lik, &set, c);
         if gain > EARN_Z * se {
             set.push(c);
         } else {
@@ -219,7 +219,7 @@ pub fn earned(members: Weights, evidence: &Evidence, n: usize) -> (Weights, Vec<
     if left.is_empty() {
         return (members, left);
     }
-    let w = em_weights(&relative_rows(evidence, &set), set.len());
+    let w = em_weights(&relative_rows(&evidence.log_lik, &set), set.len());
     let named: Vec<(String, f64)> = set
         .iter()
         .map(|&c| evidence.log_lik[c].0.clone())
@@ -253,16 +253,26 @@ pub fn cheap_start(names: &[&str], evidence: &Evidence, n: usize) -> Vec<String>
 pub fn lift(evidence: &Evidence, set: &[String], extra: &str) -> Option<(f64, f64)> {
     let index = |m: &str| evidence.log_lik.iter().position(|(c, _)| c == m);
     let set: Vec<usize> = set.iter().map(|m| index(m)).collect::<Option<_>>()?;
-    Some(paired_gain(evidence, &set, index(extra)?))
+    Some(paired_gain(&evidence.log_lik, &set, index(extra)?))
+}
+
+/// What adding `extra` to `base` adds per row ([`paired_gain`]), from their
+/// held-out log-likelihoods per evidence row, over the rows both scored.
+pub fn lift_over(base: &[Option<f64>], extra: &[Option<f64>]) -> (f64, f64) {
+    let log_lik = [
+        (String::new(), base.to_vec()),
+        (String::new(), extra.to_vec()),
+    ];
+    paired_gain(&log_lik, &[0], 1)
 }
 
 /// Mean and standard error, over the rows all of them scored, of what
 /// adding candidate `extra` to the stacked `set` adds to each row's
 /// held-out log-likelihood, each side with its own stacking weights.
-fn paired_gain(evidence: &Evidence, set: &[usize], extra: usize) -> (f64, f64) {
+fn paired_gain(log_lik: &[(String, Vec<Option<f64>>)], set: &[usize], extra: usize) -> (f64, f64) {
     let mut both = set.to_vec();
     both.push(extra);
-    let rows = relative_rows(evidence, &both);
+    let rows = relative_rows(log_lik, &both);
     let w_set = em_weights(
         &rows
             .iter()

@@ -33,7 +33,9 @@ use crate::models::{
 use crate::rng::Rng;
 
 mod clock;
+mod curtail;
 pub use clock::Clock;
+use curtail::{Curtail, Shortfall};
 
 /// The robust models of the five papers, in the order ties are broken.
 pub const CANDIDATES: &[&str] = &["rnda", "rlr", "shift", "rmda", "cbt"];
@@ -145,7 +147,9 @@ impl Evidence {
 /// table of more than twice [`RACE_ROWS`] rows the candidates race: all are
 /// scored on a stratified sample of [`RACE_ROWS`] rows first, and only those
 /// not clearly worse than the best there (within [`RACE_Z`] standard errors
-/// of the paired difference) are scored again on the full evidence sample.
+/// of the paired difference) are scored again on the full evidence sample:
+/// the cheapest first (the anchor), then the others, a dear one stopped
+/// once its first fold shows it cannot earn its wait (see [`curtail`]).
 pub fn select(
     inputs: &FitInputs<'_>,
     labels: &[usize],
@@ -159,7 +163,9 @@ pub fn select(
         .collect();
     let clock = Clock::start();
     if labels.len() <= 2 * RACE_ROWS {
-        return evaluate(inputs, labels, options, &all, MAX_ROWS, &clock, progress);
+        return evaluate(
+            inputs, labels, options, &all, MAX_ROWS, &clock, None, progress,
+        );
     }
     let mut first_round = |mut p: Progress| {
         p.fraction *= 0.3;
@@ -172,6 +178,7 @@ pub fn select(
         &all,
         RACE_ROWS,
         &clock,
+        None,
         &mut first_round,
     )?;
     let n = labels.len();
@@ -188,9 +195,16 @@ pub fn select(
     // The cheapest survivor goes first on the full evidence sample: its
     // time there anchors the budgets (see `cheapest_survivor`).
     let anchor = match cheapest_survivor(&first, &survivors, n) {
-        Some(a) if survivors.len() > 1 => {
-            full_sample(inputs, labels, options, &[a], &clock, &mut second_round)?.map(|ev| (a, ev))
-        }
+        Some(a) if survivors.len() > 1 => full_sample(
+            inputs,
+            labels,
+            options,
+            &[a],
+            &clock,
+            None,
+            &mut second_round,
+        )?
+        .map(|ev| (a, ev)),
         _ => None,
     };
     let measured = anchor.as_ref().map(|(a, ev)| (*a, ev.anchor_seconds(n)));
@@ -208,6 +222,10 @@ pub fn select(
         .copied()
         .filter(|m| anchor.as_ref().is_none_or(|(a, _)| a != m))
         .collect();
+    let curtail = anchor.as_ref().and_then(|(a, ev)| {
+        let cheap = combine::cheap_start(&survivors, &first, n);
+        judged_against(a, ev, &rest_names, &cheap)
+    });
     let rest = if rest_names.is_empty() {
         None
     } else {
@@ -217,9 +235,11 @@ pub fn select(
             options,
             &rest_names,
             &clock,
+            curtail.as_ref(),
             &mut second_round,
         )?
     };
+    let (rest, short) = without_shortfalls(rest, curtail, &first, n);
     let mut second = match (anchor.map(|(_, ev)| ev), rest) {
         (Some(a), Some(b)) => merged(a, b),
         (Some(one), None) | (None, Some(one)) => one,
@@ -227,20 +247,8 @@ pub fn select(
         // evidence still.
         (None, None) => return Ok(keep_only(first, &survivors, dropped)),
     };
-    // Scored apart from the anchor, a set of candidates none of which could
-    // be scored leaves no entries of its own: say why here.
-    for m in &rest_names {
-        if !second.selection.candidates.iter().any(|c| c.model == *m) {
-            second.selection.candidates.push(match clock.too_slow(m) {
-                Some(secs) => stopped(m, n, secs),
-                None => left_out(
-                    m,
-                    "not scored".into(),
-                    "no fold of it could be scored on the full evidence sample".into(),
-                ),
-            });
-        }
-    }
+    second.selection.candidates.extend(short);
+    say_why_unscored(&mut second.selection.candidates, &rest_names, &clock, n);
     let unscored = first
         .selection
         .candidates
@@ -254,6 +262,29 @@ pub fn select(
         ", the candidates left after a first round on {RACE_ROWS} rows"
     ));
     Ok(second)
+}
+
+/// Scored apart from the anchor, a set of candidates none of which could
+/// be scored leaves no entries of its own: an entry saying why for each
+/// of `rest` not among `candidates`.
+fn say_why_unscored(
+    candidates: &mut Vec<CandidateScore>,
+    rest: &[&'static str],
+    clock: &Clock,
+    n: usize,
+) {
+    for m in rest {
+        if !candidates.iter().any(|c| c.model == *m) {
+            candidates.push(match clock.too_slow(m) {
+                Some(secs) => stopped(m, n, secs),
+                None => left_out(
+                    m,
+                    "not scored".into(),
+                    "no fold of it could be scored on the full evidence sample".into(),
+                ),
+            });
+        }
+    }
 }
 
 /// Rows of the first round of the race: enough that a candidate several
@@ -313,16 +344,18 @@ fn race(first: &Evidence) -> (Vec<&'static str>, Vec<CandidateScore>) {
 
 /// `candidates` scored on the full evidence sample; `None` when none of
 /// them could be.
+#[allow(clippy::too_many_arguments)]
 fn full_sample(
     inputs: &FitInputs<'_>,
     labels: &[usize],
     options: &ModelOptions,
     candidates: &[&'static str],
     clock: &Clock,
+    curtail: Option<&Curtail<'_>>,
     progress: &mut dyn FnMut(Progress) -> Control,
 ) -> Result<Option<Evidence>, FitError> {
     match evaluate(
-        inputs, labels, options, candidates, MAX_ROWS, clock, progress,
+        inputs, labels, options, candidates, MAX_ROWS, clock, curtail, progress,
     ) {
         Err(FitError::NotApplicable(_)) => Ok(None),
         other => other.map(Some),
@@ -346,6 +379,74 @@ fn cheapest_survivor(
         let cost = |m: &str| first.predicted_seconds(m, n).unwrap_or(f64::INFINITY);
         cost(a).total_cmp(&cost(b))
     })
+}
+
+/// What curtails the dear ones of `rest` (those not in `cheap`) against
+/// the anchor `a`, scored in `ev` on the full evidence sample; `None` when
+/// none is dear.
+fn judged_against<'a>(
+    a: &'a str,
+    ev: &'a Evidence,
+    rest: &[&'static str],
+    cheap: &[String],
+) -> Option<Curtail<'a>> {
+    let (_, ll) = ev.log_lik.iter().find(|(m, _)| m == a)?;
+    let dear: Vec<&'static str> = rest
+        .iter()
+        .copied()
+        .filter(|m| !cheap.iter().any(|c| c == m))
+        .collect();
+    (!dear.is_empty()).then(|| Curtail::new(a, ll, dear))
+}
+
+/// `rest` without the candidates `curtail` stopped (whether or not their
+/// other folds had finished: only the deciding fold decides), and those as
+/// entries saying why.
+fn without_shortfalls(
+    rest: Option<Evidence>,
+    curtail: Option<Curtail<'_>>,
+    first: &Evidence,
+    n: usize,
+) -> (Option<Evidence>, Vec<CandidateScore>) {
+    let Some(curtail) = curtail else {
+        return (rest, Vec::new());
+    };
+    let anchor = curtail.anchor().to_string();
+    let short = curtail.shortfalls();
+    let gone = |m: &str| short.iter().any(|s| s.model == m);
+    let rest = rest.map(|mut ev| {
+        ev.log_lik.retain(|(m, _)| !gone(m));
+        ev.seconds_per_row.retain(|(m, _)| !gone(m));
+        ev.held_out.p_true.retain(|(m, _)| !gone(m));
+        ev.selection.candidates.retain(|c| !gone(&c.model));
+        ev
+    });
+    let entries = short
+        .iter()
+        .map(|s| not_worth_the_wait(s, &anchor, first.predicted_seconds(&s.model, n), n))
+        .collect();
+    (rest, entries)
+}
+
+/// A candidate whose deciding fold fell short of earning its wait.
+fn not_worth_the_wait(
+    s: &Shortfall,
+    anchor: &str,
+    predicted: Option<f64>,
+    n: usize,
+) -> CandidateScore {
+    left_out(
+        &s.model,
+        format!("not worth the wait on {n} rows"),
+        format!(
+            "its fit on all {n} rows would take about {:.0} s, and on {} of the {} evidence rows it added {:.4} ± {:.4} nats per row to {anchor}: too little to earn that wait",
+            predicted.unwrap_or(0.0),
+            s.rows,
+            s.of,
+            s.gain,
+            s.standard_error
+        ),
+    )
 }
 
 /// The evidence of two disjoint sets of candidates scored on the same
@@ -545,6 +646,7 @@ fn keep_only(first: Evidence, survivors: &[&str], dropped: Vec<CandidateScore>) 
 
 /// Every candidate of `candidates` scored on a stratified sample of at
 /// most `max_rows` rows.
+#[allow(clippy::too_many_arguments)]
 fn evaluate(
     inputs: &FitInputs<'_>,
     labels: &[usize],
@@ -552,12 +654,15 @@ fn evaluate(
     candidates: &[&'static str],
     max_rows: usize,
     clock: &Clock,
+    curtail: Option<&Curtail<'_>>,
     progress: &mut dyn FnMut(Progress) -> Control,
 ) -> Result<Evidence, FitError> {
     let rows = stratified_sample(labels, inputs.n_classes(), max_rows, options.seed);
     let folds = stratified_folds(&rows, labels, inputs.n_classes(), options.seed);
-    let tasks: Vec<(usize, usize)> = (0..candidates.len())
-        .flat_map(|c| (0..FOLDS).map(move |f| (c, f)))
+    // Fold by fold, so that every candidate's deciding fold (see
+    // `curtail`) is among the first to run.
+    let tasks: Vec<(usize, usize)> = (0..FOLDS)
+        .flat_map(|f| (0..candidates.len()).map(move |c| (c, f)))
         .collect();
     let run = Runner {
         inputs,
@@ -566,6 +671,7 @@ fn evaluate(
         rows: &rows,
         folds: &folds,
         clock,
+        curtail,
         stop: AtomicBool::new(false),
     };
     let results = run.all(candidates, &tasks, progress)?;
@@ -747,6 +853,9 @@ struct Runner<'a> {
     /// has fewer rows than folds, so it cannot be held out fairly).
     folds: &'a [Option<usize>],
     clock: &'a Clock,
+    /// Stops a dear candidate whose deciding fold shows it cannot earn its
+    /// wait (the second round only).
+    curtail: Option<&'a Curtail<'a>>,
     stop: AtomicBool,
 }
 
@@ -798,6 +907,10 @@ impl Runner<'_> {
         results.map_err(|_| FitError::Numerical("a candidate's fit panicked".into()))
     }
 
+    fn curtailed(&self, name: &str) -> bool {
+        self.curtail.is_some_and(|c| c.stops(name))
+    }
+
     fn task(
         &self,
         name: &str,
@@ -806,7 +919,7 @@ impl Runner<'_> {
     ) -> Result<FoldOut, FitError> {
         let started = Instant::now();
         let n = self.labels.len();
-        if self.clock.unaffordable(name, None, n) {
+        if self.clock.unaffordable(name, None, n) || self.curtailed(name) {
             return Err(FitError::Cancelled);
         }
         self.clock.begin(name);
@@ -833,6 +946,7 @@ impl Runner<'_> {
             if self.stop.load(Ordering::Relaxed)
                 || self.clock.candidate_over_budget(name)
                 || self.clock.unaffordable(name, running, n)
+                || self.curtailed(name)
             {
                 Control::Stop
             } else {
@@ -862,11 +976,14 @@ impl Runner<'_> {
             .input()
             .pick(&train_inputs.features, train_inputs.levels.as_ref());
         let flips = profile_flip_table(&classifier.predict_proba(train_matrix), &train_labels);
-        let scores = test
+        let scores: Vec<f64> = test
             .iter()
             .enumerate()
             .map(|(i, &r)| held_out_log_likelihood(&p_true, i, &flips, self.labels[r]))
             .collect();
+        if let Some(curtail) = self.curtail {
+            curtail.judge(name, fold, &held, &scores);
+        }
         let seconds = started.elapsed().as_secs_f64();
         self.clock.mark_done(name, seconds, train.len());
         report(1.0);

@@ -277,3 +277,63 @@ fn evidence_scored_apart_merges_as_if_scored_together() {
     assert_eq!(rates, log_lik);
     assert_eq!(m.predicted_seconds("rnda", 100_000), Some(1.0));
 }
+
+/// A dear survivor whose deciding fold adds nothing to the anchor leaves
+/// the second round with its reason, even if its other folds finished;
+/// a cheap one is never judged.
+#[test]
+fn a_dear_survivor_that_cannot_earn_its_wait_stops_after_its_deciding_fold() {
+    let n = 10_000;
+    // The first round: rnda cheap (0.1 s on every row), shift and rlr
+    // dear (20 s).
+    let first = Evidence::of_rows(vec![
+        ("rnda", vec![Some(-0.9); 6], 1e-5),
+        ("rlr", vec![Some(-0.9); 6], 2e-3),
+        ("shift", vec![Some(-0.9); 6], 2e-3),
+        ("cbt", vec![Some(-0.9); 6], 1e-6),
+    ]);
+    let cheap = combine::cheap_start(&["rnda", "rlr", "shift", "cbt"], &first, n);
+    assert_eq!(cheap, ["rnda", "cbt"]);
+    let anchor_ll: Vec<Option<f64>> = (0..30)
+        .map(|i| Some(if i % 2 == 0 { -0.4 } else { -1.4 }))
+        .collect();
+    let anchor = Evidence::of_rows(vec![("rnda", anchor_ll.clone(), 1e-5)]);
+    let rest = ["rlr", "shift", "cbt"];
+    let curtail = judged_against("rnda", &anchor, &rest, &cheap).unwrap();
+    let deciding: Vec<usize> = (0..10).collect();
+    // shift: the anchor's scores less a hair; rlr: far better where the
+    // anchor is poor; cbt: poor, but cheap.
+    let like = |d: f64| -> Vec<f64> {
+        deciding
+            .iter()
+            .map(|&r| anchor_ll[r].unwrap() + d)
+            .collect()
+    };
+    let rlr: Vec<f64> = deciding
+        .iter()
+        .map(|&r| if r % 2 == 0 { -0.5 } else { -0.2 })
+        .collect();
+    curtail.judge("shift", 0, &deciding, &like(-0.01));
+    curtail.judge("rlr", 0, &deciding, &rlr);
+    curtail.judge("cbt", 0, &deciding, &like(-1.0));
+    assert!(curtail.stops("shift"));
+    assert!(!curtail.stops("rlr") && !curtail.stops("cbt"));
+    // shift's other folds had finished: it is dropped all the same.
+    let scored_rest = Evidence::of_rows(vec![
+        ("rlr", vec![Some(-0.5); 30], 2e-3),
+        ("shift", vec![Some(-0.91); 30], 2e-3),
+        ("cbt", vec![Some(-1.9); 30], 1e-6),
+    ]);
+    let (kept, short) = without_shortfalls(Some(scored_rest), Some(curtail), &first, n);
+    let kept = kept.unwrap();
+    let names: Vec<&str> = kept.log_lik.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(names, ["rlr", "cbt"]);
+    assert!(kept.held_out.p_true.iter().all(|(m, _)| m != "shift"));
+    assert_eq!(names_of(&short), ["shift"]);
+    assert!(short[0].status.contains("not worth the wait"));
+    let why = short[0].reason.as_deref().unwrap();
+    assert!(
+        why.contains("on 10 of the 30 evidence rows") && why.contains("rnda"),
+        "{why}"
+    );
+}
