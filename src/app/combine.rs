@@ -167,6 +167,15 @@ pub fn affordable(members: Weights, evidence: &Evidence, n: usize) -> (Weights, 
 /// conventional test would (2.3%).
 pub const EARN_Z: f64 = 2.0;
 
+/// Whether a lift of `gain` ± `se` nats per row, measured on `rows` of the
+/// `of` rows that will decide, is more likely than not to fall short of
+/// [`EARN_Z`] standard errors on all of them: if the other rows continue
+/// its trend, its z grows by sqrt(of / rows) (stochastic curtailment at
+/// conditional power one half; Lan, Simon and Halperin 1982).
+pub fn cannot_earn(gain: f64, se: f64, rows: usize, of: usize) -> bool {
+    gain <= EARN_Z * (rows as f64 / of.max(1) as f64).sqrt() * se
+}
+
 /// A member left out by [`earned`]: its predicted fit on every row, and
 /// what it added to the held-out log-likelihood per evidence row (mean and
 /// standard error of the paired difference).

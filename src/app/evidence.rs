@@ -547,25 +547,24 @@ fn affordable_survivors(
 /// rows takes longer than a wait nobody minds is fitted only if its
 /// evidence lifts the cheaper candidates' mixture by [`combine::EARN_Z`]
 /// standard errors ([`combine::earned`]). The first round measured that
-/// lift on [`RACE_ROWS`] rows; if the second round's [`MAX_ROWS`] rows
-/// continue that trend its z grows by sqrt(MAX_ROWS / RACE_ROWS), so a
-/// candidate whose first-round z is below EARN_Z over that factor is
-/// more likely than not to fall short (stochastic curtailment, Lan, Simon
-/// and Halperin 1982, at conditional power one half) and is not scored
-/// again: on a 1M-row table rmda's folds were most of the second round.
+/// lift on [`RACE_ROWS`] rows; one that [`combine::cannot_earn`] on the
+/// second round's [`MAX_ROWS`] rows is not scored again: on a 1M-row
+/// table rmda's folds were most of the second round.
 fn worth_the_wait(
     first: &Evidence,
     survivors: Vec<&'static str>,
     n: usize,
 ) -> (Vec<&'static str>, Vec<CandidateScore>) {
     let cheap = combine::cheap_start(&survivors, first, n);
-    let needed = combine::EARN_Z * (RACE_ROWS as f64 / MAX_ROWS as f64).sqrt();
     let mut kept = Vec::new();
     let mut futile = Vec::new();
     for m in survivors {
         let lift = combine::lift(first, &cheap, m);
         match lift {
-            Some((gain, se)) if !cheap.iter().any(|c| c == m) && gain <= needed * se => {
+            Some((gain, se))
+                if !cheap.iter().any(|c| c == m)
+                    && combine::cannot_earn(gain, se, RACE_ROWS, MAX_ROWS) =>
+            {
                 futile.push(left_out(
                     m,
                     format!("not worth the wait on {n} rows"),

@@ -5,12 +5,11 @@
 //! rows. A candidate it lets through still costs three fits on two thirds
 //! of the full evidence sample (on a 10k-row table, most of the default's
 //! time), though the anchor's scores on those rows are already known. So
-//! the same rule of stochastic curtailment is applied again once the
-//! candidate's deciding fold has scored its third of the rows: if the
-//! other two thirds continue that trend, the z of its lift over the
-//! anchor grows by sqrt(3), so a z below EARN_Z / sqrt(3) leaves it less
-//! than even odds of earning its wait (conditional power one half), and
-//! its other folds stop. Only fold [`DECIDING_FOLD`] decides, whatever
+//! the same rule of stochastic curtailment ([`combine::cannot_earn`]) is
+//! applied again once the candidate's deciding fold has scored its third
+//! of the rows: a z of its lift over the anchor below EARN_Z / sqrt(3)
+//! leaves it less than even odds of earning its wait, and its other folds
+//! stop. Only fold [`DECIDING_FOLD`] decides, whatever
 //! order the folds finish in on the pool, so what is chosen does not
 //! depend on timing; only the time saved does.
 
@@ -79,8 +78,7 @@ impl<'a> Curtail<'a> {
         }
         let (gain, se) = combine::lift_over(self.anchor_ll, &extra);
         let of = self.anchor_ll.iter().filter(|l| l.is_some()).count();
-        let needed = combine::EARN_Z * (rows.len() as f64 / of.max(1) as f64).sqrt();
-        if gain <= needed * se {
+        if combine::cannot_earn(gain, se, rows.len(), of) {
             self.futile[i].store(true, Ordering::Relaxed);
             if let Ok(mut short) = self.short.lock() {
                 short.push(Shortfall {
