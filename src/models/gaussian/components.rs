@@ -131,9 +131,12 @@ impl<'a> Scaled<'a> {
         let src = &src.as_slice()[s..s + out.len()];
         match self.by {
             Some(by) => {
-                let (m, sd) = (by.mean[j], by.scale[j]);
+                // A product, not a quotient: a division per cell was 14%
+                // of rnda's process on a 200k-row table (the divider, not
+                // memory, bound the loop); the two differ by at most an ulp.
+                let (m, inv) = (by.mean[j], 1.0 / by.scale[j]);
                 for (o, v) in out.iter_mut().zip(src) {
-                    *o = (*v - m) / sd;
+                    *o = (*v - m) * inv;
                 }
             }
             None => out.copy_from_slice(src),
