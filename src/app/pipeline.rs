@@ -164,16 +164,11 @@ impl FitPlan {
                     .into_iter()
                     .filter(|(m, _)| !over.contains(m))
                     .collect();
-                if let Some(rate) = calibrate::held_out_noise(&found.held_out, &fitted) {
-                    let before = mean(&fit.p_mislabel);
-                    let c = calibrate::odds_for_rate(&fit.p_mislabel, rate);
-                    calibrate::rescale_odds(&mut fit, labels, c);
-                    selection.wrong_label_odds = Some(c);
-                    fit.extra.notes.push(format!(
-                        "p_mislabel is calibrated to the held-out fits: they see {:.1}% of the labels wrong, the fit on every row {:.1}%, so the odds of a wrong label are multiplied by {c:.2} (the ranking is the same)",
-                        100.0 * rate,
-                        100.0 * before
-                    ));
+                if let Some(c) =
+                    calibrate::calibrate(&mut fit, &found.log_lik, &found.held_out, &fitted, labels)
+                {
+                    selection.wrong_label_odds = c.odds;
+                    fit.extra.notes.push(c.note);
                 }
                 for (m, secs) in left_out {
                     fit.extra.notes.push(format!(
@@ -251,10 +246,6 @@ impl FitPlan {
 
 /// Takes the members left out of the mixture out of the selection's weights
 /// and renormalises the rest, so the report says what the ranking mixes.
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len().max(1) as f64
-}
-
 fn drop_weights(selection: &mut Selection, left_out: &[String]) {
     for c in &mut selection.candidates {
         if left_out.contains(&c.model) {

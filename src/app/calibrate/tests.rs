@@ -78,3 +78,86 @@ fn the_held_out_noise_counts_flips_not_softness() {
         assert!(held_out_noise(&held_out, &[("c".into(), 1.0)]).is_none());
     }
 }
+
+/// Held-out fits with no skill (every row's P(true | x) the class shares,
+/// its held-out likelihood that of the constant classifier): their
+/// confident joint counts about half the labels wrong whatever the noise,
+/// and before the skill test that count was applied (on colon, odds x15).
+/// Now the fit keeps its own p_mislabel; with skilled held-out fits on the
+/// same labels, it is calibrated as before.
+#[test]
+fn a_held_out_classifier_without_skill_does_not_calibrate() {
+    let n = 200;
+    let given: Vec<usize> = (0..n).map(|i| usize::from(i % 3 == 0)).collect();
+    let share = |g: usize| given.iter().filter(|&&h| h == g).count() as f64 / n as f64;
+    let fit = || {
+        let posterior = DMatrix::from_fn(n, 2, |i, k| if k == given[i] { 0.9 } else { 0.1 });
+        Fit::from_posterior(posterior, &given)
+    };
+    // The class shares, give or take what a fit on a sample moves them by.
+    let flat = HeldOut {
+        given: given.clone(),
+        p_true: vec![(
+            "a".into(),
+            (0..n)
+                .map(|i| {
+                    let p = share(0) + 0.01 * (i as f64).sin();
+                    Some(vec![p, 1.0 - p])
+                })
+                .collect(),
+        )],
+    };
+    let flat_ll = vec![(
+        "a".to_string(),
+        given.iter().map(|&g| Some(share(g).ln())).collect(),
+    )];
+    let members = [("a".to_string(), 1.0)];
+    assert!(held_out_noise(&flat, &members).unwrap() > 0.3);
+    let (gain, se) = held_out_skill(&flat_ll, &given, &members).unwrap();
+    assert!(gain.abs() < 1e-12 && se < 1e-12, "{gain} {se}");
+    let mut kept = fit();
+    let c = calibrate(&mut kept, &flat_ll, &flat, &members, &given).unwrap();
+    assert_eq!(c.odds, None);
+    assert_eq!(kept.p_mislabel, fit().p_mislabel);
+    assert!(
+        c.note.contains("no better than the class shares"),
+        "{}",
+        c.note
+    );
+
+    // Skilled: every tenth label disagrees with a sure held-out classifier.
+    let truth: Vec<usize> = given
+        .iter()
+        .enumerate()
+        .map(|(i, &g)| if i % 10 == 0 { 1 - g } else { g })
+        .collect();
+    let sure = HeldOut {
+        given: given.clone(),
+        p_true: vec![(
+            "a".into(),
+            truth
+                .iter()
+                .map(|&t| {
+                    Some(if t == 0 {
+                        vec![0.95, 0.05]
+                    } else {
+                        vec![0.05, 0.95]
+                    })
+                })
+                .collect(),
+        )],
+    };
+    let sure_ll = vec![(
+        "a".to_string(),
+        truth
+            .iter()
+            .zip(&given)
+            .map(|(t, g)| Some(if t == g { 0.85f64.ln() } else { 0.15f64.ln() }))
+            .collect(),
+    )];
+    let mut calibrated = fit();
+    let c = calibrate(&mut calibrated, &sure_ll, &sure, &members, &given).unwrap();
+    assert!(c.odds.is_some(), "{}", c.note);
+    let mean = calibrated.p_mislabel.iter().sum::<f64>() / n as f64;
+    assert!((mean - 0.1).abs() < 1e-6, "{mean}");
+}
