@@ -949,7 +949,12 @@ impl Runner<'_> {
     ) -> Result<FoldOut, FitError> {
         let started = Instant::now();
         let n = self.labels.len();
-        if self.clock.unaffordable(name, None, n) || self.curtailed(name) {
+        // The caller's stop also spares the tasks not yet begun: each would
+        // start a fit only to be told at its first progress report.
+        if self.stop.load(Ordering::Relaxed)
+            || self.clock.unaffordable(name, None, n)
+            || self.curtailed(name)
+        {
             return Err(FitError::Cancelled);
         }
         self.clock.begin(name);
