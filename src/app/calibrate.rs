@@ -33,7 +33,7 @@
 //! applies to a member's evidence); otherwise the held-out fits say nothing
 //! about which labels are wrong, and the fit keeps its own noise estimate.
 
-use super::combine::EARN_Z;
+use super::combine::{self, EARN_Z};
 use super::evidence::HeldOut;
 use crate::models::Fit;
 use crate::models::numerics::log_sum_exp;
@@ -128,9 +128,7 @@ pub fn held_out_skill(
         .iter()
         .map(|(g, ll)| ll - (counts[*g] / n).ln())
         .collect();
-    let gain = d.iter().sum::<f64>() / n;
-    let var = d.iter().map(|x| (x - gain).powi(2)).sum::<f64>() / (n - 1.0);
-    Some((gain, (var / n).sqrt()))
+    Some(combine::mean_and_se(&d))
 }
 
 /// The share of wrong labels among the evidence rows that every member

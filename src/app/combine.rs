@@ -298,6 +298,12 @@ fn paired_gain(log_lik: &[(String, Vec<Option<f64>>)], set: &[usize], extra: usi
         .iter()
         .map(|r| mix(r, &w_both) - mix(&r[..set.len()], &w_set))
         .collect();
+    mean_and_se(&d)
+}
+
+/// Mean and standard error of the mean of per-row differences (as if two
+/// rows when there are fewer, so nothing divides by zero).
+pub fn mean_and_se(d: &[f64]) -> (f64, f64) {
     let m = d.len().max(2) as f64;
     let mean = d.iter().sum::<f64>() / m;
     let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (m - 1.0);

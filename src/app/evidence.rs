@@ -130,6 +130,15 @@ impl Evidence {
             .map(|(_, s)| s * n as f64)
     }
 
+    /// Keeps the per-row evidence, held-out classes and costs of the scored
+    /// candidates `keep` accepts (the selection's entries are the
+    /// caller's to sort out).
+    fn retain_scored(&mut self, keep: impl Fn(&str) -> bool) {
+        self.log_lik.retain(|(m, _)| keep(m));
+        self.seconds_per_row.retain(|(m, _)| keep(m));
+        self.held_out.p_true.retain(|(m, _)| keep(m));
+    }
+
     /// The cheapest scored candidate's predicted fit on all `n` rows: what
     /// every budget for fitting on the whole table is measured against.
     pub fn anchor_seconds(&self, n: usize) -> f64 {
@@ -161,25 +170,20 @@ pub fn select(
         .filter(|c| MODELS.iter().any(|m| m.name == *c))
         .collect();
     let clock = Clock::start();
+    let table = Table {
+        inputs,
+        labels,
+        options,
+        clock: &clock,
+    };
     if labels.len() <= 2 * RACE_ROWS {
-        return evaluate(
-            inputs, labels, options, &all, MAX_ROWS, &clock, None, progress,
-        );
+        return table.evaluate(&all, MAX_ROWS, None, progress);
     }
     let mut first_round = |mut p: Progress| {
         p.fraction *= 0.3;
         progress(p)
     };
-    let first = evaluate(
-        inputs,
-        labels,
-        options,
-        &all,
-        RACE_ROWS,
-        &clock,
-        None,
-        &mut first_round,
-    )?;
+    let first = table.evaluate(&all, RACE_ROWS, None, &mut first_round)?;
     let n = labels.len();
     let (survivors, mut dropped) = race(&first);
     // Each round gives every candidate its budget: measured across both,
@@ -194,16 +198,9 @@ pub fn select(
     // The cheapest survivor goes first on the full evidence sample: its
     // time there anchors the budgets (see `cheapest_survivor`).
     let anchor = match cheapest_survivor(&first, &survivors, n) {
-        Some(a) if survivors.len() > 1 => full_sample(
-            inputs,
-            labels,
-            options,
-            &[a],
-            &clock,
-            None,
-            &mut second_round,
-        )?
-        .map(|ev| (a, ev)),
+        Some(a) if survivors.len() > 1 => table
+            .full_sample(&[a], None, &mut second_round)?
+            .map(|ev| (a, ev)),
         _ => None,
     };
     let measured = anchor.as_ref().map(|(a, ev)| (*a, ev.anchor_seconds(n)));
@@ -228,15 +225,7 @@ pub fn select(
     let rest = if rest_names.is_empty() {
         None
     } else {
-        full_sample(
-            inputs,
-            labels,
-            options,
-            &rest_names,
-            &clock,
-            curtail.as_ref(),
-            &mut second_round,
-        )?
+        table.full_sample(&rest_names, curtail.as_ref(), &mut second_round)?
     };
     let (rest, short) = without_shortfalls(rest, curtail, &first, n);
     let mut second = match (anchor.map(|(_, ev)| ev), rest) {
@@ -312,10 +301,8 @@ fn race(first: &Evidence) -> (Vec<&'static str>, Vec<CandidateScore>) {
             .zip(ll)
             .filter_map(|(a, b)| Some((*a)? - (*b)?))
             .collect();
-        let m = diffs.len().max(2) as f64;
-        let mean = diffs.iter().sum::<f64>() / m;
-        let var = diffs.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (m - 1.0);
-        let z = mean / (var / m).sqrt().max(1e-12);
+        let (mean, se) = combine::mean_and_se(&diffs);
+        let z = mean / se.max(1e-12);
         let Some(static_name) = CANDIDATES.iter().copied().find(|c| c == name) else {
             continue;
         };
@@ -339,26 +326,6 @@ fn race(first: &Evidence) -> (Vec<&'static str>, Vec<CandidateScore>) {
         }
     }
     (survivors, dropped)
-}
-
-/// `candidates` scored on the full evidence sample; `None` when none of
-/// them could be.
-#[allow(clippy::too_many_arguments)]
-fn full_sample(
-    inputs: &FitInputs<'_>,
-    labels: &[usize],
-    options: &ModelOptions,
-    candidates: &[&'static str],
-    clock: &Clock,
-    curtail: Option<&Curtail<'_>>,
-    progress: &mut dyn FnMut(Progress) -> Control,
-) -> Result<Option<Evidence>, FitError> {
-    match evaluate(
-        inputs, labels, options, candidates, MAX_ROWS, clock, curtail, progress,
-    ) {
-        Err(FitError::NotApplicable(_)) => Ok(None),
-        other => other.map(Some),
-    }
 }
 
 /// The survivor whose fit on all `n` rows the first round predicts to be
@@ -414,9 +381,7 @@ fn without_shortfalls(
     let short = curtail.shortfalls();
     let gone = |m: &str| short.iter().any(|s| s.model == m);
     let rest = rest.map(|mut ev| {
-        ev.log_lik.retain(|(m, _)| !gone(m));
-        ev.seconds_per_row.retain(|(m, _)| !gone(m));
-        ev.held_out.p_true.retain(|(m, _)| !gone(m));
+        ev.retain_scored(|m| !gone(m));
         ev.selection.candidates.retain(|c| !gone(&c.model));
         ev
     });
@@ -618,113 +583,128 @@ fn left_out(model: &str, status: String, reason: String) -> CandidateScore {
 /// dropped candidates listed after the scored ones.
 fn keep_only(first: Evidence, survivors: &[&str], dropped: Vec<CandidateScore>) -> Evidence {
     let keep = |m: &str| survivors.contains(&m);
-    let Evidence {
-        mut selection,
-        log_lik,
-        seconds_per_row,
-        mut held_out,
-    } = first;
-    held_out.p_true.retain(|(m, _)| keep(m));
-    selection
-        .candidates
-        .retain(|c| keep(&c.model) || c.score.is_none());
-    let unscored = selection.candidates.iter().position(|c| c.score.is_none());
-    let at = unscored.unwrap_or(selection.candidates.len());
-    selection.candidates.splice(at..at, dropped);
-    Evidence {
-        selection,
-        log_lik: log_lik.into_iter().filter(|(m, _)| keep(m)).collect(),
-        seconds_per_row: seconds_per_row
-            .into_iter()
-            .filter(|(m, _)| keep(m))
-            .collect(),
-        held_out,
-    }
+    let mut ev = first;
+    ev.retain_scored(keep);
+    let candidates = &mut ev.selection.candidates;
+    candidates.retain(|c| keep(&c.model) || c.score.is_none());
+    let at = candidates
+        .iter()
+        .position(|c| c.score.is_none())
+        .unwrap_or(candidates.len());
+    candidates.splice(at..at, dropped);
+    ev
 }
 
-/// Every candidate of `candidates` scored on a stratified sample of at
-/// most `max_rows` rows.
-#[allow(clippy::too_many_arguments)]
-fn evaluate(
-    inputs: &FitInputs<'_>,
-    labels: &[usize],
-    options: &ModelOptions,
-    candidates: &[&'static str],
-    max_rows: usize,
-    clock: &Clock,
-    curtail: Option<&Curtail<'_>>,
-    progress: &mut dyn FnMut(Progress) -> Control,
-) -> Result<Evidence, FitError> {
-    let rows = stratified_sample(labels, inputs.n_classes(), max_rows, options.seed);
-    let folds = stratified_folds(&rows, labels, inputs.n_classes(), options.seed);
-    // Fold by fold, so that every candidate's deciding fold (see
-    // `curtail`) is among the first to run.
-    let tasks: Vec<(usize, usize)> = (0..FOLDS)
-        .flat_map(|f| (0..candidates.len()).map(move |c| (c, f)))
-        .collect();
-    let run = Runner {
-        inputs,
-        labels,
-        options,
-        rows: &rows,
-        folds: &folds,
-        clock,
-        curtail,
-        stop: AtomicBool::new(false),
-    };
-    let results = run.all(candidates, &tasks, progress)?;
-    let mut scored: Vec<CandidateScore> = candidates
-        .iter()
-        .enumerate()
-        .map(|(c, name)| summarise(name, results.iter().filter(|r| r.0 == c).map(|r| &r.1)))
-        .map(|score| match clock.too_slow(&score.model) {
-            Some(secs) if score.score.is_none() => stopped(&score.model, labels.len(), secs),
-            _ => score,
-        })
-        .collect();
-    let log_lik = per_row(candidates, &scored, &results, rows.len());
-    let held_out = HeldOut {
-        given: rows.iter().map(|&r| labels[r]).collect(),
-        p_true: held_out_classes(&log_lik, candidates, &results, rows.len()),
-    };
-    let seconds_per_row = log_lik
-        .iter()
-        .map(|(name, _)| {
-            let c = candidates.iter().position(|c| c == name).unwrap_or(0);
-            let (secs, trained) = results
-                .iter()
-                .filter(|r| r.0 == c)
-                .filter_map(|r| r.1.as_ref().ok())
-                .fold((0.0, 0usize), |(s, t), f| (s + f.seconds, t + f.trained_on));
-            (name.clone(), secs / trained.max(1) as f64)
-        })
-        .collect();
-    best_first(&mut scored);
-    let Some(best) = scored.first().filter(|c| c.score.is_some()) else {
-        let why: Vec<String> = scored
-            .iter()
-            .map(|c| format!("{}: {}", c.model, c.reason.as_deref().unwrap_or(&c.status)))
+/// The table a choice scores its candidates on, and the choice's clock:
+/// what every round shares.
+struct Table<'a> {
+    inputs: &'a FitInputs<'a>,
+    labels: &'a [usize],
+    options: &'a ModelOptions,
+    clock: &'a Clock,
+}
+
+impl Table<'_> {
+    /// `candidates` scored on the full evidence sample; `None` when none
+    /// of them could be.
+    fn full_sample(
+        &self,
+        candidates: &[&'static str],
+        curtail: Option<&Curtail<'_>>,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Option<Evidence>, FitError> {
+        match self.evaluate(candidates, MAX_ROWS, curtail, progress) {
+            Err(FitError::NotApplicable(_)) => Ok(None),
+            other => other.map(Some),
+        }
+    }
+
+    /// Every candidate of `candidates` scored on a stratified sample of at
+    /// most `max_rows` rows.
+    fn evaluate(
+        &self,
+        candidates: &[&'static str],
+        max_rows: usize,
+        curtail: Option<&Curtail<'_>>,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Evidence, FitError> {
+        let Table {
+            inputs,
+            labels,
+            options,
+            clock,
+        } = *self;
+        let rows = stratified_sample(labels, inputs.n_classes(), max_rows, options.seed);
+        let folds = stratified_folds(&rows, labels, inputs.n_classes(), options.seed);
+        // Fold by fold, so that every candidate's deciding fold (see
+        // `curtail`) is among the first to run.
+        let tasks: Vec<(usize, usize)> = (0..FOLDS)
+            .flat_map(|f| (0..candidates.len()).map(move |c| (c, f)))
             .collect();
-        return Err(FitError::NotApplicable(format!(
-            "no model could be scored on this table ({}); name one with --model",
-            why.join("; ")
-        )));
-    };
-    let selection = Selection {
-        chosen: best.model.clone(),
-        criterion: format!(
-            "{FOLDS}-fold cross-validated log-likelihood of the given labels, mean per sample, on {} rows",
-            rows.len()
-        ),
-        candidates: scored,
-        wrong_label_odds: None,
-    };
-    Ok(Evidence {
-        selection,
-        log_lik,
-        seconds_per_row,
-        held_out,
-    })
+        let run = Runner {
+            inputs,
+            labels,
+            options,
+            rows: &rows,
+            folds: &folds,
+            clock,
+            curtail,
+            stop: AtomicBool::new(false),
+        };
+        let results = run.all(candidates, &tasks, progress)?;
+        let mut scored: Vec<CandidateScore> = candidates
+            .iter()
+            .enumerate()
+            .map(|(c, name)| summarise(name, results.iter().filter(|r| r.0 == c).map(|r| &r.1)))
+            .map(|score| match clock.too_slow(&score.model) {
+                Some(secs) if score.score.is_none() => stopped(&score.model, labels.len(), secs),
+                _ => score,
+            })
+            .collect();
+        let log_lik = per_row(candidates, &scored, &results, rows.len());
+        let held_out = HeldOut {
+            given: rows.iter().map(|&r| labels[r]).collect(),
+            p_true: held_out_classes(&log_lik, candidates, &results, rows.len()),
+        };
+        let seconds_per_row = log_lik
+            .iter()
+            .map(|(name, _)| {
+                let c = candidates.iter().position(|c| c == name).unwrap_or(0);
+                let (secs, trained) = results
+                    .iter()
+                    .filter(|r| r.0 == c)
+                    .filter_map(|r| r.1.as_ref().ok())
+                    .fold((0.0, 0usize), |(s, t), f| (s + f.seconds, t + f.trained_on));
+                (name.clone(), secs / trained.max(1) as f64)
+            })
+            .collect();
+        best_first(&mut scored);
+        let Some(best) = scored.first().filter(|c| c.score.is_some()) else {
+            let why: Vec<String> = scored
+                .iter()
+                .map(|c| format!("{}: {}", c.model, c.reason.as_deref().unwrap_or(&c.status)))
+                .collect();
+            return Err(FitError::NotApplicable(format!(
+                "no model could be scored on this table ({}); name one with --model",
+                why.join("; ")
+            )));
+        };
+        let selection = Selection {
+            chosen: best.model.clone(),
+            criterion: format!(
+                "{FOLDS}-fold cross-validated log-likelihood of the given labels, mean per sample, on {} rows",
+                rows.len()
+            ),
+            candidates: scored,
+            wrong_label_odds: None,
+        };
+        Ok(Evidence {
+            selection,
+            log_lik,
+            seconds_per_row,
+            held_out,
+        })
+    }
 }
 
 /// Every scored candidate's held-out P(true | x), one slot per evidence
