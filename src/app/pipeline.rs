@@ -172,14 +172,15 @@ impl FitPlan {
                 }
                 for (m, secs) in left_out {
                     fit.extra.notes.push(format!(
-                        "{m} earned a share by its evidence but is left out: its fit on all {n} rows would take about {secs:.0} s (name it with --model to wait for it)"
+                        "{m} earned a share by its evidence but is left out: {} (name it with --model to fit it)",
+                        evidence::at_folds_pace(n, secs)
                     ));
                 }
                 for u in unearned {
                     fit.extra.notes.push(format!(
-                        "{} is left out: its fit on all {n} rows would take about {:.0} s, and its evidence adds {:.4} ± {:.4} nats per row to the cheaper members' (less than {} standard errors; name it with --model to wait for it)",
+                        "{} is left out: {}, and its evidence adds {:.4} ± {:.4} nats per row to the cheaper members' (less than {} standard errors; name it with --model to fit it)",
                         u.model,
-                        u.seconds,
+                        evidence::at_folds_pace(n, u.seconds),
                         u.gain,
                         u.standard_error,
                         combine::EARN_Z

@@ -12,19 +12,20 @@ use crate::app::combine;
 /// still waiting for a core when a slow one had spent the budget was
 /// dropped as "over the time budget" without having run.
 ///
-/// The clock also knows what a fit on the whole table would cost: every
-/// finished fold leaves its seconds per training row, and a fold still
-/// running has already spent at least its elapsed time, so its candidate's
-/// fit on all n rows will take at least elapsed x n / trained rows (every
-/// model here is at least linear in its rows). Once that lower bound is
+/// The clock also predicts what a fit on the whole table would cost:
+/// every finished fold leaves its seconds per training row, and a fold
+/// still running has already spent its elapsed time, so its candidate's
+/// fit on all n rows is put at elapsed x n / trained rows. Once that is
 /// past what the cheapest candidate's fit would let any member take
-/// ([`combine::member_budget`] at its most generous), the candidate could
-/// never be fitted and its folds stop: on a 200k-row table rlr's second
-/// round spent a second on 3000 rows to be left out as needing 79 s. It is
-/// the same per-row prediction [`combine::affordable`] judges members by;
-/// rnda and rmda break its premise above 50k rows, where they take their
-/// starts on a subsample (rmda on 1M rows: predicted 588 s, fitted in 23 s),
-/// so auto leaves them out of large tables sooner than it need.
+/// ([`combine::member_budget`] at its most generous), the candidate is
+/// taken to be unaffordable and its folds stop: on a 200k-row table rlr's
+/// second round spent a second on 3000 rows to be left out as needing
+/// 79 s. It is the same per-row prediction [`combine::affordable`] judges
+/// members by, and it overstates the models that fit a large table's
+/// search or starts on a subsample (rlr, shift, rmda and rnda above some
+/// 16k-50k rows; rmda on 1M rows: predicted 588 s, fitted in 23 s), so
+/// auto leaves them out of large tables sooner than it need; the report
+/// says the prediction for what it is (`evidence::at_folds_pace`).
 pub struct Clock {
     started: Instant,
     /// Nanoseconds from `started` to the first finished task (0: none yet).

@@ -220,6 +220,16 @@ fn the_second_round_scores_only_candidates_that_could_be_fitted() {
     assert_eq!(too_slow.len(), 1);
     assert_eq!(too_slow[0].model, "rmda");
     assert!(too_slow[0].status.contains("too slow"));
+    // Said as what it is, an extrapolation of the folds' pace (1 s per
+    // training row), not as a bound on the fit's time.
+    let why = too_slow[0].reason.as_deref().unwrap();
+    assert!(
+        why.starts_with(
+            "its folds' time per training row, times the 200000 rows, is about 200000 s"
+        ),
+        "{why}"
+    );
+    assert!(!why.contains("or more"), "{why}");
     // rnda takes 2 s on every row, so 40 s is the budget. rlr (20 s)
     // lifts rnda's mixture on half the rows;
     // shift (20 s too) adds nothing to it.
