@@ -269,6 +269,14 @@ fn say_why_unscored(
         if !candidates.iter().any(|c| c.model == *m) {
             candidates.push(match clock.too_slow(m) {
                 Some(secs) => stopped(m, n, secs),
+                None if clock.candidate_over_budget(m) => left_out(
+                    m,
+                    "over the time budget".into(),
+                    format!(
+                        "its folds on the full evidence sample ran past the {:.0} s budget; name it with --model to fit it",
+                        clock.budget().as_secs_f64()
+                    ),
+                ),
                 None => left_out(
                     m,
                     "not scored".into(),

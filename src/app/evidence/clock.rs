@@ -170,7 +170,9 @@ impl Clock {
             .min_by(f64::total_cmp)
     }
 
-    fn budget(&self) -> Duration {
+    /// Each candidate's time in a round: [`BUDGET_FACTOR`] times the first
+    /// finished fold's, at least [`MIN_BUDGET`].
+    pub fn budget(&self) -> Duration {
         let first = self.first_done.load(Ordering::Relaxed);
         if first == 0 {
             // Nothing has finished: nothing to scale by yet. The cheapest

@@ -347,3 +347,21 @@ fn a_dear_survivor_that_cannot_earn_its_wait_stops_after_its_deciding_fold() {
         "{why}"
     );
 }
+
+/// A candidate whose folds were stopped by the time budget on the full
+/// evidence sample is said to be over the budget, with the budget, not
+/// "not scored"; one that never ran is not scored.
+#[test]
+fn an_unscored_candidate_says_it_ran_out_of_time() {
+    use std::time::Duration;
+    let clock = Clock::begun_ago(Duration::from_secs(60), Duration::from_secs(1));
+    let mut entries = Vec::new();
+    say_why_unscored(&mut entries, &["rlr"], &clock, 4000);
+    assert_eq!(entries[0].status, "over the time budget");
+    let why = entries[0].reason.as_deref().unwrap();
+    assert!(why.contains("ran past the 20 s budget"), "{why}");
+    let fresh = Clock::start();
+    let mut entries = Vec::new();
+    say_why_unscored(&mut entries, &["rlr"], &fresh, 4000);
+    assert_eq!(entries[0].status, "not scored");
+}
