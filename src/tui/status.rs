@@ -15,7 +15,15 @@ fn fit_progress(app: &App) -> Option<String> {
     let job = app.job.as_ref()?;
     let progress = job.last.as_ref().map_or_else(
         || "starting".to_string(),
-        |p| format!("{} it {} obj {:.4}", p.stage, p.iteration, p.objective),
+        |p| {
+            // A stage without an objective (auto choosing a model counts
+            // fits done) says its count, as the headless progress does.
+            if p.objective.is_finite() {
+                format!("{} it {} obj {:.4}", p.stage, p.iteration, p.objective)
+            } else {
+                format!("{} {}/{}", p.stage, p.iteration, p.max_iterations)
+            }
+        },
     );
     let fraction = job
         .last

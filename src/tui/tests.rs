@@ -849,3 +849,33 @@ fn auto_says_which_model_it_chose_and_refits_keep_it() {
     app.wait_for_fit();
     assert_eq!(app.session.model_name(), Some(chosen.as_str()));
 }
+
+/// auto's choice reports fits done, not an objective: the status bar says
+/// "3/15" as the headless progress does, never "obj NaN"; a stage with an
+/// objective keeps it.
+#[test]
+fn a_fit_without_an_objective_shows_its_count() {
+    let mut app = app_with(demo(), None);
+    app.start_fit(false);
+    let job = app.job.as_mut().unwrap();
+    job.last = Some(crate::models::Progress {
+        stage: "choosing a model",
+        iteration: 3,
+        max_iterations: 15,
+        objective: f64::NAN,
+        fraction: 0.2,
+    });
+    let text = screen(&app, 160, 30);
+    assert!(text.contains("choosing a model 3/15"), "{text}");
+    assert!(!text.contains("NaN"), "{text}");
+    app.job.as_mut().unwrap().last = Some(crate::models::Progress {
+        stage: "EM",
+        iteration: 4,
+        max_iterations: 500,
+        objective: -12.5,
+        fraction: 0.01,
+    });
+    let text = screen(&app, 160, 30);
+    assert!(text.contains("EM it 4 obj -12.5000"), "{text}");
+    app.wait_for_fit();
+}
