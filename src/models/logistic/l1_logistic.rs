@@ -10,6 +10,8 @@
 //! scale of the papers' objectives (Bootkrajang & Kaban eq. 5, Tibshirani &
 //! Manning eq. 1).
 
+use std::borrow::Cow;
+
 use nalgebra::DMatrix;
 
 use crate::models::numerics::{sigmoid, tr_product};
@@ -699,7 +701,7 @@ impl<'a> SoftmaxRounds<'a> {
                     c,
                     k,
                     &self.coords,
-                    &self.w,
+                    &Curvature::of(None, &self.x, &self.w),
                     &self.r,
                     eta_k,
                     tol,
@@ -849,6 +851,7 @@ fn newton_rounds(
     let softmax = p.n_classes() > 2;
     // Shifts need the per-sample residual the Gram form never forms.
     let gram = shifts.is_none() && use_gram(n, coords.len());
+    let sample = gram.then(|| RowSample::of(&p.x)).flatten();
     // Without shifts a round is a proximal Newton step, damped when it
     // overshoots; the binary shifts' coordinate updates are exact.
     let damped = shifts.is_none();
@@ -878,7 +881,8 @@ fn newton_rounds(
             let change = if gram {
                 // Coordinates enter in the first round after the penalty or
                 // the candidates changed; later rounds are warm.
-                sparse_gram_class_round(p, pen, c, k, coords, w, r, eta_k, tol, round == 0)
+                let curvature = Curvature::of(sample.as_ref(), &p.x, w);
+                sparse_gram_class_round(p, pen, c, k, coords, &curvature, r, eta_k, tol, round == 0)
             } else {
                 let mut class = ClassRound { k, w, r, v, active };
                 naive_class_round(p, pen, c, &mut class, coords, shifts, eta_k, tol)
@@ -1091,6 +1095,104 @@ fn weighted_gram_columns(
         .reduce(|| DMatrix::zeros(m + 1, cols.len() + 1), |a, b| a + b)
 }
 
+/// Rows above which a Newton round forms its curvature on a subsample.
+const HESSIAN_ROWS: usize = 32_768;
+
+/// Every `stride`-th row of a tall design (a stride keeps the classes'
+/// shares on a sorted table), on which the Newton rounds form their
+/// weighted Gram matrices: sub-sampled Newton (Byrd, Chin, Neveitt &
+/// Nocedal 2011, SIAM J. Optim. 21:977-995; Roosta-Khorasani & Mahoney
+/// 2019, Math. Program. 174:293-326). The Gram is a sum over rows of
+/// terms that vary smoothly with x, so 32k rows estimate it to about 1%,
+/// while it cost n m^2 per class and round (30% of rLR's time at 200k
+/// rows, 20 features, 5 classes); the gradient stays exact, O(n m), so the
+/// fixed point, where the proximal step is zero, is the same, and a step
+/// on the estimate is still a descent direction that the round's damping
+/// checks on the exact objective.
+struct RowSample {
+    /// The sampled rows, raw; standardised as the design they came from.
+    data: DMatrix<f64>,
+    stride: usize,
+}
+
+impl RowSample {
+    /// `None` where the table is small enough to use every row.
+    fn of(x: &Design<'_>) -> Option<Self> {
+        let n = x.nrows();
+        if n <= 2 * HESSIAN_ROWS {
+            return None;
+        }
+        let stride = n.div_ceil(HESSIAN_ROWS);
+        let rows = n.div_ceil(stride);
+        let data = DMatrix::from_fn(rows, x.ncols(), |i, j| x.col(j)[i * stride]);
+        Some(Self { data, stride })
+    }
+}
+
+/// Where a Newton round's Gram matrices come from: the design's rows
+/// `x` (all of them, or a [`RowSample`]'s) with weights `w`, each sampled
+/// row standing for the rows of its stride.
+struct Curvature<'a> {
+    x: Design<'a>,
+    w: Cow<'a, [f64]>,
+    /// Whether `x` is a sample: the gradient then needs a pass of its own.
+    sampled: bool,
+}
+
+impl<'a> Curvature<'a> {
+    fn of(sample: Option<&'a RowSample>, full: &Design<'a>, w: &'a [f64]) -> Self {
+        let Some(s) = sample else {
+            return Self {
+                x: *full,
+                w: Cow::Borrowed(w),
+                sampled: false,
+            };
+        };
+        let rows = s.data.nrows();
+        let each = full.nrows() as f64 / rows as f64;
+        Self {
+            x: Design {
+                data: s.data.as_slice(),
+                n: rows,
+                ..*full
+            },
+            w: w.iter().step_by(s.stride).map(|w| w * each).collect(),
+            sampled: true,
+        }
+    }
+
+    /// [`weighted_gram_columns`] of these rows, its last column the exact
+    /// gradient `[Z_coords | 1]^T r` on every row of `full`.
+    fn gram_columns(
+        &self,
+        full: &Design<'_>,
+        coords: &[usize],
+        r: &[f64],
+        cols: &[usize],
+    ) -> DMatrix<f64> {
+        if !self.sampled {
+            return weighted_gram_columns(&self.x, coords, &self.w, r, cols);
+        }
+        let zero = vec![0.0; self.x.nrows()];
+        let mut block = weighted_gram_columns(&self.x, coords, &self.w, &zero, cols);
+        let grad = gradient(full, coords, r);
+        block.column_mut(cols.len()).copy_from_slice(&grad);
+        block
+    }
+}
+
+/// `[Z_coords | 1]^T r`, each column's product on its own task.
+fn gradient(x: &Design<'_>, coords: &[usize], r: &[f64]) -> Vec<f64> {
+    use rayon::prelude::*;
+    let rsum: f64 = r.iter().sum();
+    let mut g: Vec<f64> = coords
+        .par_iter()
+        .map(|&j| x.dot_given_sum(j, r, rsum))
+        .collect();
+    g.push(rsum);
+    g
+}
+
 /// One logit's Newton round in covariance form: coordinate descent on the
 /// quadratic model through its weighted Gram matrix (the intercept is
 /// coordinate m), then one pass to move the linear predictor; returns the
@@ -1113,13 +1215,14 @@ fn sparse_gram_class_round(
     c: &mut Coefs,
     k: usize,
     coords: &[usize],
-    w: &[f64],
+    curvature: &Curvature<'_>,
     r: &[f64],
     eta_k: &mut [f64],
     tol: f64,
     entering: bool,
 ) -> f64 {
     let m = coords.len();
+    let (hx, w) = (&curvature.x, &curvature.w[..]);
     let pf = |j: usize| p.penalty_factor.map_or(1.0, |f| f[j]);
     // A zero coordinate whose gradient already exceeds its penalty moves
     // in the first sweep, so its column is needed at once: it joins the
@@ -1135,7 +1238,7 @@ fn sparse_gram_class_round(
         })
         .chain([m])
         .collect();
-    let block = weighted_gram_columns(&p.x, coords, w, r, &start);
+    let block = curvature.gram_columns(&p.x, coords, r, &start);
     // Column idx of the Gram matrix, once formed.
     let mut column: Vec<Option<Vec<f64>>> = vec![None; m + 1];
     for (pos, &idx) in start.iter().enumerate() {
@@ -1149,12 +1252,12 @@ fn sparse_gram_class_round(
         // u = W z_j; the column is [Z | 1]^T u.
         let j = coords[idx];
         scratch.iter_mut().for_each(|u| *u = 0.0);
-        p.x.axpy(j, 1.0, &mut scratch);
+        hx.axpy(j, 1.0, &mut scratch);
         scratch.iter_mut().zip(w).for_each(|(u, w)| *u *= w);
         let usum: f64 = scratch.iter().sum();
         let mut col: Vec<f64> = coords
             .iter()
-            .map(|&l| p.x.dot_given_sum(l, &scratch, usum))
+            .map(|&l| hx.dot_given_sum(l, &scratch, usum))
             .collect();
         col.push(usum);
         column[idx] = Some(col);
@@ -1529,6 +1632,75 @@ mod tests {
         let (a, b) = (objective(&p, &c, pen), objective(&p, &full, pen));
         assert!(a <= b + 1e-9 * b, "rounds {a} vs fit {b}");
         assert!((a - b).abs() < 1e-6 * b, "rounds {a} vs fit {b}");
+    }
+
+    /// A sample's Gram estimates the whole table's, scale included, and
+    /// the gradient riding along is the exact one.
+    #[test]
+    fn a_sampled_gram_estimates_the_full_one_with_the_exact_gradient() {
+        let n = 2 * HESSIAN_ROWS + 5_000;
+        let (x, _) = problem_data(n, 3, 2, 22);
+        let s = Standardizer::fit(&x);
+        let design = Design::standardized(&x, &s);
+        let w: Vec<f64> = (0..n)
+            .map(|i| 0.05 + 0.2 * (i as f64 * 0.37).sin().abs())
+            .collect();
+        let r: Vec<f64> = (0..n).map(|i| (i as f64 * 0.11).cos()).collect();
+        let sample = RowSample::of(&design).unwrap();
+        let (coords, cols) = ([0, 1, 2], [0, 1, 2, 3]);
+        let full = Curvature::of(None, &design, &w).gram_columns(&design, &coords, &r, &cols);
+        let est =
+            Curvature::of(Some(&sample), &design, &w).gram_columns(&design, &coords, &r, &cols);
+        for a in 0..4 {
+            for b in 0..4 {
+                let scale = (full[(a, a)] * full[(b, b)]).sqrt();
+                assert!((est[(a, b)] - full[(a, b)]).abs() < 0.03 * scale, "{a},{b}");
+            }
+            assert!(
+                (est[(a, 4)] - full[(a, 4)]).abs() < 1e-9 * n as f64,
+                "gradient {a}"
+            );
+        }
+    }
+
+    /// Above [`HESSIAN_ROWS`] rows the Newton rounds weigh their curvature
+    /// on a sample of the rows; the gradient is exact, so the fit must
+    /// still meet the optimality conditions on every row.
+    #[test]
+    fn a_sampled_curvature_reaches_the_optimum_of_a_tall_problem() {
+        for k in [2, 4] {
+            let n = 2 * HESSIAN_ROWS + 5_000;
+            let (x, t) = problem_data(n, 4, k, 21);
+            let s = Standardizer::fit(&x);
+            let p = Problem {
+                x: Design::standardized(&x, &s),
+                targets: &t,
+                offset: None,
+                penalty_factor: None,
+            };
+            assert!(RowSample::of(&p.x).is_some());
+            let pen = Penalty { l1: 200.0, l2: 0.0 };
+            let c = fit(&p, pen, None, 200, 1e-12);
+            let probs = probabilities(&linear(&p, &c), k);
+            for l in 0..p.n_logits() {
+                let class = class_of(p.n_logits(), l);
+                let resid: Vec<f64> = (0..n).map(|i| t[(i, class)] - probs[(i, class)]).collect();
+                // The fit's tolerance leaves violations up to 0.011 here,
+                // the same with the curvature on every row.
+                assert!(resid.iter().sum::<f64>().abs() < 5e-2, "k={k}: intercept");
+                for j in 0..4 {
+                    let (g, b) = (p.x.dot(j, &resid), c.beta[(j, l)]);
+                    if b == 0.0 {
+                        assert!(g.abs() <= pen.l1 + 5e-2, "k={k} j={j}: {g}");
+                    } else {
+                        assert!(
+                            (g - pen.l1 * b.signum()).abs() < 5e-2,
+                            "k={k} j={j}: {g} {b}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
