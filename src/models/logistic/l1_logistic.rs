@@ -860,23 +860,14 @@ fn newton_rounds(
         let before = value.map(|f| (f, c.clone()));
         let mut max_change: f64 = 0.0;
         // Softmax: each class's working response needs only its own
-        // probabilities, exp(eta_ik - lse_i); keeping the row normalisers
-        // lse_i up to date as one class changes makes a round O(nK), where
-        // recomputing every probability per class made it O(nK^2) (100
-        // classes ran for minutes). Exact again at every round.
-        let mut lse = if softmax {
-            row_log_normalisers(eta)
-        } else {
-            Vec::new()
-        };
+        // probabilities; keeping the row sums of the softmax up to date as
+        // one class changes makes a round O(nK), where recomputing every
+        // probability per class made it O(nK^2) (100 classes ran for
+        // minutes). Exact again at every round.
+        let mut rows = softmax.then(|| RowSoftmax::of(eta));
         for k in 0..c_count {
             let class = class_of(c_count, k);
-            working_response(p, eta, &lse, k, class, w, r);
-            let before: Vec<f64> = if softmax {
-                eta.column(k).iter().copied().collect()
-            } else {
-                Vec::new()
-            };
+            working_response(p, eta, rows.as_ref(), k, class, w, r);
             let eta_k = &mut eta.as_mut_slice()[k * n..(k + 1) * n];
             let change = if gram {
                 // Coordinates enter in the first round after the penalty or
@@ -888,12 +879,12 @@ fn newton_rounds(
                 naive_class_round(p, pen, c, &mut class, coords, shifts, eta_k, tol)
             };
             max_change = max_change.max(change);
-            if softmax {
-                update_log_normalisers(eta, k, &before, &mut lse);
+            if let Some(rows) = rows.as_mut() {
+                rows.update(eta, k);
             }
         }
         if let Some((f0, c0)) = before {
-            let f1 = softmax.then(|| softmax_objective(p, eta, &lse, c, pen));
+            let f1 = rows.map(|rows| softmax_objective(p, eta, &rows.log_normalisers(), c, pen));
             match damp(p, pen, f0, f1, &c0, c, eta) {
                 Some(f) => value = Some(f),
                 None => break,
@@ -1458,31 +1449,27 @@ fn update_intercept(intercept: &mut f64, w: &[f64], r: &mut [f64], eta_k: &mut [
 pub(crate) const MIN_CURVATURE: f64 = 1e-5;
 
 /// The weights and residuals of the quadratic approximation for logit `k`
-/// (class `class`): P(class | x_i) from the row normalisers `lse` for a
-/// softmax, from the sigmoid for two classes (`lse` empty).
+/// (class `class`): P(class | x_i) from the softmax's `rows`, from the
+/// sigmoid for two classes (`rows` is `None`).
 fn working_response(
     p: &Problem<'_>,
     eta: &DMatrix<f64>,
-    lse: &[f64],
+    rows: Option<&RowSoftmax>,
     k: usize,
     class: usize,
     w: &mut [f64],
     r: &mut [f64],
 ) {
     use rayon::prelude::*;
-    // Rows are independent and the exp per row is most of a round's
-    // serial time: split across the cores.
+    // Rows are independent and the sigmoid per row is most of a binary
+    // round's serial time: split across the cores.
     w.par_chunks_mut(ROW_CHUNK)
         .zip(r.par_chunks_mut(ROW_CHUNK))
         .enumerate()
         .for_each(|(b, (w, r))| {
             for (o, (w, r)) in w.iter_mut().zip(r.iter_mut()).enumerate() {
                 let i = b * ROW_CHUNK + o;
-                let pi = if lse.is_empty() {
-                    sigmoid(eta[(i, 0)])
-                } else {
-                    (eta[(i, k)] - lse[i]).exp()
-                };
+                let pi = rows.map_or_else(|| sigmoid(eta[(i, 0)]), |rows| rows.prob(i, k));
                 // Floor the curvature so confident points still move.
                 *w = (pi * (1.0 - pi)).max(MIN_CURVATURE);
                 *r = p.targets[(i, class)] - pi;
@@ -1493,49 +1480,102 @@ fn working_response(
 /// Rows per parallel task of the per-row passes of a round.
 const ROW_CHUNK: usize = 4096;
 
-/// ln sum_k exp(eta_ik) of every row.
-fn row_log_normalisers(eta: &DMatrix<f64>) -> Vec<f64> {
-    use rayon::prelude::*;
-    (0..eta.nrows())
-        .into_par_iter()
-        .with_min_len(ROW_CHUNK)
-        .map_init(
-            || vec![0.0; eta.ncols()],
-            |row, i| {
-                row.iter_mut()
-                    .enumerate()
-                    .for_each(|(k, v)| *v = eta[(i, k)]);
-                crate::models::numerics::log_sum_exp(row)
-            },
-        )
-        .collect()
+/// The softmax of every row as exp(eta_ik - top_i), each row scaled by a
+/// reference `top_i` so that no term exceeds one, and the row sums
+/// (`SoftmaxRounds` keeps the same cache). After one class's predictors
+/// change, a row costs one exponential: the row normalisers kept as
+/// logarithms cost two exponentials and two logarithms per row and class
+/// (a fifth of rLR's time at 200k rows), and a difference of them had to
+/// be summed again where the changed class held most of the mass.
+struct RowSoftmax {
+    /// Row-major, n x K.
+    scaled: Vec<f64>,
+    top: Vec<f64>,
+    total: Vec<f64>,
+    k: usize,
 }
 
-/// The row normalisers after column `k` of `eta` changed from `before`:
-/// the other classes' mass, ln(e^lse - e^old), plus the new term. Where the
-/// changed class held most of the mass that difference cancels, so those
-/// rows are summed again exactly (a row has at most one such class).
-fn update_log_normalisers(eta: &DMatrix<f64>, k: usize, before: &[f64], lse: &mut [f64]) {
-    use rayon::prelude::*;
-    lse.par_chunks_mut(ROW_CHUNK)
-        .enumerate()
-        .for_each(|(b, lse)| {
-            for (o, l) in lse.iter_mut().enumerate() {
-                let i = b * ROW_CHUNK + o;
-                let (old, new) = (before[i], eta[(i, k)]);
-                if new == old {
-                    continue;
+impl RowSoftmax {
+    fn of(eta: &DMatrix<f64>) -> Self {
+        let (n, k) = eta.shape();
+        let mut rows = Self {
+            scaled: vec![0.0; n * k],
+            top: vec![0.0; n],
+            total: vec![0.0; n],
+            k,
+        };
+        rows.each_row(|i, scaled, top, total| form_row(eta, i, scaled, top, total));
+        rows
+    }
+
+    /// `f(i, row i of scaled, top_i, total_i)` on every row, in row blocks
+    /// on all cores.
+    fn each_row(&mut self, f: impl Fn(usize, &mut [f64], &mut f64, &mut f64) + Sync) {
+        use rayon::prelude::*;
+        let k = self.k;
+        self.scaled
+            .par_chunks_mut(ROW_CHUNK * k)
+            .zip(self.top.par_chunks_mut(ROW_CHUNK))
+            .zip(self.total.par_chunks_mut(ROW_CHUNK))
+            .enumerate()
+            .for_each(|(b, ((scaled, top), total))| {
+                for (o, (row, (top, total))) in scaled
+                    .chunks_mut(k)
+                    .zip(top.iter_mut().zip(total.iter_mut()))
+                    .enumerate()
+                {
+                    f(b * ROW_CHUNK + o, row, top, total);
                 }
-                let p_old = (old - *l).exp();
-                *l = if p_old < 0.5 {
-                    let others = *l + (-p_old).ln_1p();
-                    crate::models::numerics::log_add_exp(others, new)
-                } else {
-                    let row: Vec<f64> = (0..eta.ncols()).map(|c| eta[(i, c)]).collect();
-                    crate::models::numerics::log_sum_exp(&row)
-                };
+            });
+    }
+
+    fn prob(&self, i: usize, k: usize) -> f64 {
+        self.scaled[i * self.k + k] / self.total[i]
+    }
+
+    /// ln sum_k exp(eta_ik) of every row.
+    fn log_normalisers(&self) -> Vec<f64> {
+        self.top
+            .iter()
+            .zip(&self.total)
+            .map(|(t, s)| t + s.ln())
+            .collect()
+    }
+
+    /// The cache after column `k` of `eta` changed. A new row maximum
+    /// becomes the row's reference (rescaling the row) so nothing
+    /// overflows; the row sum is added up again from the cached terms
+    /// rather than updated by a difference, which would cancel where the
+    /// changed class held most of the mass. Should every term have
+    /// underflowed, the row is formed again.
+    fn update(&mut self, eta: &DMatrix<f64>, k: usize) {
+        self.each_row(|i, row, top, total| {
+            let d = eta[(i, k)] - *top;
+            if d > 0.0 {
+                let rescale = (-d).exp();
+                row.iter_mut().for_each(|v| *v *= rescale);
+                *top = eta[(i, k)];
+                row[k] = 1.0;
+            } else {
+                row[k] = d.exp();
+            }
+            *total = row.iter().sum();
+            if total.is_nan() || *total < TINY_TOTAL {
+                form_row(eta, i, row, top, total);
             }
         });
+    }
+}
+
+/// Row i of a [`RowSoftmax`] from scratch.
+fn form_row(eta: &DMatrix<f64>, i: usize, row: &mut [f64], top: &mut f64, total: &mut f64) {
+    *top = (0..row.len())
+        .map(|c| eta[(i, c)])
+        .fold(f64::NEG_INFINITY, f64::max);
+    for (c, v) in row.iter_mut().enumerate() {
+        *v = (eta[(i, c)] - *top).exp();
+    }
+    *total = row.iter().sum();
 }
 
 #[cfg(test)]
@@ -1632,6 +1672,34 @@ mod tests {
         let (a, b) = (objective(&p, &c, pen), objective(&p, &full, pen));
         assert!(a <= b + 1e-9 * b, "rounds {a} vs fit {b}");
         assert!((a - b).abs() < 1e-6 * b, "rounds {a} vs fit {b}");
+    }
+
+    /// The softmax cache kept class by class matches the softmax formed
+    /// again, through a class that takes over a row, one that gives up
+    /// almost all of its mass, and one that falls out of range.
+    #[test]
+    fn the_row_softmax_kept_class_by_class_matches_a_fresh_one() {
+        let mut eta =
+            DMatrix::from_row_slice(3, 3, &[0.0, 1.0, -2.0, 5.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
+        let mut rows = RowSoftmax::of(&eta);
+        for (k, moves) in [
+            (0, [3.0, -40.0, 0.5]),
+            (2, [0.0, 2.0, -800.0]),
+            (1, [-1.0, 700.0, 0.0]),
+        ] {
+            for (i, m) in moves.iter().enumerate() {
+                eta[(i, k)] += m;
+            }
+            rows.update(&eta, k);
+            let fresh = probabilities(&eta, 3);
+            let lse = RowSoftmax::of(&eta).log_normalisers();
+            for i in 0..3 {
+                for c in 0..3 {
+                    assert!((rows.prob(i, c) - fresh[(i, c)]).abs() < 1e-12, "{i},{c}");
+                }
+                assert!((rows.log_normalisers()[i] - lse[i]).abs() < 1e-9 * lse[i].abs().max(1.0));
+            }
+        }
     }
 
     /// A sample's Gram estimates the whole table's, scale included, and
