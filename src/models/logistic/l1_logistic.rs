@@ -551,12 +551,8 @@ pub struct SoftmaxRounds<'a> {
     sample: Option<RowSample>,
     /// Linear predictors with the offset (n x K).
     eta: DMatrix<f64>,
-    /// exp(eta_ik - top_i): the unnormalised softmax, each row scaled by
-    /// its reference `top` so that no term exceeds one.
-    scaled: DMatrix<f64>,
-    top: Vec<f64>,
-    /// Row sums of `scaled`.
-    total: Vec<f64>,
+    /// The softmax of `eta`, kept up to date class by class.
+    soft: RowSoftmax,
     w: Vec<f64>,
     r: Vec<f64>,
     v: Vec<f64>,
@@ -576,9 +572,7 @@ impl<'a> SoftmaxRounds<'a> {
             gram,
             sample: gram.then(|| RowSample::of(&x)).flatten(),
             eta: DMatrix::zeros(n, k),
-            scaled: DMatrix::zeros(n, k),
-            top: vec![0.0; n],
-            total: vec![0.0; n],
+            soft: RowSoftmax::of(&DMatrix::zeros(n, k)),
             w: vec![0.0; n],
             r: vec![0.0; n],
             v: vec![f64::NAN; d],
@@ -586,58 +580,12 @@ impl<'a> SoftmaxRounds<'a> {
         }
     }
 
-    /// Row i of the softmax cache from scratch.
-    fn refresh_row(&mut self, i: usize) {
-        let k = self.eta.ncols();
-        let top = (0..k)
-            .map(|c| self.eta[(i, c)])
-            .fold(f64::NEG_INFINITY, f64::max);
-        let mut total = 0.0;
-        for c in 0..k {
-            let e = (self.eta[(i, c)] - top).exp();
-            self.scaled[(i, c)] = e;
-            total += e;
-        }
-        self.top[i] = top;
-        self.total[i] = total;
-    }
-
-    /// The cache after column `k` of `eta` changed: one exponential per
-    /// sample. A new row maximum becomes the row's reference (rescaling
-    /// the row) so nothing overflows; the row sum is added up again from
-    /// the cached terms rather than updated by a difference, which would
-    /// cancel where the changed class held most of the mass. Should every
-    /// term have underflowed, the row is formed again.
-    fn refresh_class(&mut self, k: usize) {
-        let (n, kk) = self.eta.shape();
-        for i in 0..n {
-            let d = self.eta[(i, k)] - self.top[i];
-            if d > 0.0 {
-                let rescale = (-d).exp();
-                for c in 0..kk {
-                    self.scaled[(i, c)] *= rescale;
-                }
-                self.top[i] = self.eta[(i, k)];
-                self.scaled[(i, k)] = 1.0;
-            } else {
-                self.scaled[(i, k)] = d.exp();
-            }
-            let total: f64 = (0..kk).map(|c| self.scaled[(i, c)]).sum();
-            self.total[i] = total;
-            if total.is_nan() || total < TINY_TOTAL {
-                self.refresh_row(i);
-            }
-        }
-    }
-
     /// The penalised objective at `c` from the cache: the summed negative
-    /// log-likelihood is sum_ik t_ik (ln Z_i - eta_ik), ln Z_i = top_i +
-    /// ln total_i.
+    /// log-likelihood is sum_ik t_ik (ln Z_i - eta_ik).
     fn value(&self, c: &Coefs) -> f64 {
-        let (n, kk) = self.eta.shape();
+        let kk = self.eta.ncols();
         let mut nll = 0.0;
-        for i in 0..n {
-            let lz = self.top[i] + self.total[i].ln();
+        for (i, lz) in self.soft.log_normalisers().into_iter().enumerate() {
             for k in 0..kk {
                 let t = self.targets[(i, k)];
                 if t > 0.0 {
@@ -675,7 +623,7 @@ impl<'a> SoftmaxRounds<'a> {
         let tol = tol * n as f64;
         self.eta.copy_from(lin);
         self.eta += offset;
-        (0..n).for_each(|i| self.refresh_row(i));
+        self.soft = RowSoftmax::of(&self.eta);
         let coupled_penalty =
             |o: &Option<&mut dyn Coupled>| o.as_ref().map_or(0.0, |o| o.penalty());
         let f0 = self.value(c) + coupled_penalty(&coupled);
@@ -689,7 +637,7 @@ impl<'a> SoftmaxRounds<'a> {
         };
         for k in 0..kk {
             for i in 0..n {
-                let pi = self.scaled[(i, k)] / self.total[i];
+                let pi = self.soft.prob(i, k);
                 self.w[i] = (pi * (1.0 - pi)).max(MIN_CURVATURE);
                 self.r[i] = self.targets[(i, k)] - pi;
             }
@@ -735,7 +683,7 @@ impl<'a> SoftmaxRounds<'a> {
             if let Some(o) = coupled.as_deref_mut() {
                 o.absorb(k, &before, eta_k);
             }
-            self.refresh_class(k);
+            self.soft.update(&self.eta, k);
         }
         let proposed = step_off_redundant(&c0, c);
         let f1 = self.value(c) + coupled_penalty(&coupled);
