@@ -1596,6 +1596,26 @@ mod tests {
         }
     }
 
+    /// `rounds` from zero coefficients until the proposed step is below
+    /// `until` (asserted reached within `max` rounds).
+    fn rounds_from_zero(
+        rounds: &mut SoftmaxRounds<'_>,
+        x: &Design<'_>,
+        offset: &DMatrix<f64>,
+        max: usize,
+        until: f64,
+    ) -> Coefs {
+        let mut c = Coefs::zeros(x.ncols(), offset.ncols());
+        for _ in 0..max {
+            let lin = linear_on(x, &c, None);
+            let step = rounds.round(&mut c, &lin, offset, 1e-12, None);
+            if step.proposed < until {
+                return c;
+            }
+        }
+        panic!("no convergence in {max} rounds");
+    }
+
     #[test]
     fn softmax_rounds_with_an_offset_reach_the_full_fit() {
         let (x, t) = problem_data(120, 4, 4, 11);
@@ -1610,19 +1630,9 @@ mod tests {
         let pen = Penalty { l1: 1.0, l2: 0.1 };
         let full = fit(&p, pen, None, 200, 1e-12);
         let mut rounds = SoftmaxRounds::new(p.x, &t, pen);
-        let mut c = Coefs::zeros(4, 4);
-        let mut last = None;
         // The class-by-class Newton rounds converge linearly (the
         // intercepts creep along the softmax's redundant direction).
-        for _ in 0..5000 {
-            let lin = linear_on(&p.x, &c, None);
-            let step = rounds.round(&mut c, &lin, &offset, 1e-12, None);
-            last = Some(step);
-            if step.proposed < 1e-9 {
-                break;
-            }
-        }
-        assert!(last.unwrap().proposed < 1e-9, "{last:?}");
+        let c = rounds_from_zero(&mut rounds, &p.x, &offset, 5000, 1e-9);
         let (a, b) = (objective(&p, &c, pen), objective(&p, &full, pen));
         assert!(a <= b + 1e-9 * b, "rounds {a} vs fit {b}");
         assert!((a - b).abs() < 1e-6 * b, "rounds {a} vs fit {b}");
@@ -1645,17 +1655,7 @@ mod tests {
         let full = fit(&p, pen, None, 200, 1e-12);
         let mut rounds = SoftmaxRounds::new(p.x, &t, pen);
         assert!(rounds.sample.is_some());
-        let mut c = Coefs::zeros(3, 3);
-        let mut last = None;
-        for _ in 0..500 {
-            let lin = linear_on(&p.x, &c, None);
-            let step = rounds.round(&mut c, &lin, &offset, 1e-12, None);
-            last = Some(step);
-            if step.proposed < 1e-7 {
-                break;
-            }
-        }
-        assert!(last.unwrap().proposed < 1e-7, "{last:?}");
+        let c = rounds_from_zero(&mut rounds, &p.x, &offset, 500, 1e-7);
         let (a, b) = (objective(&p, &c, pen), objective(&p, &full, pen));
         assert!((a - b).abs() < 1e-7 * b, "rounds {a} vs fit {b}");
     }
