@@ -1436,7 +1436,7 @@ const ROW_CHUNK: usize = 4096;
 
 /// The softmax of every row as exp(eta_ik - top_i), each row scaled by a
 /// reference `top_i` so that no term exceeds one, and the row sums
-/// (`SoftmaxRounds` keeps the same cache). After one class's predictors
+/// (the Newton rounds' and `SoftmaxRounds`' cache). After one class's predictors
 /// change, a row costs one exponential: the row normalisers kept as
 /// logarithms cost two exponentials and two logarithms per row and class
 /// (a fifth of rLR's time at 200k rows), and a difference of them had to

@@ -117,6 +117,21 @@ impl Rlr {
     }
 }
 
+/// The classifier's problem on the standardised rows, with the decided
+/// labels (one-hot) as targets: what EM's M-steps replace the targets of.
+fn on_decided<'a>(
+    x: &'a DMatrix<f64>,
+    standardizer: &'a Standardizer,
+    decided: &'a DMatrix<f64>,
+) -> Problem<'a> {
+    Problem {
+        x: Design::standardized(x, standardizer),
+        targets: decided,
+        offset: None,
+        penalty_factor: None,
+    }
+}
+
 /// The E-step (eq. 10): P(true = j | x, given) ∝ P(given | j) P(j | x).
 /// A row the curator decided has a known true class d: its posterior is
 /// one-hot at d and its likelihood term is P(true = d | x). Returns the
@@ -490,12 +505,7 @@ impl Rlr {
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Outcome, FitError> {
         let decided = one_hot(&guide.decided_labels(given), k);
-        let base = Problem {
-            x: Design::standardized(x, standardizer),
-            targets: &decided,
-            offset: None,
-            penalty_factor: None,
-        };
+        let base = on_decided(x, standardizer, &decided);
         // lambda_max of the table: a subsample's is its share of it.
         let lambda_max = l1_logistic::lambda_max(&base) / self.row_share;
         let (lam, first) = match resume {
@@ -652,12 +662,7 @@ impl Rlr {
             return Ok(None);
         }
         let decided = one_hot(&guide.decided_labels(given), k);
-        let problem = Problem {
-            x: Design::standardized(x, standardizer),
-            targets: &decided,
-            offset: None,
-            penalty_factor: None,
-        };
+        let problem = on_decided(x, standardizer, &decided);
         let coefs = base.params.coefs;
         let p_true = l1_logistic::probabilities(&l1_logistic::linear(&problem, &coefs), k);
         let penalty = base.lam.penalty() * coefs.l1();
