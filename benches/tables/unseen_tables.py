@@ -4,11 +4,14 @@ imbalanced classes, twenty classes, and classes of several clusters each.
 scikit-learn's make_classification draws them; labels are flipped to a
 uniformly chosen other class.
 
-usage: python3 unseen_tables.py OUTDIR
+usage: python3 unseen_tables.py OUTDIR [--large]
        writes NAME.csv (id, f0.., label) and NAME.truth.csv (id, flipped) for
        imbalanced_5k (5000 x 10, 85/15, 10% flipped), classes20_4k (4000 x 15,
        20 classes of 2 clusters, 15% flipped) and multimodal_3k (3000 x 8,
-       3 classes of 3 clusters, 20% flipped).
+       3 classes of 3 clusters, 20% flipped); with --large also
+       multimodal_200k (the same recipe on 200000 rows, its own noise draw:
+       whether auto's choice holds where the dear models take their
+       large-table paths).
 
 The peer for each (5-fold cross-validated scaled logistic regression and
 cleanlab's find_label_issues): python3 unseen_tables.py --peer OUTDIR/NAME.csv"""
@@ -32,7 +35,7 @@ def write(out, name, x, y, rate, rng):
     pd.DataFrame({"id": df.id, "flipped": flip}).to_csv(f"{out}/{name}.truth.csv", index=False)
 
 
-def tables(out):
+def tables(out, large=False):
     from sklearn.datasets import make_classification
 
     rng = np.random.default_rng(7)
@@ -45,6 +48,10 @@ def tables(out):
     x, y = make_classification(n_samples=3000, n_features=8, n_informative=5, n_classes=3,
                                n_clusters_per_class=3, class_sep=1.5, random_state=3)
     write(out, "multimodal_3k", x, y, 0.2, rng)
+    if large:
+        x, y = make_classification(n_samples=200000, n_features=8, n_informative=5, n_classes=3,
+                                   n_clusters_per_class=3, class_sep=1.5, random_state=3)
+        write(out, "multimodal_200k", x, y, 0.2, np.random.default_rng(8))
 
 
 def peer(path):
@@ -71,4 +78,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "--peer":
         peer(sys.argv[2])
     else:
-        tables(sys.argv[1])
+        tables(sys.argv[1], large="--large" in sys.argv[2:])
