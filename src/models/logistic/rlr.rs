@@ -432,20 +432,23 @@ impl Rlr {
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
         let Prologue { standardizer, .. } = Prologue::new(x, given, k, false, Scaling::PerFeature)?;
+        let table = Rows {
+            x,
+            standardizer: &standardizer,
+            given,
+            k,
+            guide,
+        };
         let (out, note) = match self.subsample_rows(given, k, x.ncols(), guide) {
             Some(rows) => {
-                let (out, note) =
-                    self.via_subsample(x, given, k, guide, &standardizer, &rows, progress)?;
+                let (out, note) = self.via_subsample(table, &rows, progress)?;
                 (out, Some(note))
             }
-            None => (
-                self.run(x, &standardizer, given, k, guide, None, progress)?,
-                None,
-            ),
+            None => (self.run(table, None, progress)?, None),
         };
         let fallback = match self.unidentified(&out, x.ncols()) {
             Some(why) => self
-                .on_the_baselines_classifier(x, &standardizer, given, k, guide, progress)?
+                .on_the_baselines_classifier(table, progress)?
                 .map(|fixed| (fixed, why)),
             None => None,
         };
@@ -489,21 +492,22 @@ impl Rlr {
         Ok(fit)
     }
 
-    /// One EM on the rows of `x` (standardised by `standardizer`, which
-    /// may be another table's: a subsample's run then hands its
-    /// coefficients on unchanged): from the start's targets, or resumed
-    /// at another run's parameters and lambda.
-    #[allow(clippy::too_many_arguments)]
+    /// One EM on `table` (whose scaling may be another table's: a
+    /// subsample's run then hands its coefficients on unchanged): from the
+    /// start's targets, or resumed at another run's parameters and lambda.
     fn run(
         &self,
-        x: &DMatrix<f64>,
-        standardizer: &Standardizer,
-        given: &[usize],
-        k: usize,
-        guide: &Guide,
+        table: Rows<'_>,
         resume: Option<Resume>,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Outcome, FitError> {
+        let Rows {
+            x,
+            standardizer,
+            given,
+            k,
+            guide,
+        } = table;
         let decided = one_hot(&guide.decided_labels(given), k);
         let base = on_decided(x, standardizer, &decided);
         // lambda_max of the table: a subsample's is its share of it.
@@ -524,7 +528,7 @@ impl Rlr {
                 },
                 r.params,
             ),
-            None => self.cold_start(x, standardizer, &base, given, guide, lambda_max)?,
+            None => self.cold_start(table, &base, lambda_max)?,
         };
         let mut run = Em {
             rlr: self,
@@ -560,16 +564,13 @@ impl Rlr {
     /// one (exact) M-step is the fit.
     fn cold_start(
         &self,
-        x: &DMatrix<f64>,
-        standardizer: &Standardizer,
+        table: Rows<'_>,
         base: &Problem<'_>,
-        given: &[usize],
-        guide: &Guide,
         lambda_max: f64,
     ) -> Result<(LambdaState, Params), FitError> {
-        let Start { targets, gamma } = self.start(guide, given, base.n_classes())?;
+        let Start { targets, gamma } = self.start(table.guide, table.given, base.n_classes())?;
         let hint = if self.lambda.is_none() {
-            subsample_hint(x, standardizer, &targets)
+            subsample_hint(table.x, table.standardizer, &targets)
         } else {
             None
         };
@@ -588,7 +589,10 @@ impl Rlr {
             targets: &targets,
             ..*base
         };
-        let warm = hint.map_or_else(|| Coefs::zeros(x.ncols(), base.n_logits()), |h| h.coefs);
+        let warm = hint.map_or_else(
+            || Coefs::zeros(table.x.ncols(), base.n_logits()),
+            |h| h.coefs,
+        );
         let coefs = lam.m_step(&problem, &warm, !self.robust);
         Ok((lam, Params { coefs, gamma }))
     }
@@ -642,22 +646,24 @@ impl Rlr {
     /// over the table alone (eqs. 8-9 with the classifier held). The table
     /// is identified there because P(true | x) varies with x. `None` when
     /// BLogReg keeps no feature either.
-    #[allow(clippy::too_many_arguments)]
     fn on_the_baselines_classifier(
         &self,
-        x: &DMatrix<f64>,
-        standardizer: &Standardizer,
-        given: &[usize],
-        k: usize,
-        guide: &Guide,
+        table: Rows<'_>,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Option<Outcome>, FitError> {
+        let Rows {
+            x,
+            standardizer,
+            given,
+            k,
+            guide,
+        } = table;
         let baseline = Rlr {
             robust: false,
             fix_gamma: true,
             ..self.clone()
         };
-        let base = baseline.run(x, standardizer, given, k, guide, None, progress)?;
+        let base = baseline.run(table, None, progress)?;
         if base.params.coefs.n_nonzero() == 0 {
             return Ok(None);
         }
@@ -702,6 +708,18 @@ impl Rlr {
             trace,
         }))
     }
+}
+
+/// The rows one EM runs on: features, the scaling they are read with
+/// (a subsample reads the table's), given labels, classes and the
+/// curator's decisions.
+#[derive(Clone, Copy)]
+struct Rows<'a> {
+    x: &'a DMatrix<f64>,
+    standardizer: &'a Standardizer,
+    given: &'a [usize],
+    k: usize,
+    guide: &'a Guide,
 }
 
 /// What one EM run ended with.
@@ -768,31 +786,25 @@ impl Rlr {
     /// point, AUROC 0.986 instead of 0.998), the table is fitted from the
     /// given labels. The subsample is standardised as the table, so its
     /// coefficients carry over as they are.
-    #[allow(clippy::too_many_arguments)]
     fn via_subsample(
         &self,
-        x: &DMatrix<f64>,
-        given: &[usize],
-        k: usize,
-        guide: &Guide,
-        standardizer: &Standardizer,
+        table: Rows<'_>,
         rows: &[usize],
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<(Outcome, String), FitError> {
-        let sub = Sub::gather(rows, x, given, guide);
+        let given = table.given;
+        let sub = Sub::gather(rows, table.x, given, table.guide);
         let on_sub = Rlr {
             row_share: rows.len() as f64 / given.len() as f64,
             ..self.clone()
         };
-        let first = on_sub.run(
-            &sub.x,
-            standardizer,
-            &sub.given,
-            k,
-            &sub.guide,
-            None,
-            progress,
-        )?;
+        let sub_table = Rows {
+            x: &sub.x,
+            given: &sub.given,
+            guide: &sub.guide,
+            ..table
+        };
+        let first = on_sub.run(sub_table, None, progress)?;
         if !first.lam.found {
             // Separable on the subsample: its fixed point is no start.
             let note = format!(
@@ -800,7 +812,7 @@ impl Rlr {
                  rows from the given labels",
                 rows.len()
             );
-            let out = self.run(x, standardizer, given, k, guide, None, progress)?;
+            let out = self.run(table, None, progress)?;
             return Ok((out, note));
         }
         let note = format!(
@@ -816,7 +828,7 @@ impl Rlr {
             found: first.lam.found,
             fits: first.lam.fits,
         };
-        let out = self.run(x, standardizer, given, k, guide, Some(resume), progress)?;
+        let out = self.run(table, Some(resume), progress)?;
         Ok((out, note))
     }
 }
