@@ -20,7 +20,9 @@ pub struct ExportOptions {
     pub overwrite: bool,
     /// Keep dropped rows, marked in a `relabel_action` column.
     pub keep_dropped_with_flag: bool,
-    /// Model named in the audit file.
+    /// Model named in the audit file for a decision with no record of what
+    /// the curator was shown (made before any fit, or in a journal written
+    /// before that was recorded).
     pub model: String,
 }
 
@@ -201,8 +203,13 @@ pub fn export(session: &mut Session, opts: &ExportOptions) -> Result<ExportSumma
             }
             Decision::Keep => kept += 1,
         }
-        let p = fit
-            .map(|f| f.p_mislabel[i])
+        // What the curator was shown before deciding; a session whose
+        // journal predates that record falls back to the fit at hand.
+        let (p, model) = match session.seen(i) {
+            Some(seen) => (Some(seen.p_mislabel), seen.model.clone()),
+            None => (fit.map(|f| f.p_mislabel[i]), opts.model.clone()),
+        };
+        let p = p
             .filter(|p| !p.is_nan())
             .map(|p| format!("{p:.6}"))
             .unwrap_or_default();
@@ -213,7 +220,7 @@ pub fn export(session: &mut Session, opts: &ExportOptions) -> Result<ExportSumma
                 ds.given_label(i).to_string(),
                 d.describe(&ds.classes),
                 p,
-                opts.model.clone(),
+                model,
                 session
                     .decided_at(i)
                     .map(str::to_string)

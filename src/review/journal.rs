@@ -44,6 +44,20 @@ pub struct Change {
     pub id: String,
     pub before: Option<Recorded>,
     pub after: Option<Recorded>,
+    /// What the model said of the sample before it was first decided (the
+    /// audit file's p_mislabel and model). Absent in journals written
+    /// before it was recorded, and for a change to no decision; an older
+    /// relabel skips the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seen: Option<Seen>,
+}
+
+/// A sample's p_mislabel and the model that gave it, as the screen showed
+/// them when the sample was first decided.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Seen {
+    pub p_mislabel: f64,
+    pub model: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -543,6 +557,7 @@ mod tests {
                 id: row.to_string(),
                 before: None,
                 after: Some(Recorded::Relabel("a".into())),
+                seen: None,
             }],
         }
     }
@@ -760,6 +775,18 @@ mod tests {
     fn an_unknown_kind_is_skipped_and_the_rest_kept() {
         survives(br#"{"kind":"future","time":"t","what":1}"#);
         survives(br#"{"kind":"step","group":"not a number","time":"t","changes":[]}"#);
+    }
+
+    #[test]
+    fn a_step_written_before_seen_was_recorded_reads_without_it() {
+        let line = r#"{"kind":"step","group":3,"time":"t","changes":[{"row":1,"id":"b","before":null,"after":{"relabel":"q"}}]}"#;
+        let Entry::Step { changes, .. } = serde_json::from_str::<Entry>(line).unwrap() else {
+            panic!("not a step");
+        };
+        assert_eq!(changes[0].after, Some(Recorded::Relabel("q".into())));
+        assert_eq!(changes[0].seen, None);
+        // And a change without it is written as before.
+        assert!(!serde_json::to_string(&changes[0]).unwrap().contains("seen"));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use nalgebra::DMatrix;
 use super::ReviewError;
 use super::decision::Decision;
 use super::journal::{
-    Change, Entry, Journal, Opened, Recorded, Recovery, SESSION_FORMAT_VERSION, record_key,
+    Change, Entry, Journal, Opened, Recorded, Recovery, SESSION_FORMAT_VERSION, Seen, record_key,
     session_key,
 };
 use super::time::now;
@@ -57,6 +57,11 @@ pub struct Session {
     decisions: Vec<Option<Decision>>,
     /// When each sample's current decision was made (for the audit file).
     decided_at: Vec<Option<String>>,
+    /// What the model said of each sample before it was first decided (for
+    /// the audit file): a refit with the decisions pins a decided sample's
+    /// posterior at its decision, so the fit at export no longer says what
+    /// the curator was shown.
+    seen: Vec<Option<Seen>>,
     undo: Vec<Step>,
     redo: Vec<Step>,
     fit: Option<Fit>,
@@ -104,6 +109,7 @@ impl Session {
         let mut s = Session {
             decisions: vec![None; n],
             decided_at: vec![None; n],
+            seen: vec![None; n],
             undo: Vec::new(),
             redo: Vec::new(),
             fit: None,
@@ -220,6 +226,11 @@ impl Session {
                     time,
                     changes,
                 } => {
+                    for c in changes {
+                        if let Some(&s) = by_row.get(&c.row) {
+                            self.note_seen(s, c.seen.clone());
+                        }
+                    }
                     let step = Step {
                         changes: changes
                             .iter()
@@ -495,6 +506,7 @@ impl Session {
                 id: self.dataset.ids[*s].clone(),
                 before: self.encode(before),
                 after: self.encode(after),
+                seen: after.and(self.seen_now(*s)),
             })
             .collect();
         self.write(Entry::Step {
@@ -505,6 +517,10 @@ impl Session {
         // A journal may carry any number here (it is data): saturate.
         self.next_group = self.next_group.saturating_add(1);
         for (s, _, after) in &changes {
+            if after.is_some() {
+                let seen = self.seen_now(*s);
+                self.note_seen(*s, seen);
+            }
             self.decisions[*s] = *after;
             self.decided_at[*s] = after.map(|_| time.clone());
         }
@@ -513,6 +529,35 @@ impl Session {
         self.unexported = true;
         self.refresh_after_decisions();
         Ok(())
+    }
+
+    /// What the audit keeps for `sample` if it is decided now: what it
+    /// already keeps (the first decision's view, whatever came after), or
+    /// the current fit's p_mislabel and model. `None` without a score.
+    fn seen_now(&self, sample: usize) -> Option<Seen> {
+        if let Some(seen) = &self.seen[sample] {
+            return Some(seen.clone());
+        }
+        let p = self.fit.as_ref()?.p_mislabel.get(sample).copied()?;
+        Some(Seen {
+            p_mislabel: p,
+            model: self.model_name.clone()?,
+        })
+        .filter(|s| s.p_mislabel.is_finite())
+    }
+
+    /// Keeps `seen` for `sample` unless it already has one: only the view
+    /// before the first decision is the model's own.
+    fn note_seen(&mut self, sample: usize, seen: Option<Seen>) {
+        if self.seen[sample].is_none() {
+            self.seen[sample] = seen;
+        }
+    }
+
+    /// What the model said of `sample` before it was first decided, if
+    /// that was recorded.
+    pub(crate) fn seen(&self, sample: usize) -> Option<&Seen> {
+        self.seen.get(sample)?.as_ref()
     }
 
     fn check(&self, sample: usize) -> Result<(), ReviewError> {

@@ -42,11 +42,15 @@ fn recorded() -> impl Strategy<Value = Option<Recorded>> {
 
 fn change() -> impl Strategy<Value = Change> {
     let row = prop_oneof![0usize..8, Just(usize::MAX), any::<usize>()];
-    (row, text(), recorded(), recorded()).prop_map(|(row, id, before, after)| Change {
+    let seen = prop::option::of(
+        (-1e6f64..1e6, text()).prop_map(|(p_mislabel, model)| Seen { p_mislabel, model }),
+    );
+    (row, text(), recorded(), recorded(), seen).prop_map(|(row, id, before, after, seen)| Change {
         row,
         id,
         before,
         after,
+        seen,
     })
 }
 

@@ -646,6 +646,57 @@ fn names(dir: &Path) -> Vec<String> {
     v
 }
 
+/// A refit with the decisions pins a decided sample's posterior at its
+/// decision (p_mislabel 1 for a relabel); the audit still says what the
+/// curator was shown before deciding, by the model that showed it, after a
+/// change of mind, an undo and a reopen of the session.
+#[test]
+fn the_audit_keeps_what_the_curator_was_shown_before_deciding() {
+    let store = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.csv");
+    std::fs::write(&input, TEXT).unwrap();
+    let ds = load(&input, &LoadOptions::default()).unwrap();
+    let f = fit(&ds);
+    let labels = ds.labels.clone();
+    let (mut s, _) = Session::open(ds, Some(store.path())).unwrap();
+    s.set_fit("first", f);
+    s.relabel(1, 1).unwrap();
+    // The refit: b pinned at q, c now 0.4 suspect.
+    let q = [0.1, 1.0, 0.6, 0.95, 0.7, 0.99];
+    let pinned = DMatrix::from_fn(6, 2, |i, c| if c == 1 { q[i] } else { 1.0 - q[i] });
+    s.set_fit("refit", Fit::from_posterior(pinned, &labels));
+    assert!((s.fit().unwrap().p_mislabel[1] - 1.0).abs() < 1e-12);
+    s.keep(1).unwrap();
+    s.undo().unwrap();
+    s.drop_sample(2).unwrap();
+    drop(s);
+
+    let ds = load(&input, &LoadOptions::default()).unwrap();
+    let (mut s, _) = Session::open(ds, Some(store.path())).unwrap();
+    let f = fit(s.dataset());
+    s.set_fit("third", f);
+    let summary = s
+        .export(&ExportOptions {
+            model: "third".into(),
+            ..ExportOptions::default()
+        })
+        .unwrap();
+    let audit = std::fs::read_to_string(&summary.audit).unwrap();
+    let lines: Vec<&str> = audit.lines().collect();
+    assert_eq!(lines.len(), 3, "{audit}");
+    assert!(
+        lines[1].starts_with("1,b,p,q,0.900000,first,"),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[2].starts_with("2,c,q,drop,0.400000,refit,"),
+        "{}",
+        lines[2]
+    );
+}
+
 #[test]
 fn the_audit_is_put_in_place_before_the_cleaned_file() {
     let dir = tempfile::tempdir().unwrap();
