@@ -32,6 +32,16 @@ fn fit(ds: &Dataset) -> Fit {
     f
 }
 
+/// A session store, and TEXT written as `in.csv` in a directory of its
+/// own (both removed when dropped).
+fn stored_input() -> (tempfile::TempDir, tempfile::TempDir, std::path::PathBuf) {
+    let store = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.csv");
+    std::fs::write(&input, TEXT).unwrap();
+    (store, dir, input)
+}
+
 fn session() -> Session {
     let ds = dataset();
     let f = fit(&ds);
@@ -357,10 +367,7 @@ fn a_subset_fit_leaves_the_others_unscored_and_last() {
 
 #[test]
 fn the_journal_restores_every_decision_after_a_crash() {
-    let store = tempfile::tempdir().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("in.csv");
-    std::fs::write(&input, TEXT).unwrap();
+    let (store, _dir, input) = stored_input();
     let ds = load(&input, &LoadOptions::default()).unwrap();
     let f = fit(&ds);
     let (mut s, info) = Session::open(ds, Some(store.path())).unwrap();
@@ -652,10 +659,7 @@ fn names(dir: &Path) -> Vec<String> {
 /// change of mind, an undo and a reopen of the session.
 #[test]
 fn the_audit_keeps_what_the_curator_was_shown_before_deciding() {
-    let store = tempfile::tempdir().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("in.csv");
-    std::fs::write(&input, TEXT).unwrap();
+    let (store, _dir, input) = stored_input();
     let ds = load(&input, &LoadOptions::default()).unwrap();
     let f = fit(&ds);
     let labels = ds.labels.clone();
