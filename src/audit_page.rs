@@ -15,6 +15,7 @@ use crate::analysis::projection::Projection;
 use crate::dataset::Dataset;
 use crate::models::Fit;
 use crate::review::Decision;
+use crate::review::journal::Seen;
 
 mod charts;
 
@@ -26,6 +27,9 @@ pub struct AuditInput<'a> {
     pub decisions: &'a [Option<Decision>],
     /// When each sample's decision was made, as the journal recorded it.
     pub decided_at: &'a [Option<String>],
+    /// What the screen showed of each sample before it was first decided
+    /// (p_mislabel and model), where the journal recorded it.
+    pub seen: &'a [Option<Seen>],
     /// The fit whose p_mislabel the page reports, on every sample.
     pub fit: &'a Fit,
     /// The model that made `fit` (never `auto`).
@@ -311,9 +315,13 @@ fn decisions_section(a: &AuditInput) -> String {
             Decision::Keep => ("kept", "keep".into()),
             Decision::Drop => ("dropped", "drop".into()),
         };
+        let shown = a.seen[i].as_ref().map_or(String::new(), |s| {
+            format!("{} ({})", prob(s.p_mislabel), esc(&s.model))
+        });
         rows.push_str(&format!(
             "<tr class=\"decision {class}\"><td class=\"num\">{}</td><td>{}</td><td>{}</td>\
-             <td class=\"what\">{what}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
+             <td class=\"what\">{what}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td>\
+             <td class=\"shown\">{shown}</td><td>{}</td></tr>\n",
             ds.rows[i],
             esc(&ds.ids[i]),
             esc(ds.given_label(i)),
@@ -326,7 +334,11 @@ fn decisions_section(a: &AuditInput) -> String {
     format!(
         "<section id=\"decisions\">\n<h2>Decisions</h2>\n<table class=\"decisions\">\n\
          <tr><th>row</th><th>id</th><th>given</th><th>decision</th><th>model's suggestion</th>\
-         <th>p_mislabel</th><th>model</th><th>decided at</th></tr>\n{rows}</table>\n\
-         <p class=\"note\">row: the 0-based data row of the input (header excluded).</p>\n</section>\n"
+         <th>p_mislabel</th><th>model</th><th>shown when decided</th><th>decided at</th></tr>\n\
+         {rows}</table>\n\
+         <p class=\"note\">row: the 0-based data row of the input (header excluded). \
+         Suggestion, p_mislabel and model: this page's fit. Shown when decided: the \
+         p_mislabel and model the review screen showed before the sample was first decided \
+         (blank where the session did not record it).</p>\n</section>\n"
     )
 }

@@ -5,7 +5,8 @@
 mod common;
 
 use common::{
-    HOSTILE_CLASS, HOSTILE_IDS, HOSTILE_LABEL, Reviewed, hostile_review, parse_csv, sample, succeed,
+    HOSTILE_CLASS, HOSTILE_IDS, HOSTILE_LABEL, HOSTILE_MODEL, Reviewed, hostile_review, parse_csv,
+    sample, succeed,
 };
 
 fn escaped(s: &str) -> String {
@@ -61,6 +62,12 @@ fn the_page_has_the_heat_map_histogram_scatter_and_every_decision() {
         dropped.len()
     );
     assert!(html.contains("<dt>model</dt><dd>rnda</dd>"), "model named");
+    // Beside this page's fit, what the screen showed before each decision.
+    let shown = format!(
+        "<td class=\"shown\">0.250 ({})</td>",
+        escaped(HOSTILE_MODEL)
+    );
+    assert_eq!(html.matches(&shown).count(), 6, "{shown}");
     assert!(
         html.contains("the session&#39;s model"),
         "which fit, and why"
@@ -74,7 +81,10 @@ fn the_page_has_the_heat_map_histogram_scatter_and_every_decision() {
 fn data_strings_are_escaped_and_nothing_is_fetched() {
     let r = hostile_review("rnda");
     let html = report(&r, &[]);
-    for s in HOSTILE_IDS.iter().chain([&HOSTILE_CLASS, &HOSTILE_LABEL]) {
+    for s in HOSTILE_IDS
+        .iter()
+        .chain([&HOSTILE_CLASS, &HOSTILE_LABEL, &HOSTILE_MODEL])
+    {
         assert!(html.contains(&escaped(s)), "{s} escaped");
     }
     let lower = html.to_lowercase();

@@ -51,6 +51,7 @@ pub fn run(a: &ReportArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), Cli
     let decided_at: Vec<Option<String>> = (0..n)
         .map(|i| session.decided_at(i).map(str::to_string))
         .collect();
+    let seen: Vec<_> = (0..n).map(|i| session.seen(i).cloned()).collect();
     let fit_note = format!(
         "fitted for this page with {} ({}), on all {n} samples with their given labels: \
          the ranking the review screen shows when the session is reopened",
@@ -61,6 +62,7 @@ pub fn run(a: &ReportArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), Cli
         dataset: ds,
         decisions: &decisions,
         decided_at: &decided_at,
+        seen: &seen,
         fit: &fit,
         model: &plan.name,
         fit_note: &fit_note,

@@ -44,6 +44,8 @@ pub const HOSTILE_LABEL: &str = "<u>label</u>";
 pub const HOSTILE_IDS: [&str; 2] = ["<script>alert(1)</script>", "a&b \"c\" 'd'"];
 /// A class name of [`hostile_review`]'s table (iris's setosa) with markup.
 pub const HOSTILE_CLASS: &str = "<b>set&osa</b>";
+/// The model [`hostile_review`]'s screen showed before each decision.
+pub const HOSTILE_MODEL: &str = "<i>shown</i> & \"model\"";
 
 /// A reviewed copy of iris_noisy.csv in a temp dir, its session in a temp
 /// data home (the Linux layout the binary finds with XDG_DATA_HOME).
@@ -69,7 +71,8 @@ impl Reviewed {
 
 /// iris_noisy.csv with markup in two ids, a class name and the label
 /// column's name, reviewed with model `model`: samples 0..4 relabelled to
-/// the next class, 5 kept, 6 dropped.
+/// the next class, 5 kept, 6 dropped, each shown 0.25 suspect by
+/// [`HOSTILE_MODEL`] before it was decided.
 pub fn hostile_review(model: &str) -> Reviewed {
     use relabel::dataset::{LoadOptions, load};
     let dir = tempfile::tempdir().unwrap();
@@ -97,6 +100,24 @@ pub fn hostile_review(model: &str) -> Reviewed {
     session
         .set_model_choice(model, &relabel::models::ModelOptions::default())
         .unwrap();
+    // What the screen showed before the decisions: every sample 0.25
+    // suspect, by a model whose name is markup too.
+    let (n, k) = (
+        session.dataset().n_samples(),
+        session.dataset().classes.len(),
+    );
+    let labels = session.dataset().labels.clone();
+    let posterior = nalgebra::DMatrix::from_fn(n, k, |i, c| {
+        if c == labels[i] {
+            0.75
+        } else {
+            0.25 / (k - 1) as f64
+        }
+    });
+    session.set_fit(
+        HOSTILE_MODEL,
+        relabel::models::Fit::from_posterior(posterior, &labels),
+    );
     let relabelled = vec![0, 1, 2, 3];
     for &s in &relabelled {
         let other = (session.dataset().labels[s] + 1) % session.dataset().classes.len();
