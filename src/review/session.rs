@@ -45,10 +45,14 @@ pub struct Counts {
     pub expected_wrong: f64,
 }
 
-/// One undo step: every sample it changed, before and after.
+/// One undo step: every sample it changed, before and after, when it was
+/// made, and when each sample's decision before it had been made (an undo
+/// puts that time back with the decision).
 #[derive(Clone, Debug, PartialEq)]
 struct Step {
     changes: Vec<(usize, Option<Decision>, Option<Decision>)>,
+    time: String,
+    was_decided_at: Vec<Option<String>>,
 }
 
 #[derive(Debug)]
@@ -231,19 +235,15 @@ impl Session {
                             self.note_seen(s, c.seen.clone());
                         }
                     }
-                    let step = Step {
-                        changes: changes
-                            .iter()
-                            .filter_map(|c| {
-                                let s = *by_row.get(&c.row)?;
-                                Some((s, self.decode(&c.before), self.decode(&c.after)))
-                            })
-                            .collect(),
-                    };
-                    for (s, _, after) in &step.changes {
-                        self.decisions[*s] = *after;
-                        self.decided_at[*s] = after.map(|_| time.clone());
-                    }
+                    let changes = changes
+                        .iter()
+                        .filter_map(|c| {
+                            let s = *by_row.get(&c.row)?;
+                            Some((s, self.decode(&c.before), self.decode(&c.after)))
+                        })
+                        .collect();
+                    let step = self.step(changes, time.clone());
+                    self.redo_step(&step);
                     self.undo.push(step);
                     self.redo.clear();
                     self.unexported = true;
@@ -251,18 +251,14 @@ impl Session {
                 }
                 Entry::Undo { .. } => {
                     if let Some(step) = self.undo.pop() {
-                        for (s, before, _) in &step.changes {
-                            self.decisions[*s] = *before;
-                        }
+                        self.undo_step(&step);
                         self.redo.push(step);
                         self.unexported = true;
                     }
                 }
                 Entry::Redo { .. } => {
                     if let Some(step) = self.redo.pop() {
-                        for (s, _, after) in &step.changes {
-                            self.decisions[*s] = *after;
-                        }
+                        self.redo_step(&step);
                         self.undo.push(step);
                         self.unexported = true;
                     }
@@ -521,14 +517,48 @@ impl Session {
                 let seen = self.seen_now(*s);
                 self.note_seen(*s, seen);
             }
-            self.decisions[*s] = *after;
-            self.decided_at[*s] = after.map(|_| time.clone());
         }
-        self.undo.push(Step { changes });
+        let step = self.step(changes, time);
+        self.redo_step(&step);
+        self.undo.push(step);
         self.redo.clear();
         self.unexported = true;
         self.refresh_after_decisions();
         Ok(())
+    }
+
+    /// A step of `changes` made at `time`, with the times of the decisions
+    /// it replaces.
+    fn step(
+        &self,
+        changes: Vec<(usize, Option<Decision>, Option<Decision>)>,
+        time: String,
+    ) -> Step {
+        let was_decided_at = changes
+            .iter()
+            .map(|(s, ..)| self.decided_at[*s].clone())
+            .collect();
+        Step {
+            changes,
+            time,
+            was_decided_at,
+        }
+    }
+
+    /// Makes `step`'s decisions, at its time.
+    fn redo_step(&mut self, step: &Step) {
+        for (s, _, after) in &step.changes {
+            self.decisions[*s] = *after;
+            self.decided_at[*s] = after.map(|_| step.time.clone());
+        }
+    }
+
+    /// Puts back the decisions `step` replaced, with their times.
+    fn undo_step(&mut self, step: &Step) {
+        for ((s, before, _), was) in step.changes.iter().zip(&step.was_decided_at) {
+            self.decisions[*s] = *before;
+            self.decided_at[*s] = was.clone();
+        }
     }
 
     /// What the audit keeps for `sample` if it is decided now: what it
@@ -643,9 +673,7 @@ impl Session {
         }
         self.write(Entry::Undo { time: now() })?;
         if let Some(step) = self.undo.pop() {
-            for (s, before, _) in &step.changes {
-                self.decisions[*s] = *before;
-            }
+            self.undo_step(&step);
             self.redo.push(step);
         }
         self.unexported = true;
@@ -660,9 +688,7 @@ impl Session {
         }
         self.write(Entry::Redo { time: now() })?;
         if let Some(step) = self.redo.pop() {
-            for (s, _, after) in &step.changes {
-                self.decisions[*s] = *after;
-            }
+            self.redo_step(&step);
             self.undo.push(step);
         }
         self.unexported = true;

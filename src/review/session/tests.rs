@@ -701,6 +701,56 @@ fn the_audit_keeps_what_the_curator_was_shown_before_deciding() {
     );
 }
 
+/// An undo puts back the decision it replaced with that decision's time,
+/// and a redo the undone one with its own; a reopened session replays
+/// them so.
+#[test]
+fn undo_and_redo_carry_each_decisions_time() {
+    let (store, _dir, input) = stored_input();
+    let ds = load(&input, &LoadOptions::default()).unwrap();
+    let (mut s, _) = Session::open(ds, Some(store.path())).unwrap();
+    s.relabel(1, 1).unwrap();
+    s.keep(1).unwrap();
+    let journal = s.journal_path().unwrap().to_path_buf();
+    drop(s);
+    // The two steps, one at a time the clock could not have given twice.
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let mut steps = 0;
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let mut e: serde_json::Value = serde_json::from_str(l).unwrap();
+            if e["kind"] == "step" {
+                steps += 1;
+                e["time"] = format!("2020-01-01T00:00:0{steps}Z").into();
+            }
+            e.to_string()
+        })
+        .collect();
+    assert_eq!(steps, 2);
+    std::fs::write(&journal, lines.join("\n") + "\n").unwrap();
+
+    let ds = load(&input, &LoadOptions::default()).unwrap();
+    let (mut s, _) = Session::open(ds, Some(store.path())).unwrap();
+    assert_eq!(s.decided_at(1), Some("2020-01-01T00:00:02Z"));
+    s.undo().unwrap();
+    assert_eq!(s.decision(1), Some(Decision::Relabel(1)));
+    assert_eq!(s.decided_at(1), Some("2020-01-01T00:00:01Z"));
+    s.undo().unwrap();
+    assert_eq!(s.decided_at(1), None);
+    s.redo().unwrap();
+    s.redo().unwrap();
+    assert_eq!(s.decision(1), Some(Decision::Keep));
+    assert_eq!(s.decided_at(1), Some("2020-01-01T00:00:02Z"));
+    s.undo().unwrap();
+    drop(s);
+    // Replayed: the undo written last is undone with its time too.
+    let ds = load(&input, &LoadOptions::default()).unwrap();
+    let (s, _) = Session::open(ds, Some(store.path())).unwrap();
+    assert_eq!(s.decision(1), Some(Decision::Relabel(1)));
+    assert_eq!(s.decided_at(1), Some("2020-01-01T00:00:01Z"));
+}
+
 #[test]
 fn the_audit_is_put_in_place_before_the_cleaned_file() {
     let dir = tempfile::tempdir().unwrap();
