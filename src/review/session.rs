@@ -495,14 +495,19 @@ impl Session {
         }
         let time = now();
         let group = self.next_group;
+        let seen: Vec<Option<Seen>> = changes
+            .iter()
+            .map(|(s, _, after)| after.and(self.seen_now(*s)))
+            .collect();
         let recorded = changes
             .iter()
-            .map(|(s, before, after)| Change {
+            .zip(&seen)
+            .map(|((s, before, after), seen)| Change {
                 row: self.dataset.rows[*s],
                 id: self.dataset.ids[*s].clone(),
                 before: self.encode(before),
                 after: self.encode(after),
-                seen: after.and(self.seen_now(*s)),
+                seen: seen.clone(),
             })
             .collect();
         self.write(Entry::Step {
@@ -512,11 +517,8 @@ impl Session {
         })?;
         // A journal may carry any number here (it is data): saturate.
         self.next_group = self.next_group.saturating_add(1);
-        for (s, _, after) in &changes {
-            if after.is_some() {
-                let seen = self.seen_now(*s);
-                self.note_seen(*s, seen);
-            }
+        for ((s, ..), seen) in changes.iter().zip(seen) {
+            self.note_seen(*s, seen);
         }
         let step = self.step(changes, time);
         self.redo_step(&step);
