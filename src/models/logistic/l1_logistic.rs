@@ -1538,6 +1538,17 @@ mod tests {
     use super::*;
     use crate::rng::Rng;
 
+    /// The problem of `x` as it is, with targets `t`, no offset and every
+    /// coefficient penalised alike.
+    fn on_raw<'a>(x: &'a DMatrix<f64>, t: &'a DMatrix<f64>) -> Problem<'a> {
+        Problem {
+            x: Design::raw(x),
+            targets: t,
+            offset: None,
+            penalty_factor: None,
+        }
+    }
+
     fn problem_data(n: usize, d: usize, k: usize, seed: u64) -> (DMatrix<f64>, DMatrix<f64>) {
         let mut rng = Rng::new(seed);
         let x = DMatrix::from_fn(n, d, |_, _| rng.normal());
@@ -1581,12 +1592,7 @@ mod tests {
     fn reaches_the_objective_of_a_slow_reference_binary_and_multiclass() {
         for k in [2, 3] {
             let (x, t) = problem_data(60, 4, k, 3);
-            let p = Problem {
-                x: Design::raw(&x),
-                targets: &t,
-                offset: None,
-                penalty_factor: None,
-            };
+            let p = on_raw(&x, &t);
             let pen = Penalty { l1: 2.0, l2: 0.1 };
             let fast = fit(&p, pen, None, 200, 1e-12);
             let slow = reference(&p, pen);
@@ -1622,10 +1628,8 @@ mod tests {
         let mut rng = Rng::new(12);
         let offset = DMatrix::from_fn(120, 4, |_, _| 0.5 * rng.normal());
         let p = Problem {
-            x: Design::raw(&x),
-            targets: &t,
             offset: Some(&offset),
-            penalty_factor: None,
+            ..on_raw(&x, &t)
         };
         let pen = Penalty { l1: 1.0, l2: 0.1 };
         let full = fit(&p, pen, None, 200, 1e-12);
@@ -1645,12 +1649,7 @@ mod tests {
         let n = 2 * HESSIAN_ROWS + 1_000;
         let (x, t) = problem_data(n, 3, 3, 17);
         let offset = DMatrix::zeros(n, 3);
-        let p = Problem {
-            x: Design::raw(&x),
-            targets: &t,
-            offset: None,
-            penalty_factor: None,
-        };
+        let p = on_raw(&x, &t);
         let pen = Penalty { l1: 50.0, l2: 1.0 };
         let full = fit(&p, pen, None, 200, 1e-12);
         let mut rounds = SoftmaxRounds::new(p.x, &t, pen);
@@ -1782,12 +1781,7 @@ mod tests {
     #[test]
     fn lambda_max_zeroes_every_penalised_coefficient() {
         let (x, t) = problem_data(80, 5, 2, 4);
-        let p = Problem {
-            x: Design::raw(&x),
-            targets: &t,
-            offset: None,
-            penalty_factor: None,
-        };
+        let p = on_raw(&x, &t);
         let lm = lambda_max(&p);
         let at = fit(
             &p,
@@ -1818,10 +1812,8 @@ mod tests {
         let (x, t) = problem_data(80, 3, 2, 5);
         let pf = [0.0, 1.0, 1.0];
         let p = Problem {
-            x: Design::raw(&x),
-            targets: &t,
-            offset: None,
             penalty_factor: Some(&pf),
+            ..on_raw(&x, &t)
         };
         let c = fit(&p, Penalty { l1: 1e6, l2: 0.0 }, None, 100, 1e-10);
         assert!(c.beta[(0, 0)] != 0.0);
