@@ -126,10 +126,10 @@ pub fn member_budget(weight: f64, heaviest: f64, anchor_seconds: f64) -> f64 {
 }
 
 /// The members (heaviest first) whose fit on all `n` rows is within their
-/// [`member_budget`], judged before fitting by its fold fits' time per
-/// training row times n (`Evidence::predicted_seconds`, which overstates
-/// the models that subsample large tables). The budget's anchor is the cheapest scored
-/// candidate's predicted fit, so the heaviest member is held to it too:
+/// [`member_budget`], judged before fitting by
+/// `Evidence::predicted_seconds` (see there for what it overstates). The
+/// budget's anchor is the cheapest scored candidate's predicted fit, so
+/// the heaviest member is held to it too:
 /// when the evidence splits its weight between a model that takes a second
 /// on the table and one that takes minutes (rnda 0.44 and rmda 0.48 on a
 /// 200k-row Gaussian table, whose held-out scores agree to 3 decimals),

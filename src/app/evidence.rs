@@ -121,12 +121,10 @@ pub struct HeldOut {
 
 impl Evidence {
     /// What `model`'s fit on all `n` rows is predicted to cost: its fold
-    /// fits' seconds per training row times n. Every model is at least
-    /// linear in the rows it fits, but rlr, shift, rmda and rnda fit a large
-    /// table's search or starts on a subsample, so above some 16k-50k rows
-    /// this overstates them (see [`at_folds_pace`]) and auto leaves them out
-    /// of large tables sooner than it need. `None` for a model without a
-    /// score.
+    /// fits' seconds per training row times n, which overstates the models
+    /// that fit a large table's search or starts on a subsample (see
+    /// [`at_folds_pace`]), so auto leaves them out of large tables sooner
+    /// than it need. `None` for a model without a score.
     pub fn predicted_seconds(&self, model: &str, n: usize) -> Option<f64> {
         self.seconds_per_row
             .iter()
