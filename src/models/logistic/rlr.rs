@@ -117,21 +117,6 @@ impl Rlr {
     }
 }
 
-/// The classifier's problem on the standardised rows, with the decided
-/// labels (one-hot) as targets: what EM's M-steps replace the targets of.
-fn on_decided<'a>(
-    x: &'a DMatrix<f64>,
-    standardizer: &'a Standardizer,
-    decided: &'a DMatrix<f64>,
-) -> Problem<'a> {
-    Problem {
-        x: Design::standardized(x, standardizer),
-        targets: decided,
-        offset: None,
-        penalty_factor: None,
-    }
-}
-
 /// The E-step (eq. 10): P(true = j | x, given) ∝ P(given | j) P(j | x).
 /// A row the curator decided has a known true class d: its posterior is
 /// one-hot at d and its likelihood term is P(true = d | x). Returns the
@@ -501,15 +486,9 @@ impl Rlr {
         resume: Option<Resume>,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Outcome, FitError> {
-        let Rows {
-            x,
-            standardizer,
-            given,
-            k,
-            guide,
-        } = table;
-        let decided = one_hot(&guide.decided_labels(given), k);
-        let base = on_decided(x, standardizer, &decided);
+        let Rows { given, guide, .. } = table;
+        let decided = table.decided();
+        let base = table.problem(&decided);
         // lambda_max of the table: a subsample's is its share of it.
         let lambda_max = l1_logistic::lambda_max(&base) / self.row_share;
         let (lam, first) = match resume {
@@ -615,8 +594,8 @@ impl Rlr {
     /// the dominance constraint (EM's own optimum there is a class mostly
     /// relabelled, which the data cannot tell from swapped class names; an
     /// 80 x 300 Synth draw ended so, with one feature and AUROC 0.45).
-    /// At the empty classifier P(true | x) is one constant, and P(given) = sum_j gamma[j, g]
-    /// pi_j is all the likelihood sees: every (pi, gamma) with the same
+    /// At the empty classifier P(true | x) is one constant, and P(given) =
+    /// sum_j gamma[j, g] pi_j is all the likelihood sees: every (pi, gamma) with the same
     /// label shares fits equally, so the flip table, and every p_mislabel
     /// it implies, is the start's and the pseudo-counts', not the data's,
     /// and the ranking depends on the given label alone. With few rows and
@@ -652,11 +631,7 @@ impl Rlr {
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Option<Outcome>, FitError> {
         let Rows {
-            x,
-            standardizer,
-            given,
-            k,
-            guide,
+            given, k, guide, ..
         } = table;
         let baseline = Rlr {
             robust: false,
@@ -667,8 +642,8 @@ impl Rlr {
         if base.params.coefs.n_nonzero() == 0 {
             return Ok(None);
         }
-        let decided = one_hot(&guide.decided_labels(given), k);
-        let problem = on_decided(x, standardizer, &decided);
+        let decided = table.decided();
+        let problem = table.problem(&decided);
         let coefs = base.params.coefs;
         let p_true = l1_logistic::probabilities(&l1_logistic::linear(&problem, &coefs), k);
         let penalty = base.lam.penalty() * coefs.l1();
@@ -720,6 +695,24 @@ struct Rows<'a> {
     given: &'a [usize],
     k: usize,
     guide: &'a Guide,
+}
+
+impl<'a> Rows<'a> {
+    /// The labels as decided (given where undecided), one-hot.
+    fn decided(&self) -> DMatrix<f64> {
+        one_hot(&self.guide.decided_labels(self.given), self.k)
+    }
+
+    /// The classifier's problem on the standardised rows with `targets`
+    /// ([`Rows::decided`]: what EM's M-steps replace the targets of).
+    fn problem(&self, targets: &'a DMatrix<f64>) -> Problem<'a> {
+        Problem {
+            x: Design::standardized(self.x, self.standardizer),
+            targets,
+            offset: None,
+            penalty_factor: None,
+        }
+    }
 }
 
 /// What one EM run ended with.
