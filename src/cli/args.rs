@@ -176,7 +176,7 @@ impl DataArgs {
 
 #[derive(Debug, Args)]
 pub struct ModelArgs {
-    /// Model, or auto (chosen from the data's shape)
+    /// Model, or auto (chosen by held-out evidence among the robust models)
     /// [default: auto; a resumed review keeps its last model unless given].
     #[arg(long, global = true, value_parser = model_names())]
     pub model: Option<String>,

@@ -13,7 +13,7 @@ use ratatui::widgets::{
 
 use super::app::{App, Pane};
 use super::keys::Action;
-use super::text::{integral_or, num, short, width};
+use super::text::{distinct, integral_or, num, width};
 use super::theme::Theme;
 use super::ui::pane_block;
 use crate::models::{Fit, GammaTable, NamedMatrix};
@@ -147,21 +147,35 @@ impl HeatTable<'_> {
         let height = (self.rows.len() as u16 + 4).min(area.height);
         let rect = Rect { height, ..area };
         let widest = |labels: &[String]| labels.iter().map(|l| width(l)).max().unwrap_or(4) as u16;
-        let cell = widest(self.cols).clamp(5, 10);
-        let label = widest(self.rows).clamp(5, 12);
+        // Shrink the columns to the pane (a one-cell gap after each) before
+        // cutting the labels, so that the table cuts them, not ratatui: its
+        // own squeeze cuts from the right and loses the part that differs.
+        let inner_width = rect.width.saturating_sub(2);
+        let n_cols = self.cols.len() as u16;
+        let mut label = widest(self.rows).clamp(5, 12);
+        let mut cell = widest(self.cols).clamp(5, 10);
+        if label + n_cols * (cell + 1) > inner_width {
+            cell = (inner_width.saturating_sub(label + n_cols) / n_cols.max(1)).clamp(5, cell);
+            label = inner_width
+                .saturating_sub(n_cols * (cell + 1))
+                .clamp(5, label);
+        }
         let header = Row::new(
             std::iter::once(Cell::from(""))
                 .chain(
-                    self.cols
-                        .iter()
-                        .map(|c| Cell::from(short(c, cell as usize))),
+                    distinct(self.cols, cell as usize)
+                        .into_iter()
+                        .map(Cell::from),
                 )
                 .collect::<Vec<_>>(),
         )
         .style(theme.header);
-        let body: Vec<Row> = (0..self.rows.len())
-            .map(|r| {
-                let name = Cell::from(short(&self.rows[r], label as usize)).style(theme.header);
+        let names = distinct(self.rows, label as usize);
+        let body: Vec<Row> = names
+            .into_iter()
+            .enumerate()
+            .map(|(r, name)| {
+                let name = Cell::from(name).style(theme.header);
                 let values = (0..self.cols.len()).map(|c| {
                     let v = (self.value)(r, c);
                     Cell::from(num(v, 2)).style(theme.heat(v))

@@ -156,6 +156,34 @@ fn the_help_lists_what_the_key_table_binds() {
 }
 
 #[test]
+fn the_flip_table_tells_classes_with_a_common_start_apart() {
+    // Wine's classes: cut from the right, all three headers read "cultiva".
+    let csv = DEMO
+        .replace("setosa", "cultivar_1")
+        .replace("versicolor", "cultivar_2")
+        .replace("virginica", "cultivar_3");
+    let ds = load_bytes(
+        Path::new("wine_like.csv"),
+        csv.into_bytes(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let app = fitted(ds);
+    let wide = screen(&app, 160, 48);
+    let header = wide
+        .lines()
+        .skip_while(|l| !l.contains("rows: true class, cols: given"))
+        .nth(1)
+        .unwrap();
+    for end in ["…1", "…2", "…3"] {
+        assert!(header.contains(end), "{header}");
+    }
+    for name in ["cultivar_1 ", "cultivar_2 ", "cultivar_3 "] {
+        assert!(wide.contains(&format!("│{name}")), "{wide}");
+    }
+}
+
+#[test]
 fn tiny_terminals_render_without_panic() {
     let mut app = fitted(demo());
     for (w, h) in [(40, 12), (10, 4), (1, 1)] {

@@ -35,6 +35,40 @@ pub fn short(s: &str, n: usize) -> String {
     }
 }
 
+/// Labels cut to `n` cells so that they stay told apart: names that share
+/// a long start ("cultivar_1", "cultivar_2") lose that start, not their
+/// ends, which are all that differ ("…_1", "…_2"). Cut from the right,
+/// as [`short`] does, such names would all read "cultiva…".
+pub fn distinct(labels: &[String], n: usize) -> Vec<String> {
+    let plain = || labels.iter().map(|l| short(l, n)).collect::<Vec<_>>();
+    if labels.len() < 2 || labels.iter().all(|l| width(l) <= n) {
+        return plain();
+    }
+    let common = labels[1..].iter().fold(labels[0].as_str(), |acc, l| {
+        let end = acc
+            .char_indices()
+            .zip(l.chars())
+            .find(|((_, a), b)| a != b)
+            .map_or(acc.len().min(l.len()), |((i, _), _)| i);
+        &acc[..end]
+    });
+    if common.is_empty() || labels.iter().any(|l| l.len() == common.len()) {
+        return plain();
+    }
+    let cut: Vec<String> = labels
+        .iter()
+        .map(|l| short(&format!("…{}", &l[common.len()..]), n))
+        .collect();
+    let mut seen = cut.clone();
+    seen.sort();
+    seen.dedup();
+    if seen.len() == cut.len() {
+        cut
+    } else {
+        plain()
+    }
+}
+
 /// `s` cut to `n` cells without an ellipsis (short headers).
 pub fn clip(s: &str, n: usize) -> String {
     prefix(s, n).to_string()
@@ -98,6 +132,26 @@ mod tests {
         assert_eq!(bar(0.5, 4), "██  ");
         assert_eq!(bar(f64::NAN, 2), "  ");
         assert_eq!(short("abcdef", 4), "abc…");
+    }
+
+    #[test]
+    fn cut_labels_keep_what_tells_them_apart() {
+        let owned = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let wine = owned(&["cultivar_1", "cultivar_2", "cultivar_3"]);
+        assert_eq!(distinct(&wine, 6), ["…1", "…2", "…3"]);
+        assert_eq!(distinct(&wine, 10), wine, "labels that fit stay whole");
+        // Nothing in common: cut from the right as usual.
+        let iris = owned(&["setosa", "versicolor", "virginica"]);
+        assert_eq!(distinct(&iris, 6), ["setosa", "versi…", "virgi…"]);
+        // One label is the common start itself: no empty remainder.
+        let nested = owned(&["control", "control_treated"]);
+        assert_eq!(distinct(&nested, 5), ["cont…", "cont…"]);
+        // The common start holds wide characters.
+        let wide = owned(&["日本語_a", "日本語_b"]);
+        assert_eq!(distinct(&wide, 4), ["…a", "…b"]);
+        // Still too long after the common start: cut, and still distinct.
+        let long = owned(&["group_alpha_x", "group_beta_x"]);
+        assert_eq!(distinct(&long, 5), ["…alp…", "…bet…"]);
     }
 
     #[test]
