@@ -98,6 +98,12 @@ fn start_notices(session: &Session, resume: &ResumeInfo) -> Vec<Message> {
 
 fn resume_message(resume: &ResumeInfo) -> Option<Message> {
     let text = match resume {
+        ResumeInfo::Resumed { decisions: 0 } => {
+            "resumed the earlier session (no decisions in it yet)".into()
+        }
+        ResumeInfo::Resumed { decisions: 1 } => {
+            "resumed the earlier session: 1 decision restored".into()
+        }
         ResumeInfo::Resumed { decisions } => {
             format!("resumed the earlier session: {decisions} decisions restored")
         }

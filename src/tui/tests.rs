@@ -728,6 +728,23 @@ fn resumable(dir: &Path, store: &Path) -> std::path::PathBuf {
     input
 }
 
+#[test]
+fn the_resume_message_counts_in_words() {
+    let said = |decisions| {
+        let app = App::with_keys(
+            Session::open(demo(), None).unwrap().0,
+            &ResumeInfo::Resumed { decisions },
+            "rnda",
+            ModelOptions::default(),
+            KeyMap::load(None).unwrap(),
+        );
+        screen(&app, 100, 30)
+    };
+    assert!(said(0).contains("resumed the earlier session (no decisions in it yet)"));
+    assert!(said(1).contains("resumed the earlier session: 1 decision restored"));
+    assert!(said(3).contains("resumed the earlier session: 3 decisions restored"));
+}
+
 /// Issue 12 item 6: the fit that starts at once used to replace the resume
 /// message before the first frame.
 #[test]
