@@ -6,14 +6,14 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::symbols::Marker;
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{
     Axis, BarChart, Block, Cell, Chart, Dataset, GraphType, Paragraph, Row, Table, Widget, Wrap,
 };
 
 use super::app::{App, Pane};
 use super::keys::Action;
-use super::text::{distinct, integral_or, num, width};
+use super::text::{distinct, integral_or, num, pad, width};
 use super::theme::Theme;
 use super::ui::pane_block;
 use crate::models::{Fit, GammaTable, NamedMatrix};
@@ -142,20 +142,24 @@ struct HeatTable<'a> {
 }
 
 impl HeatTable<'_> {
-    /// Draws the table; returns the height used.
+    /// Draws the table, or its rows' largest entries when its columns
+    /// cannot be read in `area`; returns the height used.
     fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) -> u16 {
-        let height = (self.rows.len() as u16 + 4).min(area.height);
-        let rect = Rect { height, ..area };
         let widest = |labels: &[String]| labels.iter().map(|l| width(l)).max().unwrap_or(4) as u16;
-        // Shrink the columns to the pane (a one-cell gap after each) before
-        // cutting the labels, so that the table cuts them, not ratatui: its
-        // own squeeze cuts from the right and loses the part that differs.
-        let inner_width = rect.width.saturating_sub(2);
+        let inner_width = area.width.saturating_sub(2);
         let n_cols = self.cols.len() as u16;
+        // A one-cell gap after every column; a value needs 4 cells ("0.00").
+        let fits = |label: u16, cell: u16| label + n_cols * (cell + 1) <= inner_width;
         let mut label = widest(self.rows).clamp(5, 12);
+        if !fits(label.min(5), 4) {
+            return self.render_ranked(area, buf, theme, label);
+        }
+        // Shrink the columns to the pane before cutting the labels, so that
+        // the table cuts them, not ratatui: its own squeeze cuts from the
+        // right and loses the part that differs.
         let mut cell = widest(self.cols).clamp(5, 10);
-        if label + n_cols * (cell + 1) > inner_width {
-            cell = (inner_width.saturating_sub(label + n_cols) / n_cols.max(1)).clamp(5, cell);
+        if !fits(label, cell) {
+            cell = (inner_width.saturating_sub(label + n_cols) / n_cols.max(1)).clamp(4, cell);
             label = inner_width
                 .saturating_sub(n_cols * (cell + 1))
                 .clamp(5, label);
@@ -186,15 +190,70 @@ impl HeatTable<'_> {
         let widths: Vec<Constraint> = std::iter::once(Constraint::Length(label))
             .chain(self.cols.iter().map(|_| Constraint::Length(cell)))
             .collect();
-        let block = Block::bordered().title(Line::from(format!(" {} ", self.title)));
-        let inner = block.inner(rect);
-        block.render(rect, buf);
-        Paragraph::new(Line::from(self.orientation.to_string()).style(theme.dim))
-            .render(Rect { height: 1, ..inner }, buf);
+        let (height, inner) = self.frame(area, buf, theme, self.orientation.to_string(), 4);
         Table::new(body, widths)
             .header(header)
             .render(below(inner, inner.y + 1), buf);
         height
+    }
+
+    /// The table as one line per row with that row's largest entries first,
+    /// as many as the width holds: twenty classes do not fit a pane's
+    /// columns, and the entries that matter (a class's own label, the
+    /// labels it is most often given instead) are a row's largest.
+    fn render_ranked(&self, area: Rect, buf: &mut Buffer, theme: &Theme, label: u16) -> u16 {
+        let (height, inner) = self.frame(
+            area,
+            buf,
+            theme,
+            format!("largest first; {}", self.orientation),
+            3,
+        );
+        let cols = distinct(self.cols, 8);
+        let lines: Vec<Line> = distinct(self.rows, label as usize)
+            .into_iter()
+            .enumerate()
+            .map(|(r, name)| {
+                let mut order: Vec<usize> = (0..self.cols.len()).collect();
+                order.sort_by(|&a, &b| (self.value)(r, b).total_cmp(&(self.value)(r, a)));
+                let mut used = label + 1;
+                let mut spans = vec![Span::styled(pad(&name, label as usize + 1), theme.header)];
+                for c in order {
+                    let v = (self.value)(r, c);
+                    let entry = format!("{} {}", cols[c], num(v, 2));
+                    if used + width(&entry) as u16 > inner.width {
+                        break;
+                    }
+                    used += width(&entry) as u16 + 2;
+                    spans.push(Span::styled(entry, theme.heat(v)));
+                    spans.push(Span::raw("  "));
+                }
+                Line::from(spans)
+            })
+            .collect();
+        Paragraph::new(lines).render(below(inner, inner.y + 1), buf);
+        height
+    }
+
+    /// The bordered block with the title and the orientation line; the
+    /// height used (the rows plus `extra` lines, within `area`) and the
+    /// inside of the block.
+    fn frame(
+        &self,
+        area: Rect,
+        buf: &mut Buffer,
+        theme: &Theme,
+        orientation: String,
+        extra: u16,
+    ) -> (u16, Rect) {
+        let height = (self.rows.len() as u16 + extra).min(area.height);
+        let rect = Rect { height, ..area };
+        let block = Block::bordered().title(Line::from(format!(" {} ", self.title)));
+        let inner = block.inner(rect);
+        block.render(rect, buf);
+        Paragraph::new(Line::from(orientation).style(theme.dim))
+            .render(Rect { height: 1, ..inner }, buf);
+        (height, inner)
     }
 }
 
@@ -320,4 +379,62 @@ fn render_objective(fit: &Fit, area: Rect, buf: &mut Buffer, theme: &Theme) {
     .x_axis(Axis::default().bounds([1.0, n]))
     .y_axis(Axis::default().bounds([lo, hi]))
     .render(area, buf);
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn rendered(classes: usize, w: u16) -> Vec<String> {
+        let names: Vec<String> = (0..classes).map(|c| format!("c{c}")).collect();
+        // Each class keeps its label 0.8 of the time and is given the next
+        // class's 0.15 of the time.
+        let value = |r: usize, c: usize| match (c + classes - r) % classes {
+            0 => 0.8,
+            1 => 0.15,
+            _ => 0.05 / (classes - 2) as f64,
+        };
+        let table = HeatTable {
+            title: "gamma",
+            orientation: "rows: true class, cols: given",
+            rows: &names,
+            cols: &names,
+            value: &value,
+        };
+        let area = Rect::new(0, 0, w, 30);
+        let mut buf = Buffer::empty(area);
+        table.render(area, &mut buf, &Theme::monochrome());
+        (0..area.height)
+            .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>())
+            .collect()
+    }
+
+    #[test]
+    fn many_classes_list_each_rows_largest_entries() {
+        let lines = rendered(20, 35);
+        assert!(lines[1].contains("largest first"), "{lines:?}");
+        let row = lines.iter().find(|l| l.contains("│c3 ")).unwrap();
+        let (own, next) = (row.find("c3 0.80").unwrap(), row.find("c4 0.15").unwrap());
+        assert!(own < next, "{row}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("│c19 ") && l.contains("c0 0.15"))
+        );
+    }
+
+    #[test]
+    fn few_classes_keep_the_grid() {
+        let lines = rendered(3, 35);
+        assert!(!lines[1].contains("largest first"), "{lines:?}");
+        assert!(
+            lines[2].contains("c0") && lines[2].contains("c2"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[3].contains("0.80") && lines[3].contains("0.15"),
+            "{lines:?}"
+        );
+    }
 }
