@@ -8,10 +8,53 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::app::App;
 use super::keys::Action;
-use super::text::bar;
+use super::text::{bar, short, width};
 
-/// " │ fitting rnda: em it 3 obj -1.2 [███ ] Esc cancels"
-fn fit_progress(app: &App) -> Option<String> {
+/// One part of the status bar: its text, a shorter form for a narrow
+/// screen, and how much the curator needs it (higher stays longer).
+struct Part {
+    full: String,
+    short: String,
+    keep: u8,
+}
+
+impl Part {
+    fn new(keep: u8, full: String, short: String) -> Part {
+        Part { full, short, keep }
+    }
+}
+
+/// The parts joined by " │ " in `cells` terminal cells: when they do not
+/// fit, the least needed part takes its short form first, then, if that
+/// is not enough, the least needed is left out, and so on. A cut line
+/// would lose its end, which is where the fit in flight and the marks
+/// of unexported or read-only work are.
+fn fit_parts(parts: &[Part], cells: usize) -> String {
+    let mut forms: Vec<Option<&str>> = parts.iter().map(|p| Some(p.full.as_str())).collect();
+    let line = |forms: &[Option<&str>]| {
+        let shown: Vec<&str> = forms.iter().flatten().copied().collect();
+        format!(" {}", shown.join(" │ "))
+    };
+    let mut order: Vec<usize> = (0..parts.len()).collect();
+    order.sort_by_key(|&i| (parts[i].keep, std::cmp::Reverse(i)));
+    for i in order.iter().copied() {
+        if width(&line(&forms)) <= cells {
+            break;
+        }
+        forms[i] = Some(parts[i].short.as_str());
+    }
+    for i in order.iter().copied() {
+        if width(&line(&forms)) <= cells {
+            break;
+        }
+        forms[i] = None;
+    }
+    line(&forms)
+}
+
+/// "fitting rnda: em it 3 obj -1.2 [███ ] Esc cancels", and the short
+/// form "rnda: em it 3 obj -1.2 [█ ] Esc".
+fn fit_progress(app: &App) -> Option<Part> {
     let job = app.job.as_ref()?;
     let progress = job.last.as_ref().map_or_else(
         || "starting".to_string(),
@@ -29,11 +72,15 @@ fn fit_progress(app: &App) -> Option<String> {
         .last
         .as_ref()
         .map_or(0.0, |p| p.fraction.clamp(0.0, 1.0));
-    Some(format!(
-        " │ fitting {}: {progress} [{}] {} cancels",
-        job.model,
-        bar(fraction, 10),
-        app.keys.hint(Action::Cancel)
+    let cancel = app.keys.hint(Action::Cancel);
+    Some(Part::new(
+        9,
+        format!(
+            "fitting {}: {progress} [{}] {cancel} cancels",
+            job.model,
+            bar(fraction, 10)
+        ),
+        format!("{}: {progress} [{}] {cancel}", job.model, bar(fraction, 5)),
     ))
 }
 
@@ -46,32 +93,56 @@ pub fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
         |n| n.to_string_lossy().into_owned(),
     );
     let model = s.model_name().unwrap_or(&app.model);
-    let mut text = format!(
-        " {file} │ {model} │ flagged {} at p≥{:.2} │ decided {}/{}",
-        c.flagged,
-        s.threshold(),
-        c.decided,
-        c.total,
-    );
+    let mut parts = vec![
+        Part::new(2, file.clone(), short(&file, 16)),
+        Part::new(
+            3,
+            model.to_string(),
+            // "rnda 0.88 + rlr 0.12" -> "rnda+"
+            model
+                .split_once(' ')
+                .map_or_else(|| model.to_string(), |(m, _)| format!("{m}+")),
+        ),
+        Part::new(
+            5,
+            format!("flagged {} at p≥{:.2}", c.flagged, s.threshold()),
+            format!("{} flagged", c.flagged),
+        ),
+        Part::new(
+            7,
+            format!("decided {}/{}", c.decided, c.total),
+            format!("{}/{}", c.decided, c.total),
+        ),
+    ];
     if s.fit().is_some() {
         // The curator's "how many more should I look at?".
-        text.push_str(&format!(" │ ~{:.0} wrong left", c.expected_wrong));
-    }
-    if !s.filter().is_empty() {
-        text.push_str(&format!(
-            " │ filter {} ({} shown)",
-            s.filter().describe(&s.dataset().classes),
-            c.shown
+        parts.push(Part::new(
+            6,
+            format!("~{:.0} wrong left", c.expected_wrong),
+            format!("~{:.0} left", c.expected_wrong),
         ));
     }
+    if !s.filter().is_empty() {
+        let filter = s.filter().describe(&s.dataset().classes);
+        parts.push(Part::new(
+            4,
+            format!("filter {filter} ({} shown)", c.shown),
+            format!("{} shown", c.shown),
+        ));
+    }
+    let mut marks = String::new();
     if s.has_unexported() {
-        text.push_str(" [+]");
+        marks.push_str("[+]");
     }
     if s.read_only_holder().is_some() {
-        text.push_str(" [read-only]");
+        marks.push_str("[read-only]");
     }
-    text.push_str(&fit_progress(app).unwrap_or_default());
-    Paragraph::new(text)
+    if !marks.is_empty() {
+        let short = marks.replace("[read-only]", "[ro]");
+        parts.push(Part::new(10, marks, short));
+    }
+    parts.extend(fit_progress(app));
+    Paragraph::new(fit_parts(&parts, usize::from(area.width)))
         .style(app.theme.status_bar)
         .render(area, buf);
 }
@@ -151,4 +222,59 @@ pub fn render_hint(app: &App, area: Rect, buf: &mut Buffer) {
         }
     };
     Paragraph::new(line).render(area, buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts() -> Vec<Part> {
+        vec![
+            Part::new(
+                2,
+                "a_rather_long_file_name.csv".into(),
+                "a_rather_long_f…".into(),
+            ),
+            Part::new(3, "rnda 0.88 + rlr 0.12".into(), "rnda+".into()),
+            Part::new(7, "decided 3/4000".into(), "3/4000".into()),
+            Part::new(10, "[+]".into(), "[+]".into()),
+            Part::new(
+                9,
+                "fitting auto: 2/3 [███] Esc cancels".into(),
+                "auto [█] Esc".into(),
+            ),
+        ]
+    }
+
+    #[test]
+    fn a_wide_line_is_whole() {
+        let line = fit_parts(&parts(), 200);
+        assert_eq!(
+            line,
+            " a_rather_long_file_name.csv │ rnda 0.88 + rlr 0.12 │ decided 3/4000 │ [+] │ \
+             fitting auto: 2/3 [███] Esc cancels"
+        );
+    }
+
+    #[test]
+    fn a_narrow_line_shortens_and_drops_the_least_needed_first() {
+        let line = fit_parts(&parts(), 85);
+        assert!(width(&line) <= 85, "{line}");
+        // The file name and the model are shortened first, then the count...
+        assert_eq!(
+            line,
+            " a_rather_long_f… │ rnda+ │ 3/4000 │ [+] │ fitting auto: 2/3 [███] Esc cancels"
+        );
+        // ...and only then the fit in flight.
+        let line = fit_parts(&parts(), 60);
+        assert_eq!(
+            line,
+            " a_rather_long_f… │ rnda+ │ 3/4000 │ [+] │ auto [█] Esc"
+        );
+        let line = fit_parts(&parts(), 30);
+        assert!(width(&line) <= 30, "{line}");
+        // ...and at 30 cells the file and model are left out, while the
+        // unexported mark and the way to cancel stay.
+        assert_eq!(line, " 3/4000 │ [+] │ auto [█] Esc");
+    }
 }
