@@ -650,6 +650,14 @@ impl Table<'_> {
         } = *self;
         let rows = stratified_sample(labels, inputs.n_classes(), max_rows, options.seed);
         let folds = stratified_folds(&rows, labels, inputs.n_classes(), options.seed);
+        if folds.iter().all(Option::is_none) {
+            return Err(FitError::NotApplicable(format!(
+                "auto compares models on held-out rows, and {FOLDS}-fold cross-validation \
+                 needs a class with at least {FOLDS} samples (the largest here has {}); \
+                 name a model with --model",
+                largest_class(labels, inputs.n_classes())
+            )));
+        }
         // Fold by fold, so that every candidate's deciding fold (see
         // `curtail`) is among the first to run.
         let tasks: Vec<(usize, usize)> = (0..FOLDS)
@@ -1107,14 +1115,30 @@ fn summarise<'a>(
     let mean = all.iter().sum::<f64>() / n;
     let var = all.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
     let finite = mean.is_finite() && !all.is_empty();
+    let reason = if all.is_empty() {
+        "no row was held out"
+    } else if mean.is_nan() {
+        "its held-out probabilities were not numbers"
+    } else {
+        "a held-out label had probability zero"
+    };
     CandidateScore {
         model: name.to_string(),
         score: finite.then_some(mean),
         standard_error: finite.then_some((var / n).sqrt()),
         status: if finite { "scored" } else { "failed" }.into(),
-        reason: (!finite).then(|| "a held-out label had probability zero".into()),
+        reason: (!finite).then(|| reason.into()),
         weight: None,
     }
+}
+
+/// The number of samples of the largest class.
+fn largest_class(labels: &[usize], n_classes: usize) -> usize {
+    let mut counts = vec![0usize; n_classes];
+    for &l in labels {
+        counts[l] += 1;
+    }
+    counts.into_iter().max().unwrap_or(0)
 }
 
 /// At most `max` rows, the same share of every class (each class keeps at

@@ -113,6 +113,29 @@ fn the_evidence_prefers_the_model_the_data_were_drawn_from() {
 }
 
 #[test]
+fn a_table_too_small_to_hold_out_a_row_says_so() {
+    // Two samples of each of three classes: no class can be split over
+    // three folds, so no row is ever held out.
+    let x = DMatrix::from_fn(6, 2, |i, j| (i * 7 + j * 3) as f64 % 5.0);
+    let given: Vec<usize> = (0..6).map(|i| i % 3).collect();
+    let inputs = FitInputs::of_matrix(&x, 3);
+    let r = select(
+        &inputs,
+        &given,
+        &ModelOptions::default(),
+        &mut no_progress(),
+    );
+    let FitError::NotApplicable(message) = r.unwrap_err() else {
+        panic!("not a refusal")
+    };
+    assert!(
+        message.contains("at least 3 samples (the largest here has 2)")
+            && message.contains("--model"),
+        "{message}"
+    );
+}
+
+#[test]
 fn a_stop_cancels_the_choice() {
     let x = DMatrix::from_fn(60, 2, |i, j| (i * 7 + j * 3) as f64 % 5.0);
     let given: Vec<usize> = (0..60).map(|i| i % 2).collect();
