@@ -316,6 +316,10 @@ pub fn mean_and_se(d: &[f64]) -> (f64, f64) {
 /// The first member's fit sets the budget of the others ([`member_budget`]):
 /// a member still running then is stopped and left out (a fit's cost can
 /// grow faster than its rows, which no prediction from small fits sees).
+/// A member whose fit on every row fails (a mixture that collapses on all
+/// rows though it fitted the folds) is left out too, with its reason: the
+/// others' evidence stands, so the curator gets their ranking, not an
+/// error. Only when every member fails is the first failure returned.
 /// Returns the fit and the members left out.
 pub fn fit(
     members: &[(Box<dyn RobustModel>, f64)],
@@ -330,6 +334,8 @@ pub fn fit(
     let mut first: Option<f64> = None;
     let mut fits: Vec<(usize, Fit)> = Vec::with_capacity(count);
     let mut left_out = Vec::new();
+    let mut notes = Vec::new();
+    let mut first_failure = None;
     for (m, (model, _)) in members.iter().enumerate() {
         let started = Instant::now();
         let mut stopped_by_caller = false;
@@ -352,9 +358,28 @@ pub fn fit(
             }
             Err(FitError::Cancelled) if !stopped_by_caller => {
                 left_out.push(model.name().to_string());
+                notes.push(format!(
+                    "{} is left out of the mixture: its fit on every row ran over the time budget (name it with --model to wait for it)",
+                    model.name()
+                ));
+            }
+            Err(
+                e @ (FitError::Numerical(_)
+                | FitError::NotApplicable(_)
+                | FitError::InvalidInput(_)),
+            ) => {
+                left_out.push(model.name().to_string());
+                notes.push(format!(
+                    "{} is left out of the mixture: its fit on every row failed ({e})",
+                    model.name()
+                ));
+                first_failure.get_or_insert(e);
             }
             Err(e) => return Err(e),
         }
+    }
+    if fits.is_empty() {
+        return Err(first_failure.unwrap_or(FitError::Cancelled));
     }
     let kept: Vec<(&dyn RobustModel, f64)> = fits
         .iter()
@@ -367,11 +392,7 @@ pub fn fit(
     } else {
         mix(&kept, fits, total, given, n_classes, levels.is_some())
     };
-    for name in &left_out {
-        out.extra.notes.push(format!(
-            "{name} is left out of the mixture: its fit on every row ran over the time budget (name it with --model to wait for it)"
-        ));
-    }
+    out.extra.notes.extend(notes);
     Ok((out, left_out))
 }
 

@@ -9,8 +9,8 @@ use nalgebra::DMatrix;
 use super::{calibrate, combine, evidence};
 use crate::dataset::Dataset;
 use crate::models::{
-    AUTO, Control, Fit, FitError, Guide, ModelInput, ModelOptions, Progress, RobustModel,
-    Selection, build_model,
+    AUTO, CandidateScore, Control, Fit, FitError, Guide, ModelInput, ModelOptions, Progress,
+    RobustModel, Selection, build_model,
 };
 
 /// A model ready to fit: options checked, or `auto`, which chooses by
@@ -157,8 +157,27 @@ impl FitPlan {
                 if let Some((first, _)) = weights.first() {
                     selection.chosen = first.clone();
                 }
-                let (mut fit, over) =
-                    combine::fit(&members, features, levels, labels, k, guide, progress)?;
+                let (mut fit, over, weights) =
+                    match combine::fit(&members, features, levels, labels, k, guide, progress) {
+                        Ok((fit, over)) => (fit, over, weights),
+                        Err(
+                            e @ (FitError::Numerical(_)
+                            | FitError::NotApplicable(_)
+                            | FitError::InvalidInput(_)),
+                        ) => {
+                            let (fit, name) = next_best(&selection, &weights, &e, options, |m| {
+                                m.fit_inputs(features, levels, labels, k, guide, progress)
+                            })?;
+                            let over = weights.iter().map(|(m, _)| m.clone()).collect();
+                            (fit, over, vec![(name.clone(), 1.0)])
+                        }
+                        Err(e) => return Err(e),
+                    };
+                if let [(only, _)] = weights.as_slice() {
+                    for c in &mut selection.candidates {
+                        c.weight = (c.model == *only).then_some(1.0);
+                    }
+                }
                 drop_weights(&mut selection, &over);
                 let fitted: Vec<(String, f64)> = weights
                     .into_iter()
@@ -245,13 +264,65 @@ impl FitPlan {
     }
 }
 
+/// When every member of the mixture failed on every row (`failure`, e.g. a
+/// mixture that collapsed on all rows though it fitted the folds): the
+/// best-scored candidate that was not a member, fitted alone by `fit`,
+/// and its name; the next one if that fails too. The error is the
+/// members' when no candidate is left.
+fn next_best(
+    selection: &Selection,
+    members: &[(String, f64)],
+    failure: &FitError,
+    options: &ModelOptions,
+    mut fit: impl FnMut(&dyn RobustModel) -> Result<Fit, FitError>,
+) -> Result<(Fit, String), FitError> {
+    let mut scored: Vec<&CandidateScore> = selection
+        .candidates
+        .iter()
+        .filter(|c| c.score.is_some() && !members.iter().any(|(m, _)| *m == c.model))
+        .collect();
+    scored.sort_by(|a, b| {
+        b.score
+            .unwrap_or(f64::NAN)
+            .total_cmp(&a.score.unwrap_or(f64::NAN))
+    });
+    let names: Vec<&str> = members.iter().map(|(m, _)| m.as_str()).collect();
+    for c in scored {
+        let model = build_model(&c.model, options)?;
+        match fit(model.as_ref()) {
+            Ok(mut f) => {
+                f.extra.notes.push(format!(
+                    "{} failed on every row ({failure}), so {}, the best-scored candidate left, is fitted alone",
+                    names.join(" and "),
+                    c.model
+                ));
+                return Ok((f, c.model.clone()));
+            }
+            Err(
+                FitError::Numerical(_) | FitError::NotApplicable(_) | FitError::InvalidInput(_),
+            ) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(failure.clone())
+}
+
 /// Takes the members left out of the mixture out of the selection's weights
-/// and renormalises the rest, so the report says what the ranking mixes.
+/// and renormalises the rest, so the report says what the ranking mixes;
+/// the chosen model is the heaviest member left.
 fn drop_weights(selection: &mut Selection, left_out: &[String]) {
     for c in &mut selection.candidates {
         if left_out.contains(&c.model) {
             c.weight = None;
         }
+    }
+    if let Some(heaviest) = selection
+        .candidates
+        .iter()
+        .filter_map(|c| c.weight.map(|w| (w, &c.model)))
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+    {
+        selection.chosen = heaviest.1.clone();
     }
     let total: f64 = selection.candidates.iter().filter_map(|c| c.weight).sum();
     for w in selection
@@ -390,6 +461,67 @@ mod tests {
             csv.push_str(&format!("s{i},{q1},{q2},{party}\n"));
         }
         table(&csv)
+    }
+
+    #[test]
+    fn when_every_member_fails_the_best_scored_candidate_left_is_fitted() {
+        let scored = |model: &str, score: f64| CandidateScore {
+            model: model.into(),
+            score: Some(score),
+            standard_error: None,
+            status: "scored".into(),
+            reason: None,
+            weight: None,
+        };
+        let selection = Selection {
+            chosen: "rmda".into(),
+            criterion: String::new(),
+            candidates: vec![
+                scored("rmda", -0.5),
+                scored("cbt", -0.8),
+                scored("rnda", -0.6),
+            ],
+            wrong_label_odds: None,
+        };
+        let failure = FitError::Numerical("collapsed".into());
+        let members = [("rmda".to_string(), 1.0)];
+        let mut tried = Vec::new();
+        // rnda, the next best, fails too; cbt, the one after, fits.
+        let (fit, name) = next_best(
+            &selection,
+            &members,
+            &failure,
+            &ModelOptions::default(),
+            |m| {
+                tried.push(m.name());
+                if m.name() == "rnda" {
+                    Err(FitError::Numerical("also".into()))
+                } else {
+                    Ok(Fit::from_posterior(
+                        DMatrix::from_element(6, 2, 0.5),
+                        &[0, 1, 0, 1, 0, 1],
+                    ))
+                }
+            },
+        )
+        .unwrap();
+        assert_eq!(tried, ["rnda", "cbt"]);
+        assert_eq!(name, "cbt");
+        assert!(
+            fit.extra.notes[0]
+                .starts_with("rmda failed on every row (numerical problem: collapsed), so cbt"),
+            "{:?}",
+            fit.extra.notes
+        );
+        // Nothing left that fits: the members' own failure.
+        let r = next_best(
+            &selection,
+            &members,
+            &failure,
+            &ModelOptions::default(),
+            |_| Err(FitError::Numerical("no".into())),
+        );
+        assert_eq!(r.unwrap_err(), failure);
     }
 
     #[test]

@@ -169,6 +169,57 @@ fn a_mixture_mixes_the_members_posteriors() {
     assert_eq!(r.unwrap_err(), FitError::Cancelled);
 }
 
+#[test]
+fn a_member_that_fails_on_every_row_is_left_out_with_its_reason() {
+    let mut rng = Rng::new(12);
+    let n = 120;
+    let given: Vec<usize> = (0..n).map(|i| i % 2).collect();
+    let x = DMatrix::from_fn(n, 2, |i, _| 2.0 * given[i] as f64 + rng.normal());
+    let options = ModelOptions::default();
+    // More clusters than rows: this rmda cannot be fitted.
+    let failing = || {
+        let o = ModelOptions {
+            clusters: Some(n + 1),
+            ..ModelOptions::default()
+        };
+        build_model("rmda", &o).unwrap()
+    };
+    let rlr = || build_model("rlr", &options).unwrap();
+    let alone = rlr().fit(&x, &given, 2, &mut no_progress()).unwrap();
+    let members = vec![(failing(), 0.6), (rlr(), 0.4)];
+    let (fit_, left_out) = fit(
+        &members,
+        &x,
+        None,
+        &given,
+        2,
+        &Guide::default(),
+        &mut no_progress(),
+    )
+    .unwrap();
+    assert_eq!(left_out, ["rmda"]);
+    assert_eq!(fit_.posterior, alone.posterior);
+    assert!(
+        fit_.extra
+            .notes
+            .iter()
+            .any(|m| m.contains("rmda is left out of the mixture: its fit on every row failed")),
+        "{:?}",
+        fit_.extra.notes
+    );
+    // Every member failing is the failure itself.
+    let r = fit(
+        &[(failing(), 1.0)],
+        &x,
+        None,
+        &given,
+        2,
+        &Guide::default(),
+        &mut no_progress(),
+    );
+    assert!(matches!(r, Err(FitError::InvalidInput(_))), "{r:?}");
+}
+
 /// Per-row log-likelihoods: `cheap` explains every row moderately; `dear`
 /// explains some rows better and others worse, by `edge`.
 fn cheap_and_dear(edge: f64) -> Evidence {
