@@ -109,6 +109,33 @@ impl Labels {
     }
 }
 
+/// The field named `name`; `None` when there is none, an error naming both
+/// when the header repeats it (which one `option` meant is a guess).
+fn the_one(
+    path: &Path,
+    option: &str,
+    header: &[String],
+    name: &str,
+) -> Option<Result<usize, DataError>> {
+    let mut named = (0..header.len()).filter(|&i| header[i] == name);
+    let first = named.next()?;
+    Some(match named.next() {
+        None => Ok(first),
+        Some(second) => Err(err(
+            path,
+            1,
+            second + 1,
+            format!(
+                "columns {} and {} are both named {}",
+                first + 1,
+                second + 1,
+                shown(name)
+            ),
+            &format!("rename one in the header so that {option} names a single column"),
+        )),
+    })
+}
+
 fn find_named(names: &[String], wanted: &[&str]) -> Option<usize> {
     names
         .iter()
@@ -336,28 +363,26 @@ impl Columns {
     fn resolve(path: &Path, header: &[String], opts: &LoadOptions) -> Result<Self, DataError> {
         let n_fields = header.len();
         let label_field = match &opts.label {
-            Some(name) => header
-                .iter()
-                .position(|h| h == name)
-                .ok_or_else(|| not_found(path, "label column", name, header))?,
+            Some(name) => the_one(path, "--label", header, name)
+                .ok_or_else(|| not_found(path, "label column", name, header))??,
             None => find_named(header, &LABEL_NAMES).unwrap_or(n_fields - 1),
         };
         let id_field = match &opts.id {
             Some(name) => Some(
-                header
-                    .iter()
-                    .position(|h| h == name)
-                    .ok_or_else(|| not_found(path, "id column", name, header))?,
+                the_one(path, "--id", header, name)
+                    .ok_or_else(|| not_found(path, "id column", name, header))??,
             ),
             None => find_named(header, &ID_NAMES).filter(|&i| i != label_field),
         };
         let mut ignored = HashSet::new();
+        // Every column of that name: a header that repeats a name means
+        // them all, as --ignore with --transpose leaves out every row so
+        // named.
         for name in &opts.ignore {
-            let i = header
-                .iter()
-                .position(|h| h == name)
-                .ok_or_else(|| not_found(path, "column to ignore", name, header))?;
-            ignored.insert(i);
+            if !header.contains(name) {
+                return Err(not_found(path, "column to ignore", name, header));
+            }
+            ignored.extend((0..n_fields).filter(|&i| header[i] == *name));
         }
         // With --probs the features come from the probabilities file.
         let feature_fields: Vec<usize> = (0..n_fields)

@@ -74,6 +74,40 @@ fn id_column_is_used_when_unique_and_dropped_when_not() {
 }
 
 #[test]
+fn a_repeated_column_name_is_never_guessed_between() {
+    let csv = "id,a,a,label\ns1,1,2,x\ns2,3,4,y\n";
+    // Both columns are features...
+    assert_eq!(ok(csv).feature_names, ["a", "a"]);
+    // ...--ignore leaves out both...
+    let opts = LoadOptions {
+        ignore: vec!["a".into()],
+        ..LoadOptions::default()
+    };
+    let e = error(csv, &opts);
+    assert!(e.contains("no feature columns are left"), "{e}");
+    let d = load_str("id,a,a,b,label\ns1,1,2,5,x\ns2,3,4,6,y\n", &opts).unwrap();
+    assert_eq!(d.feature_names, ["b"]);
+    // ...and --label or --id naming it is an error that says which two.
+    for opts in [
+        LoadOptions {
+            label: Some("a".into()),
+            ..LoadOptions::default()
+        },
+        LoadOptions {
+            id: Some("a".into()),
+            ..LoadOptions::default()
+        },
+    ] {
+        let e = error(csv, &opts);
+        assert!(
+            e.contains("t.csv:1:3: columns 2 and 3 are both named \"a\""),
+            "{e}"
+        );
+        assert!(e.contains("rename one in the header"), "{e}");
+    }
+}
+
+#[test]
 fn ignored_columns_are_not_features() {
     let opts = LoadOptions {
         ignore: vec!["b".into()],
