@@ -465,14 +465,7 @@ mod tests {
 
     #[test]
     fn when_every_member_fails_the_best_scored_candidate_left_is_fitted() {
-        let scored = |model: &str, score: f64| CandidateScore {
-            model: model.into(),
-            score: Some(score),
-            standard_error: None,
-            status: "scored".into(),
-            reason: None,
-            weight: None,
-        };
+        let scored = CandidateScore::scored;
         let selection = Selection {
             chosen: "rmda".into(),
             criterion: String::new(),

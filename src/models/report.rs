@@ -153,6 +153,21 @@ pub struct CandidateScore {
     pub weight: Option<f64>,
 }
 
+impl CandidateScore {
+    /// A candidate scored `score` (tests build selections with it).
+    #[cfg(test)]
+    pub fn scored(model: &str, score: f64) -> CandidateScore {
+        CandidateScore {
+            model: model.into(),
+            score: Some(score),
+            standard_error: None,
+            status: "scored".into(),
+            reason: None,
+            weight: None,
+        }
+    }
+}
+
 impl ModelReport {
     pub fn scalar(&self, name: &str) -> Option<f64> {
         self.scalars

@@ -9,6 +9,23 @@ fn evidence(log_lik: Vec<(&str, Vec<Option<f64>>)>) -> Evidence {
 /// A light member whose fit on every row would cost far more than its
 /// share of the heaviest member's is left out on a large table and kept
 /// on a small one; the heaviest is always kept.
+/// [`fit`] on `x` alone (no levels), two classes, nothing decided.
+fn fit_plain(
+    members: &[(Box<dyn RobustModel>, f64)],
+    x: &DMatrix<f64>,
+    given: &[usize],
+) -> Result<(Fit, Vec<String>), FitError> {
+    fit(
+        members,
+        x,
+        None,
+        given,
+        2,
+        &Guide::default(),
+        &mut no_progress(),
+    )
+}
+
 #[test]
 fn a_member_too_slow_for_its_weight_is_left_out_on_a_large_table() {
     let mut ev = evidence(vec![("fast", vec![Some(-0.5)]), ("slow", vec![Some(-0.5)])]);
@@ -124,16 +141,7 @@ fn a_mixture_mixes_the_members_posteriors() {
         .map(|m| model(m).fit(&x, &given, 2, &mut no_progress()).unwrap())
         .collect();
     let members = vec![(model("rnda"), 0.25), (model("rlr"), 0.75)];
-    let (mixed, left_out) = fit(
-        &members,
-        &x,
-        None,
-        &given,
-        2,
-        &Guide::default(),
-        &mut no_progress(),
-    )
-    .unwrap();
+    let (mixed, left_out) = fit_plain(&members, &x, &given).unwrap();
     assert!(left_out.is_empty());
     for (i, &g) in given.iter().enumerate() {
         for k in 0..2 {
@@ -150,16 +158,7 @@ fn a_mixture_mixes_the_members_posteriors() {
     assert!((p.row(0).sum() - 1.0).abs() < 1e-9);
     assert!(mixed.extra.notes.iter().any(|n| n.contains("rnda 0.25")));
 
-    let (one, _) = fit(
-        &[(model("rlr"), 1.0)],
-        &x,
-        None,
-        &given,
-        2,
-        &Guide::default(),
-        &mut no_progress(),
-    )
-    .unwrap();
+    let (one, _) = fit_plain(&[(model("rlr"), 1.0)], &x, &given).unwrap();
     assert_eq!(one.posterior, alone[1].posterior);
     assert_eq!(one.extra, alone[1].extra);
 
@@ -187,16 +186,7 @@ fn a_member_that_fails_on_every_row_is_left_out_with_its_reason() {
     let rlr = || build_model("rlr", &options).unwrap();
     let alone = rlr().fit(&x, &given, 2, &mut no_progress()).unwrap();
     let members = vec![(failing(), 0.6), (rlr(), 0.4)];
-    let (fit_, left_out) = fit(
-        &members,
-        &x,
-        None,
-        &given,
-        2,
-        &Guide::default(),
-        &mut no_progress(),
-    )
-    .unwrap();
+    let (fit_, left_out) = fit_plain(&members, &x, &given).unwrap();
     assert_eq!(left_out, ["rmda"]);
     assert_eq!(fit_.posterior, alone.posterior);
     assert!(
@@ -208,15 +198,7 @@ fn a_member_that_fails_on_every_row_is_left_out_with_its_reason() {
         fit_.extra.notes
     );
     // Every member failing is the failure itself.
-    let r = fit(
-        &[(failing(), 1.0)],
-        &x,
-        None,
-        &given,
-        2,
-        &Guide::default(),
-        &mut no_progress(),
-    );
+    let r = fit_plain(&[(failing(), 1.0)], &x, &given);
     assert!(matches!(r, Err(FitError::InvalidInput(_))), "{r:?}");
 }
 

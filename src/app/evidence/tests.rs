@@ -151,14 +151,7 @@ fn names_of(candidates: &[CandidateScore]) -> Vec<&str> {
 }
 
 fn scored(model: &str, score: f64) -> CandidateScore {
-    CandidateScore {
-        model: model.into(),
-        score: Some(score),
-        standard_error: None,
-        status: "scored".into(),
-        reason: None,
-        weight: None,
-    }
+    CandidateScore::scored(model, score)
 }
 
 /// A candidate far behind the best on the first round's rows is dropped
