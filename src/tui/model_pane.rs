@@ -148,10 +148,13 @@ impl HeatTable<'_> {
         let widest = |labels: &[String]| labels.iter().map(|l| width(l)).max().unwrap_or(4) as u16;
         let inner_width = area.width.saturating_sub(2);
         let n_cols = self.cols.len() as u16;
-        // A one-cell gap after every column; a value needs 4 cells ("0.00").
+        // A one-cell gap after every column; a value needs 4 cells ("0.00")
+        // and a label at least 5.
+        const MIN_LABEL: u16 = 5;
+        const MIN_CELL: u16 = 4;
         let fits = |label: u16, cell: u16| label + n_cols * (cell + 1) <= inner_width;
-        let mut label = widest(self.rows).clamp(5, 12);
-        if !fits(label.min(5), 4) {
+        let mut label = widest(self.rows).clamp(MIN_LABEL, 12);
+        if !fits(MIN_LABEL, MIN_CELL) {
             return self.render_ranked(area, buf, theme, label);
         }
         // Shrink the columns to the pane before cutting the labels, so that
@@ -159,10 +162,11 @@ impl HeatTable<'_> {
         // right and loses the part that differs.
         let mut cell = widest(self.cols).clamp(5, 10);
         if !fits(label, cell) {
-            cell = (inner_width.saturating_sub(label + n_cols) / n_cols.max(1)).clamp(4, cell);
+            cell =
+                (inner_width.saturating_sub(label + n_cols) / n_cols.max(1)).clamp(MIN_CELL, cell);
             label = inner_width
                 .saturating_sub(n_cols * (cell + 1))
-                .clamp(5, label);
+                .clamp(MIN_LABEL, label);
         }
         let header = Row::new(
             std::iter::once(Cell::from(""))
