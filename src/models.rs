@@ -31,7 +31,8 @@ pub use guide::Guide;
 pub use options::{CovarianceFamily, ModelOptions};
 pub use prologue::check_inputs;
 pub use registry::{
-    AUTO, DataShape, MAX_DISCRETE_LEVELS, MODELS, ModelInfo, build_model, is_discrete_column,
+    AUTO, AUTO_INFO, DataShape, MAX_DISCRETE_LEVELS, MODELS, ModelInfo, build_model,
+    is_discrete_column,
 };
 pub use report::{
     CandidateScore, ColumnDisplay, MatrixDisplay, ModelReport, NamedMatrix, NamedSeries,

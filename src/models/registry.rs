@@ -143,8 +143,18 @@ pub fn build_model(name: &str, options: &ModelOptions) -> Result<Box<dyn RobustM
     }
 }
 
-/// The model choice that is resolved from the data (the default).
+/// The model choice made by held-out evidence on the data (the default).
 pub const AUTO: &str = "auto";
+
+/// What the model picker shows about `auto`; its candidates' own options
+/// are theirs to set by name (`--opt`), the seed fixes its folds.
+pub const AUTO_INFO: ModelInfo = ModelInfo {
+    name: AUTO,
+    title: "chosen by held-out evidence",
+    summary: "every robust model scored by the cross-validated likelihood of the given labels; \
+              the best, or a mixture of the close ones, is fitted (the default)",
+    options: &["seed"],
+};
 
 /// What `auto` needs to know about the data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -351,6 +351,24 @@ fn the_model_picker_edits_options_and_refits() {
 }
 
 #[test]
+fn the_model_picker_goes_back_to_auto() {
+    // Fitted with rnda by name: the picker opens on rnda, auto is above it.
+    let mut app = fitted(demo());
+    press(&mut app, "m");
+    let s = screen(&app, 100, 40);
+    assert!(s.contains("▶ rnda"), "{s}");
+    press(&mut app, "k");
+    assert!(screen(&app, 100, 40).contains("▶ auto"));
+    app.handle_key(&code(KeyCode::Enter));
+    app.wait_for_fit();
+    assert_eq!(app.session.model_choice().unwrap().0, "auto");
+    assert!(app.session.fit().unwrap().extra.selection.is_some());
+    // Reopened, it is on auto again.
+    press(&mut app, "m");
+    assert!(screen(&app, 100, 40).contains("▶ auto"));
+}
+
+#[test]
 fn a_refit_leaves_dropped_samples_unscored() {
     let mut app = fitted(demo());
     let first = app.session.selected().unwrap();

@@ -10,9 +10,20 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::{Command, PopupComponent, PopupContext, PopupOutcome, Typed, frame, type_into};
-use crate::models::{MODELS, ModelOptions};
+use crate::models::{AUTO_INFO, MODELS, ModelInfo, ModelOptions};
 use crate::tui::keys::PopupAction;
 use crate::tui::text::width;
+
+/// The picker's list: `auto` first (the default, and the way back to it
+/// after trying a model by name), then every model.
+fn listed() -> impl Iterator<Item = &'static ModelInfo> {
+    std::iter::once(&AUTO_INFO).chain(MODELS)
+}
+
+/// Entry `i` of [`listed`].
+fn info(i: usize) -> &'static ModelInfo {
+    listed().nth(i).unwrap_or(&AUTO_INFO)
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModelPicker {
@@ -29,7 +40,7 @@ impl ModelPicker {
     /// Opens on the model in use and its options.
     pub fn new(model: &str, options: &ModelOptions) -> ModelPicker {
         ModelPicker {
-            model: MODELS.iter().position(|m| m.name == model).unwrap_or(0),
+            model: listed().position(|m| m.name == model).unwrap_or(0),
             options: options.clone(),
             in_options: false,
             option: 0,
@@ -46,7 +57,7 @@ impl ModelPicker {
                 PopupOutcome::Stay
             }
             Typed::Confirm => {
-                let fields = MODELS[self.model].options;
+                let fields = info(self.model).options;
                 match fields.get(self.option).map(|f| self.options.set(f, &text)) {
                     Some(Err(e)) => {
                         self.editing = Some(text);
@@ -60,7 +71,7 @@ impl ModelPicker {
 
     fn fit(&self) -> PopupOutcome {
         PopupOutcome::Then(Command::Fit {
-            model: MODELS[self.model].name.to_string(),
+            model: info(self.model).name.to_string(),
             options: Box::new(self.options.clone()),
         })
     }
@@ -68,13 +79,13 @@ impl ModelPicker {
     /// Up (-1) or down (+1) in the list that has the focus.
     fn step(&mut self, by: isize) {
         if self.in_options {
-            let n = MODELS[self.model].options.len();
+            let n = info(self.model).options.len();
             self.option = self
                 .option
                 .saturating_add_signed(by)
                 .min(n.saturating_sub(1));
         } else {
-            self.model = self.model.saturating_add_signed(by).min(MODELS.len() - 1);
+            self.model = self.model.saturating_add_signed(by).min(MODELS.len());
             self.option = 0;
         }
     }
@@ -85,7 +96,7 @@ impl PopupComponent for ModelPicker {
         if let Some(text) = self.editing.take() {
             return self.edit_key(text, key, ctx);
         }
-        let fields = MODELS[self.model].options;
+        let fields = info(self.model).options;
         match ctx.keys.popup_action(key) {
             Some(PopupAction::Cancel | PopupAction::Close) => return PopupOutcome::Close,
             Some(PopupAction::SwitchFocus) => {
@@ -149,8 +160,7 @@ fn window(selected: usize, n: usize, rows: usize) -> usize {
 
 /// One line per model, the highlighted one marked.
 fn model_lines(p: &ModelPicker, ctx: &PopupContext) -> Vec<Line<'static>> {
-    MODELS
-        .iter()
+    listed()
         .enumerate()
         .map(|(i, m)| {
             let mark = if i == p.model { "▶" } else { " " };
@@ -170,7 +180,7 @@ fn model_lines(p: &ModelPicker, ctx: &PopupContext) -> Vec<Line<'static>> {
 /// The option `j` of the highlighted model; `margin` says what is above
 /// or below when the list scrolls.
 fn option_line(p: &ModelPicker, j: usize, margin: &str, ctx: &PopupContext) -> Line<'static> {
-    let field = MODELS[p.model].options[j];
+    let field = info(p.model).options[j];
     let highlighted = p.in_options && j == p.option;
     let value = match (&p.editing, highlighted) {
         (Some(t), true) => format!("{t}▏"),
@@ -208,7 +218,7 @@ fn options_heading(first: usize, rows: usize, n: usize, ctx: &PopupContext) -> S
 /// The picker's lines for an inner area of `width` x `height`.
 fn lines(p: &ModelPicker, width: u16, height: u16, ctx: &PopupContext) -> Vec<Line<'static>> {
     let models = model_lines(p, ctx);
-    let info = &MODELS[p.model];
+    let info = &info(p.model);
     let summary: Vec<Line> = wrap(info.summary, width.max(1) as usize)
         .into_iter()
         .map(Line::from)
