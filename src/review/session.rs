@@ -29,6 +29,17 @@ pub enum ResumeInfo {
     InputChanged,
 }
 
+/// What accepting the model's suggestion did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Accepted {
+    /// Relabelled to the suggestion.
+    Relabelled,
+    /// The model agrees with the given label: kept.
+    Kept,
+    /// No fit, or no score for the sample: nothing changed.
+    Unscored,
+}
+
 /// Figures for the status bar.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Counts {
@@ -633,20 +644,28 @@ impl Session {
         self.apply(vec![(sample, None)])
     }
 
-    /// Relabels to the model's suggestion. False (and nothing changes) when
-    /// there is no fit, the sample has no score, or the model agrees with the
-    /// given label.
-    pub fn accept_suggestion(&mut self, sample: usize) -> Result<bool, ReviewError> {
+    /// Goes with the model on `sample`: relabels it to the suggestion, or,
+    /// when the model agrees with the given label, keeps that label (a
+    /// curator walking the list with accept decides every row, not only
+    /// the flagged ones; accepting a kept sample again leaves it kept).
+    /// Nothing changes without a fit or a score.
+    pub fn accept_suggestion(&mut self, sample: usize) -> Result<Accepted, ReviewError> {
         self.check(sample)?;
         let Some(fit) = &self.fit else {
-            return Ok(false);
+            return Ok(Accepted::Unscored);
         };
         let suggested = fit.suggested[sample];
-        if fit.p_mislabel[sample].is_nan() || suggested == self.dataset.labels[sample] {
-            return Ok(false);
+        if fit.p_mislabel[sample].is_nan() {
+            return Ok(Accepted::Unscored);
+        }
+        if suggested == self.dataset.labels[sample] {
+            if self.decisions[sample] != Some(Decision::Keep) {
+                self.apply(vec![(sample, Some(Decision::Keep))])?;
+            }
+            return Ok(Accepted::Kept);
         }
         self.apply(vec![(sample, Some(Decision::Relabel(suggested)))])?;
-        Ok(true)
+        Ok(Accepted::Relabelled)
     }
 
     /// Accepts the suggestion of every undecided sample at or above

@@ -25,7 +25,7 @@ use super::theme::Theme;
 use crate::analysis::{DetailCache, Projection};
 use crate::app::FitJob;
 use crate::models::{Fit, ModelOptions};
-use crate::review::{ExportOptions, ResumeInfo, ReviewError, Session};
+use crate::review::{Accepted, ExportOptions, ResumeInfo, ReviewError, Session};
 
 /// Which pane has the focus (and, on narrow screens, is shown).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -336,12 +336,16 @@ impl App {
             return;
         };
         match self.session.accept_suggestion(s) {
-            Ok(true) => {
+            Ok(Accepted::Relabelled) => {
                 self.session.move_cursor(1);
                 self.info("accepted");
             }
-            Ok(false) => {
-                self.info("nothing to accept: the model agrees with the label, or has no score");
+            Ok(Accepted::Kept) => {
+                self.session.move_cursor(1);
+                self.info("kept: the model agrees with the label");
+            }
+            Ok(Accepted::Unscored) => {
+                self.info("nothing to accept: the sample has no score");
             }
             Err(e) => self.error(e.to_string()),
         }

@@ -187,7 +187,7 @@ impl Action {
             Action::Filter => "filter the list".into(),
             Action::Sort => "next sort order (p_mislabel, model columns…)".into(),
             Action::SortBack => "previous sort order".into(),
-            Action::Accept => "accept the suggested label".into(),
+            Action::Accept => "accept the suggested label (keep if the same)".into(),
             Action::RelabelNth(n) => format!("relabel to class #{n} of the detail pane"),
             Action::Relabel => "relabel through a class picker".into(),
             Action::Keep => "keep the given label (again: clear)".into(),

@@ -214,7 +214,7 @@ fn filters_combine() {
 #[test]
 fn decisions_undo_and_redo_one_step_at_a_time() {
     let mut s = session();
-    assert!(s.accept_suggestion(1).unwrap());
+    assert_eq!(s.accept_suggestion(1).unwrap(), Accepted::Relabelled);
     assert_eq!(s.decision(1), Some(Decision::Relabel(1)));
     s.drop_sample(3).unwrap();
     assert!(s.undo().unwrap());
@@ -250,12 +250,19 @@ fn keep_and_drop_toggle_and_relabel_to_the_given_label_is_keep() {
 }
 
 #[test]
-fn accept_does_nothing_without_a_fit_or_when_the_model_agrees() {
+fn accept_does_nothing_without_a_fit_and_keeps_where_the_model_agrees() {
     let (mut s, _) = Session::open(dataset(), None).unwrap();
-    assert!(!s.accept_suggestion(1).unwrap());
-    let mut s = session();
-    assert!(!s.accept_suggestion(0).unwrap());
+    assert_eq!(s.accept_suggestion(1).unwrap(), Accepted::Unscored);
     assert!(!s.has_unexported());
+    let mut s = session();
+    assert_eq!(s.accept_suggestion(0).unwrap(), Accepted::Kept);
+    assert_eq!(s.decision(0), Some(Decision::Keep));
+    // Again: still kept (accept never toggles), and one undo step only.
+    assert_eq!(s.accept_suggestion(0).unwrap(), Accepted::Kept);
+    assert_eq!(s.decision(0), Some(Decision::Keep));
+    assert!(s.undo().unwrap());
+    assert_eq!(s.decision(0), None);
+    assert!(!s.undo().unwrap());
 }
 
 #[test]
@@ -362,7 +369,7 @@ fn a_subset_fit_leaves_the_others_unscored_and_last() {
     s.set_fit_subset("test", sub, &[0, 2]);
     assert_eq!(ids(&s)[..2], ["c", "a"]);
     assert!(s.fit().unwrap().p_mislabel[1].is_nan());
-    assert!(!s.accept_suggestion(1).unwrap());
+    assert_eq!(s.accept_suggestion(1).unwrap(), Accepted::Unscored);
 }
 
 #[test]
