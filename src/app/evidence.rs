@@ -109,7 +109,7 @@ impl Evidence {
 
 /// Every scored candidate's held-out P(true = k | x) on the evidence rows,
 /// and those rows' given labels: what the table's noise looks like to a
-/// classifier that never saw the row's label (see [`super::combine::held_out_noise`]).
+/// classifier that never saw the row's label (see [`super::calibrate::held_out_noise`]).
 #[derive(Debug, Default)]
 pub struct HeldOut {
     /// The given label of each evidence row.
