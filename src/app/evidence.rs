@@ -782,14 +782,6 @@ fn per_row(
 
 /// One sentence for the status line, the report and scan's stderr.
 pub fn describe(selection: &Selection) -> String {
-    let scores: Vec<String> = selection
-        .candidates
-        .iter()
-        .map(|c| match c.score {
-            Some(s) => format!("{} {s:.3}", c.model),
-            None => format!("{} {}", c.model, c.status),
-        })
-        .collect();
     let verb = if combined(selection) {
         "combined"
     } else {
@@ -799,8 +791,23 @@ pub fn describe(selection: &Selection) -> String {
         "auto {verb} {} by {}: {}",
         combination(selection),
         selection.criterion,
-        scores.join(", ")
+        scores(selection)
     )
+}
+
+/// "rnda -0.544, rlr -0.661 (left out), cbt dropped after 600 rows": every
+/// candidate's score, or its status when it has none.
+pub fn scores(selection: &Selection) -> String {
+    let each: Vec<String> = selection
+        .candidates
+        .iter()
+        .map(|c| match c.score {
+            Some(s) if c.status == "left out" => format!("{} {s:.3} (left out)", c.model),
+            Some(s) => format!("{} {s:.3}", c.model),
+            None => format!("{} {}", c.model, c.status),
+        })
+        .collect();
+    each.join(", ")
 }
 
 /// Whether more than one candidate has a share of the ranking.

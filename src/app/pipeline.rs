@@ -314,6 +314,9 @@ fn drop_weights(selection: &mut Selection, left_out: &[String]) {
     for c in &mut selection.candidates {
         if left_out.contains(&c.model) {
             c.weight = None;
+            // Scored, then not fitted on every row: the report's notes
+            // say why (over its budget, or its fit failed).
+            c.status = "left out".into();
         }
     }
     if let Some(heaviest) = selection
@@ -515,6 +518,28 @@ mod tests {
             |_| Err(FitError::Numerical("no".into())),
         );
         assert_eq!(r.unwrap_err(), failure);
+    }
+
+    #[test]
+    fn a_member_left_out_loses_its_weight_and_is_said_so() {
+        let weighted = |m: &str, score: f64, w: f64| CandidateScore {
+            weight: Some(w),
+            ..CandidateScore::scored(m, score)
+        };
+        let mut selection = Selection {
+            chosen: "shift".into(),
+            criterion: String::new(),
+            candidates: vec![weighted("shift", -0.5, 0.6), weighted("rlr", -0.6, 0.4)],
+            wrong_label_odds: None,
+        };
+        drop_weights(&mut selection, &["shift".to_string()]);
+        assert_eq!(selection.chosen, "rlr");
+        assert_eq!(selection.candidates[1].weight, Some(1.0));
+        assert_eq!(selection.candidates[0].weight, None);
+        assert_eq!(
+            evidence::scores(&selection),
+            "shift -0.500 (left out), rlr -0.600"
+        );
     }
 
     #[test]

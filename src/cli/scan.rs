@@ -107,21 +107,11 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
 /// of p_mislabel (each sample's label is wrong with that probability).
 fn summary(a: &ScanArgs, plan: &FitPlan, fit: &Fit, test: Option<String>) -> String {
     let model = match (&fit.extra.selection, &plan.note) {
-        (Some(sel), _) => {
-            let scores: Vec<String> = sel
-                .candidates
-                .iter()
-                .map(|c| match c.score {
-                    Some(s) => format!("{} {s:.3}", c.model),
-                    None => format!("{} {}", c.model, c.status),
-                })
-                .collect();
-            format!(
-                "{} (chosen by auto: cross-validated log-likelihood of the given labels {})",
-                crate::app::evidence::combination(sel),
-                scores.join(", ")
-            )
-        }
+        (Some(sel), _) => format!(
+            "{} (chosen by auto: cross-validated log-likelihood of the given labels {})",
+            crate::app::evidence::combination(sel),
+            crate::app::evidence::scores(sel)
+        ),
         (None, Some(note)) => format!("{} ({note})", plan.name),
         (None, None) => plan.name.clone(),
     };

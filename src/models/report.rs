@@ -143,7 +143,8 @@ pub struct CandidateScore {
     pub score: Option<f64>,
     /// Standard error of that mean.
     pub standard_error: Option<f64>,
-    /// "scored", "not applicable", "over the time budget" or "failed".
+    /// "scored", "not applicable", "over the time budget", "failed", or
+    /// "left out" (scored, then not fitted on every row; the notes say why).
     pub status: String,
     /// The model's own words when it has no score.
     #[serde(default, skip_serializing_if = "Option::is_none")]
