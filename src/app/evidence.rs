@@ -185,7 +185,8 @@ pub fn select(
         p.fraction *= 0.3;
         progress(p)
     };
-    let first = table.evaluate(&all, RACE_ROWS, None, &mut first_round)?;
+    let mut first = table.evaluate(&all, RACE_ROWS, None, &mut first_round)?;
+    judged_on_the_first_round(&mut first.selection.candidates);
     let n = labels.len();
     let (survivors, mut dropped) = race(&first);
     // Each round gives every candidate its budget: measured across both,
@@ -252,6 +253,19 @@ pub fn select(
         ", the candidates left after a first round on {RACE_ROWS} rows"
     ));
     Ok(second)
+}
+
+/// A refusal may depend on the rows (a covariance of more features than
+/// the first round's training rows): each refusal among `candidates` says
+/// which rows it was judged on.
+fn judged_on_the_first_round(candidates: &mut [CandidateScore]) {
+    for c in candidates {
+        if c.status == "not applicable"
+            && let Some(reason) = &mut c.reason
+        {
+            reason.push_str(&format!(" (on the first round's {RACE_ROWS}-row sample)"));
+        }
+    }
 }
 
 /// Scored apart from the anchor, a set of candidates none of which could

@@ -136,6 +136,20 @@ fn a_table_too_small_to_hold_out_a_row_says_so() {
 }
 
 #[test]
+fn a_first_round_refusal_says_which_rows_it_was_judged_on() {
+    let mut candidates = vec![
+        scored("rlr", -0.5),
+        left_out("rnda", "not applicable".into(), "rnda: too few rows".into()),
+    ];
+    judged_on_the_first_round(&mut candidates);
+    assert_eq!(candidates[0].reason, None);
+    assert_eq!(
+        candidates[1].reason.as_deref(),
+        Some("rnda: too few rows (on the first round's 600-row sample)")
+    );
+}
+
+#[test]
 fn a_stop_cancels_the_choice() {
     let x = DMatrix::from_fn(60, 2, |i, j| (i * 7 + j * 3) as f64 % 5.0);
     let given: Vec<usize> = (0..60).map(|i| i % 2).collect();
