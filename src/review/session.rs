@@ -93,6 +93,11 @@ pub struct Session {
     journal: Option<Journal>,
     /// What reading the journal found (damaged lines skipped, a backup).
     recovery: Recovery,
+    /// The decisions as the last export wrote them (`None`: nothing was
+    /// exported, so any decision is unexported).
+    exported: Option<Vec<Option<Decision>>>,
+    /// Whether the decisions differ from `exported`: an undo back to what
+    /// was exported (or to no decision at all) leaves nothing to export.
     unexported: bool,
     next_group: u64,
     /// Counts changes to the decisions (a refit is due when it moved).
@@ -140,6 +145,7 @@ impl Session {
             search: None,
             journal: None,
             recovery: Recovery::default(),
+            exported: None,
             unexported: false,
             next_group: 1,
             version: 0,
@@ -257,29 +263,35 @@ impl Session {
                     self.redo_step(&step);
                     self.undo.push(step);
                     self.redo.clear();
-                    self.unexported = true;
                     self.next_group = self.next_group.max(group.saturating_add(1));
                 }
                 Entry::Undo { .. } => {
                     if let Some(step) = self.undo.pop() {
                         self.undo_step(&step);
                         self.redo.push(step);
-                        self.unexported = true;
                     }
                 }
                 Entry::Redo { .. } => {
                     if let Some(step) = self.redo.pop() {
                         self.redo_step(&step);
                         self.undo.push(step);
-                        self.unexported = true;
                     }
                 }
                 Entry::Model { name, options, .. } => {
                     self.model_choice = Some((name.clone(), (**options).clone()));
                 }
-                Entry::Export { .. } => self.unexported = false,
+                Entry::Export { .. } => self.exported = Some(self.decisions.clone()),
                 Entry::Header { .. } => {}
             }
+        }
+        self.unexported = self.differs_from_export();
+    }
+
+    /// Whether the decisions differ from what the last export wrote.
+    fn differs_from_export(&self) -> bool {
+        match &self.exported {
+            None => self.decisions.iter().any(Option::is_some),
+            Some(written) => *written != self.decisions,
         }
     }
 
@@ -535,7 +547,7 @@ impl Session {
         self.redo_step(&step);
         self.undo.push(step);
         self.redo.clear();
-        self.unexported = true;
+        self.unexported = self.differs_from_export();
         self.refresh_after_decisions();
         Ok(())
     }
@@ -697,7 +709,7 @@ impl Session {
             self.undo_step(&step);
             self.redo.push(step);
         }
-        self.unexported = true;
+        self.unexported = self.differs_from_export();
         self.refresh_after_decisions();
         Ok(true)
     }
@@ -712,7 +724,7 @@ impl Session {
             self.redo_step(&step);
             self.undo.push(step);
         }
-        self.unexported = true;
+        self.unexported = self.differs_from_export();
         self.refresh_after_decisions();
         Ok(true)
     }
@@ -1039,6 +1051,7 @@ impl Session {
             cleaned: cleaned.display().to_string(),
             time: now(),
         })?;
+        self.exported = Some(self.decisions.clone());
         self.unexported = false;
         Ok(())
     }

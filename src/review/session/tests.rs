@@ -407,6 +407,38 @@ fn the_journal_restores_every_decision_after_a_crash() {
 }
 
 #[test]
+fn nothing_is_unexported_once_undo_is_back_at_what_was_exported() {
+    let mut s = session();
+    s.keep(0).unwrap();
+    assert!(s.has_unexported());
+    s.undo().unwrap();
+    assert!(!s.has_unexported(), "no decision left, nothing to export");
+    s.redo().unwrap();
+    assert!(s.has_unexported());
+
+    // With an export and a journal, live and replayed alike.
+    let (store, _dir, input) = stored_input();
+    let open = || {
+        let ds = load(&input, &LoadOptions::default()).unwrap();
+        Session::open(ds, Some(store.path())).unwrap().0
+    };
+    let mut s = open();
+    s.keep(0).unwrap();
+    s.export(&ExportOptions::default()).unwrap();
+    s.keep(1).unwrap();
+    assert!(s.has_unexported());
+    s.undo().unwrap();
+    assert!(!s.has_unexported(), "back at what the export wrote");
+    s.undo().unwrap();
+    assert!(s.has_unexported(), "the export wrote a keep undone since");
+    drop(s);
+    let mut s = open();
+    assert!(s.has_unexported());
+    s.redo().unwrap();
+    assert!(!s.has_unexported());
+}
+
+#[test]
 fn a_changed_input_starts_a_new_session_and_says_so() {
     let store = tempfile::tempdir().unwrap();
     let dir = tempfile::tempdir().unwrap();
