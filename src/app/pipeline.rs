@@ -168,16 +168,16 @@ impl FitPlan {
                             let (fit, name) = next_best(&selection, &weights, &e, options, |m| {
                                 m.fit_inputs(features, levels, labels, k, guide, progress)
                             })?;
+                            for c in &mut selection.candidates {
+                                if c.model == name {
+                                    c.weight = Some(1.0);
+                                }
+                            }
                             let over = weights.iter().map(|(m, _)| m.clone()).collect();
-                            (fit, over, vec![(name.clone(), 1.0)])
+                            (fit, over, vec![(name, 1.0)])
                         }
                         Err(e) => return Err(e),
                     };
-                if let [(only, _)] = weights.as_slice() {
-                    for c in &mut selection.candidates {
-                        c.weight = (c.model == *only).then_some(1.0);
-                    }
-                }
                 drop_weights(&mut selection, &over);
                 let fitted: Vec<(String, f64)> = weights
                     .into_iter()
@@ -539,6 +539,30 @@ mod tests {
         assert_eq!(
             evidence::scores(&selection),
             "shift -0.500 (left out), rlr -0.600"
+        );
+    }
+
+    /// Nine rows of one feature of small integers: rmda wins the evidence
+    /// on its folds, then every start of its mixture collapses onto the
+    /// repeated values of all nine rows. auto used to end there (exit 1).
+    #[test]
+    fn auto_fits_the_next_best_when_its_choice_fails_on_every_row() {
+        let ds =
+            table("id,a,label\n1,2,x\n2,4,y\n3,6,x\n4,8,y\n5,2,x\n6,5,y\n7,7,x\n8,9,y\n9,3,x\n");
+        let plan = FitPlan::for_table(&ds, "auto", &ModelOptions::default()).unwrap();
+        let inputs = FitInputs::of_table(&ds, &plan, None);
+        let fit = plan.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
+        let sel = fit.extra.selection.as_ref().unwrap();
+        assert_eq!(sel.candidates[0].model, "rmda", "{sel:?}");
+        assert_eq!(sel.candidates[0].status, "left out");
+        assert_ne!(plan.model_of(&fit), "rmda");
+        assert!(
+            fit.extra
+                .notes
+                .iter()
+                .any(|n| n.starts_with("rmda failed on every row")),
+            "{:?}",
+            fit.extra.notes
         );
     }
 
