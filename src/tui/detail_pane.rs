@@ -9,7 +9,7 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::app::{App, Pane};
 use super::keys::Action;
-use super::text::{bar, num, pad};
+use super::text::{bar, num, pad, width};
 use super::ui::pane_block;
 
 /// "1-9" when the relabel keys are the digits, else the keys one by one.
@@ -25,7 +25,24 @@ fn relabel_keys(app: &App) -> String {
     }
 }
 
-fn posterior_lines(app: &App, i: usize, lines: &mut Vec<Line<'static>>) {
+/// Cells for a class name in a line with `fixed` other cells, in a pane
+/// `cells` wide: 14 (the lines keep their alignment), more when the names
+/// are longer and the pane has room for them whole.
+fn class_width(app: &App, cells: u16, fixed: usize) -> usize {
+    let longest = app
+        .session
+        .dataset()
+        .classes
+        .iter()
+        .map(|c| width(c))
+        .max()
+        .unwrap_or(0);
+    longest
+        .min(usize::from(cells).saturating_sub(fixed))
+        .max(14)
+}
+
+fn posterior_lines(app: &App, i: usize, cells: u16, lines: &mut Vec<Line<'static>>) {
     let s = &app.session;
     let Some(fit) = s.fit() else { return };
     let classes = &s.dataset().classes;
@@ -33,6 +50,8 @@ fn posterior_lines(app: &App, i: usize, lines: &mut Vec<Line<'static>>) {
         "posterior (keys {} relabel to these):",
         relabel_keys(app)
     )));
+    // " k name 0.123 " and a 12-cell bar.
+    let name_w = class_width(app, cells, 22);
     for (n, c) in s.classes_by_posterior(i).into_iter().enumerate() {
         let p = fit.posterior[(i, c)];
         let key = u8::try_from(n + 1)
@@ -42,14 +61,14 @@ fn posterior_lines(app: &App, i: usize, lines: &mut Vec<Line<'static>>) {
             .unwrap_or_else(|| " ".into());
         lines.push(Line::from(format!(
             " {key} {} {} {}",
-            pad(&classes[c], 14),
+            pad(&classes[c], name_w),
             num(p, 3),
             bar(p, 12)
         )));
     }
 }
 
-fn sample_lines(app: &App, i: usize, lines: &mut Vec<Line<'static>>) {
+fn sample_lines(app: &App, i: usize, cells: u16, lines: &mut Vec<Line<'static>>) {
     let ds = app.session.dataset();
     let Some(d) = app.detail.current.as_ref().filter(|d| d.sample == i) else {
         return;
@@ -66,11 +85,13 @@ fn sample_lines(app: &App, i: usize, lines: &mut Vec<Line<'static>>) {
         )));
     }
     lines.push(Line::from("nearest neighbours:"));
+    // "   id " and " d 0.00".
+    let name_w = class_width(app, cells, 23);
     for &(k, dist) in &d.neighbours {
         lines.push(Line::from(format!(
             "   {} {} d {dist:.2}",
             pad(&ds.ids[k], 12),
-            pad(ds.given_label(k), 14),
+            pad(ds.given_label(k), name_w),
         )));
     }
 }
@@ -90,7 +111,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Span::raw(format!("(row {}) given ", ds.rows[i])),
         Span::styled(ds.given_label(i).to_string(), app.theme.given),
     ])];
-    posterior_lines(app, i, &mut lines);
-    sample_lines(app, i, &mut lines);
+    posterior_lines(app, i, inner.width, &mut lines);
+    sample_lines(app, i, inner.width, &mut lines);
     Paragraph::new(lines).render(inner, buf);
 }

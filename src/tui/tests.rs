@@ -184,6 +184,40 @@ fn the_flip_table_tells_classes_with_a_common_start_apart() {
 }
 
 #[test]
+fn long_class_names_are_whole_where_the_screen_has_room() {
+    let long = [
+        "Barolo (Piedmont) one",
+        "Grignolino (Piedmont) two",
+        "Barbera (Piedmont) three",
+    ];
+    let csv = DEMO
+        .replace("setosa", long[0])
+        .replace("versicolor", long[1])
+        .replace("virginica", long[2]);
+    let ds = load_bytes(
+        Path::new("long.csv"),
+        csv.into_bytes(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let app = fitted(ds);
+    let wide = screen(&app, 220, 48);
+    // The list's first row shows its given and suggested names whole, and
+    // so does the detail pane's posterior.
+    let row = wide.lines().nth(2).unwrap();
+    assert_eq!(long.iter().filter(|n| row.contains(*n)).count(), 2, "{row}");
+    let posterior = wide
+        .lines()
+        .skip_while(|l| !l.contains("posterior (keys"))
+        .nth(1)
+        .unwrap();
+    assert!(long.iter().any(|n| posterior.contains(n)), "{posterior}");
+    // At 80 columns they are cut, and the table still fits.
+    let narrow = screen(&app, 80, 24);
+    assert!(narrow.lines().nth(2).unwrap().contains('…'), "{narrow}");
+}
+
+#[test]
 fn tiny_terminals_render_without_panic() {
     let mut app = fitted(demo());
     for (w, h) in [(40, 12), (10, 4), (1, 1)] {

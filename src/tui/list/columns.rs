@@ -91,23 +91,24 @@ pub struct Core {
     /// Whether the fit says anything per sample as gamma.
     pub gamma: bool,
     pub decision: u16,
+    /// The longest class name and id in cells (up to [`WHOLE_MAX`]): what
+    /// the columns grow to when the screen has room to spare.
+    pub class_whole: u16,
+    pub id_whole: u16,
 }
 
 /// Ids and class names longer than these are cut with an ellipsis.
 pub const ID_MAX: u16 = 10;
 pub const CLASS_MAX: u16 = 12;
 pub const GAMMA: u16 = 6;
+/// Names are never grown past this, however much room is left.
+pub const WHOLE_MAX: u16 = 40;
 
 impl Core {
     /// `id_width`: the longest id in cells (cached: it needs every id).
     pub fn new(ds: &Dataset, id_width: usize, fit: Option<&Fit>) -> Core {
-        let class = ds
-            .classes
-            .iter()
-            .map(|c| width(c))
-            .max()
-            .unwrap_or(1)
-            .min(CLASS_MAX as usize) as u16;
+        let longest = ds.classes.iter().map(|c| width(c)).max().unwrap_or(1);
+        let class = longest.min(CLASS_MAX as usize) as u16;
         let digits = ds.n_samples().max(1).to_string().len() as u16;
         Core {
             rank: digits.max(1),
@@ -117,7 +118,36 @@ impl Core {
             gamma: fit.is_none_or(Fit::has_sample_gamma),
             // "→ " and the class name.
             decision: (class + 2).max(8),
+            class_whole: longest.min(WHOLE_MAX as usize) as u16,
+            id_whole: (id_width.min(WHOLE_MAX as usize) as u16).max(3),
         }
+    }
+
+    /// The core grown towards whole class names (given, suggested and the
+    /// decision's "→ name"), then whole ids, within `spare` cells: room
+    /// left empty is worth less than a name the curator has to guess.
+    fn grown(mut self, mut spare: u16) -> Core {
+        let target = self.class_whole;
+        // The given label and the suggestion are read side by side: they
+        // share the room, a cell at a time.
+        while spare > 0 && (self.given < target || self.suggested < target) {
+            let column = if self.given <= self.suggested && self.given < target {
+                &mut self.given
+            } else {
+                &mut self.suggested
+            };
+            *column += 1;
+            spare -= 1;
+        }
+        for (width, want) in [
+            (&mut self.decision, target + 2),
+            (&mut self.id, self.id_whole),
+        ] {
+            let more = want.saturating_sub(*width).min(spare);
+            *width += more;
+            spare -= more;
+        }
+        self
     }
 
     fn widths(&self) -> Vec<u16> {
@@ -173,17 +203,24 @@ pub fn plan(width: u16, core: Core, columns: &[ModelColumn]) -> Plan {
     }
     shown.sort_unstable();
     hidden.sort_unstable();
+    let p = P_MIN + left.min(P_FULL - P_MIN);
     Plan {
-        core,
-        p: P_MIN + left.min(P_FULL - P_MIN),
+        core: core.grown(left - (p - P_MIN)),
+        p,
         shown,
         hidden,
     }
 }
 
-/// The width at which nothing is hidden and the bar is whole.
+/// The width at which nothing is hidden, the bar is whole and the given
+/// and suggested labels are whole (up to [`WHOLE_MAX`]).
 pub fn full_width(core: Core, columns: &[ModelColumn]) -> u16 {
-    core.width() + (P_FULL - P_MIN) + columns.iter().map(|c| c.width + SPACING).sum::<u16>()
+    let whole_names = core.class_whole.saturating_sub(core.given)
+        + core.class_whole.saturating_sub(core.suggested);
+    core.width()
+        + (P_FULL - P_MIN)
+        + whole_names
+        + columns.iter().map(|c| c.width + SPACING).sum::<u16>()
 }
 
 #[cfg(test)]
@@ -220,6 +257,8 @@ mod tests {
         suggested: 10,
         gamma: false,
         decision: 12,
+        class_whole: 10,
+        id_whole: 3,
     };
 
     #[test]
@@ -279,5 +318,34 @@ mod tests {
         assert_eq!((p.shown.as_slice(), p.p), ([4].as_slice(), P_MIN));
         let p = plan(10, CORE, &c);
         assert!(p.shown.is_empty() && p.hidden.len() == 5);
+    }
+
+    #[test]
+    fn room_to_spare_shows_whole_class_names_then_whole_ids() {
+        let long = Core {
+            class_whole: 30,
+            id_whole: 8,
+            ..CORE
+        };
+        // Only the bar's room: nothing grows.
+        let p = plan(CORE.width() + (P_FULL - P_MIN), long, &[]);
+        assert_eq!((p.core.given, p.core.id), (10, 3));
+        // 30 more cells: the given label and the suggestion share them.
+        let p = plan(CORE.width() + (P_FULL - P_MIN) + 30, long, &[]);
+        assert_eq!(
+            (p.core.given, p.core.suggested, p.core.decision),
+            (25, 25, 12)
+        );
+        let p = plan(CORE.width() + (P_FULL - P_MIN) + 45, long, &[]);
+        assert_eq!(
+            (p.core.given, p.core.suggested, p.core.decision),
+            (30, 30, 17)
+        );
+        // Enough for everything: whole names, "→ name", whole ids.
+        let p = plan(200, long, &[]);
+        assert_eq!(
+            (p.core.given, p.core.suggested, p.core.decision, p.core.id),
+            (30, 30, 32, 8)
+        );
     }
 }
