@@ -25,21 +25,19 @@ fn relabel_keys(app: &App) -> String {
     }
 }
 
-/// Cells for a class name in a line with `fixed` other cells, in a pane
-/// `cells` wide: 14 (the lines keep their alignment), more when the names
-/// are longer and the pane has room for them whole.
-fn class_width(app: &App, cells: u16, fixed: usize) -> usize {
-    let longest = app
-        .session
-        .dataset()
-        .classes
-        .iter()
-        .map(|c| width(c))
-        .max()
-        .unwrap_or(0);
+/// Cells for one of `names` in a line with `fixed` other cells, in a pane
+/// `cells` wide: `least` (the lines keep their alignment), more when the
+/// names are longer and the pane has room for them whole.
+fn name_width(names: &[String], least: usize, cells: u16, fixed: usize) -> usize {
+    let longest = names.iter().map(|c| width(c)).max().unwrap_or(0);
     longest
         .min(usize::from(cells).saturating_sub(fixed))
-        .max(14)
+        .max(least)
+}
+
+/// [`name_width`] for class names, at least 14 cells.
+fn class_width(app: &App, cells: u16, fixed: usize) -> usize {
+    name_width(&app.session.dataset().classes, 14, cells, fixed)
 }
 
 fn posterior_lines(app: &App, i: usize, cells: u16, lines: &mut Vec<Line<'static>>) {
@@ -76,10 +74,19 @@ fn sample_lines(app: &App, i: usize, cells: u16, lines: &mut Vec<Line<'static>>)
     lines.push(Line::from(
         "features (most unusual first, z = standardised):",
     ));
+    // "   name " and "     value z  +0.00", for the six shown (a microarray
+    // has tens of thousands of names).
+    let shown: Vec<String> = d
+        .features
+        .iter()
+        .take(6)
+        .map(|&(j, _, _)| ds.feature_names[j].clone())
+        .collect();
+    let feature_w = name_width(&shown, 20, cells, 23);
     for &(j, v, z) in d.features.iter().take(6) {
         lines.push(Line::from(format!(
             "   {} {:>10} z {:>+6.2}",
-            pad(&ds.feature_names[j], 20),
+            pad(&ds.feature_names[j], feature_w),
             format!("{v:.4}"),
             z
         )));

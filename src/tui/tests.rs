@@ -190,10 +190,12 @@ fn long_class_names_are_whole_where_the_screen_has_room() {
         "Grignolino (Piedmont) two",
         "Barbera (Piedmont) three",
     ];
+    let feature = "sepal_width_in_centimetres_as_measured";
     let csv = DEMO
         .replace("setosa", long[0])
         .replace("versicolor", long[1])
-        .replace("virginica", long[2]);
+        .replace("virginica", long[2])
+        .replace("sepal_width_cm", feature);
     let ds = load_bytes(
         Path::new("long.csv"),
         csv.into_bytes(),
@@ -212,6 +214,8 @@ fn long_class_names_are_whole_where_the_screen_has_room() {
         .nth(1)
         .unwrap();
     assert!(long.iter().any(|n| posterior.contains(n)), "{posterior}");
+    // And the unusual features, the sepal width among them.
+    assert!(wide.contains(feature), "{wide}");
     // At 80 columns they are cut, and the table still fits.
     let narrow = screen(&app, 80, 24);
     assert!(narrow.lines().nth(2).unwrap().contains('…'), "{narrow}");
