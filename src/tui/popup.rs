@@ -145,17 +145,36 @@ pub fn frame(
 }
 
 /// A menu's lines, the highlighted entry marked and reversed.
-pub fn menu(entries: &[String], selected: usize, theme: &Theme) -> Vec<Line<'static>> {
-    entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            if i == selected {
-                Line::from(Span::styled(format!("▶ {e}"), theme.selected))
-            } else {
-                Line::from(format!("  {e}"))
-            }
-        })
+/// The lines of a menu in at most `rows` lines: every entry when they fit,
+/// else a window that keeps the highlighted entry in view, between lines
+/// saying how many are above and below (thirty classes do not fit a
+/// 24-line screen, and a highlight off the screen is a guess).
+pub fn menu(entries: &[String], selected: usize, theme: &Theme, rows: usize) -> Vec<Line<'static>> {
+    let line = |i: usize| {
+        let e = &entries[i];
+        if i == selected {
+            Line::from(Span::styled(format!("▶ {e}"), theme.selected))
+        } else {
+            Line::from(format!("  {e}"))
+        }
+    };
+    let n = entries.len();
+    if n <= rows || rows < 3 {
+        return (0..n).map(line).collect();
+    }
+    let room = rows - 2;
+    let first = selected.saturating_sub(room / 2).min(n - room);
+    let more = |k: usize, arrow: &str| {
+        let text = if k > 0 {
+            format!("  {arrow} {k} more")
+        } else {
+            String::new()
+        };
+        Line::from(Span::styled(text, theme.dim))
+    };
+    std::iter::once(more(first, "↑"))
+        .chain((first..first + room).map(line))
+        .chain(std::iter::once(more(n - first - room, "↓")))
         .collect()
 }
 
@@ -197,4 +216,36 @@ pub fn type_into(input: &mut String, key: &KeyEvent, keys: &KeyMap) -> Typed {
         input.push(c);
     }
     Typed::Edited
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(lines: &[Line]) -> Vec<String> {
+        lines.iter().map(|l| l.to_string()).collect()
+    }
+
+    #[test]
+    fn a_long_menu_keeps_the_highlight_in_view() {
+        let entries: Vec<String> = (0..30).map(|i| format!("class_{i:02}")).collect();
+        let theme = Theme::monochrome();
+        // Room for all: every entry, no markers.
+        assert_eq!(menu(&entries, 27, &theme, 40).len(), 30);
+        // Ten rows: eight entries between the markers, the highlight among them.
+        let end = texts(&menu(&entries, 27, &theme, 10));
+        assert_eq!(end.len(), 10);
+        assert_eq!(end[0], "  ↑ 22 more");
+        assert!(end.contains(&"▶ class_27".to_string()), "{end:?}");
+        assert_eq!((end[8].as_str(), end[9].as_str()), ("  class_29", ""));
+        let start = texts(&menu(&entries, 0, &theme, 10));
+        assert_eq!((start[0].as_str(), start[1].as_str()), ("", "▶ class_00"));
+        assert_eq!(start[9], "  ↓ 22 more");
+        let middle = texts(&menu(&entries, 15, &theme, 10));
+        assert_eq!(
+            (middle[0].as_str(), middle[9].as_str()),
+            ("  ↑ 11 more", "  ↓ 11 more")
+        );
+        assert!(middle.contains(&"▶ class_15".to_string()), "{middle:?}");
+    }
 }

@@ -40,7 +40,8 @@ impl PopupComponent for ClassPicker {
             .into_iter()
             .map(|c| classes[c].clone())
             .collect();
-        let lines = menu(&entries, self.selected, ctx.theme);
+        let rows = usize::from(area.height.saturating_sub(2));
+        let lines = menu(&entries, self.selected, ctx.theme, rows);
         let h = lines.len() as u16 + 2;
         let title = format!("relabel to ({})", ctx.keys.popup_hint(PopupAction::Confirm));
         frame(&title, lines, (36, h), area, buf, ctx.theme);

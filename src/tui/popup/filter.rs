@@ -70,7 +70,8 @@ impl PopupComponent for FilterMenu {
 
     fn render(&self, area: Rect, buf: &mut Buffer, ctx: &PopupContext) {
         let names: Vec<String> = entries(ctx).into_iter().map(|(n, _)| n).collect();
-        let lines = menu(&names, self.selected, ctx.theme);
+        let rows = usize::from(area.height.saturating_sub(2));
+        let lines = menu(&names, self.selected, ctx.theme, rows);
         let h = lines.len() as u16 + 2;
         let title = format!(
             "filter ({} applies)",
