@@ -421,11 +421,7 @@ impl Dataset {
     }
 
     pub fn class_counts(&self) -> Vec<usize> {
-        let mut c = vec![0; self.classes.len()];
-        for &l in &self.labels {
-            c[l] += 1;
-        }
-        c
+        crate::models::numerics::class_counts(&self.labels, self.classes.len())
     }
 
     pub fn class_index(&self, label: &str) -> Option<usize> {

@@ -25,6 +25,7 @@ use nalgebra::DMatrix;
 
 use super::combine;
 use super::pipeline::FitInputs;
+use crate::models::numerics::class_counts;
 use crate::models::{
     CandidateScore, Control, FitError, Guide, MODELS, ModelOptions, Progress, Selection,
     build_model,
@@ -669,7 +670,10 @@ impl Table<'_> {
                 "auto compares models on held-out rows, and {FOLDS}-fold cross-validation \
                  needs a class with at least {FOLDS} samples (the largest here has {}); \
                  name a model with --model",
-                largest_class(labels, inputs.n_classes())
+                class_counts(labels, inputs.n_classes())
+                    .into_iter()
+                    .max()
+                    .unwrap_or(0)
             )));
         }
         // Fold by fold, so that every candidate's deciding fold (see
@@ -1151,15 +1155,6 @@ fn summarise<'a>(
         reason: (!finite).then(|| reason.into()),
         weight: None,
     }
-}
-
-/// The number of samples of the largest class.
-fn largest_class(labels: &[usize], n_classes: usize) -> usize {
-    let mut counts = vec![0usize; n_classes];
-    for &l in labels {
-        counts[l] += 1;
-    }
-    counts.into_iter().max().unwrap_or(0)
 }
 
 /// At most `max` rows, the same share of every class (each class keeps at

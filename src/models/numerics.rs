@@ -84,6 +84,15 @@ pub fn log_sigmoid(z: f64) -> f64 {
     }
 }
 
+/// How many of `labels` fall in each of `k` classes.
+pub fn class_counts(labels: &[usize], k: usize) -> Vec<usize> {
+    let mut counts = vec![0; k];
+    for &l in labels {
+        counts[l] += 1;
+    }
+    counts
+}
+
 /// 0/1 weights from hard labels (n x K), for fitting with trusted labels.
 pub fn one_hot(labels: &[usize], k: usize) -> DMatrix<f64> {
     let mut w = DMatrix::zeros(labels.len(), k);

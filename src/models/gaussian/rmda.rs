@@ -37,7 +37,7 @@ use crate::models::gaussian::mixture::{
     continue_mixture, fit_mixture_from, require_more_samples_than_features, select_by_bic,
 };
 use crate::models::gaussian::subsample;
-use crate::models::numerics::relative_change;
+use crate::models::numerics::{class_counts, relative_change};
 use crate::models::prologue::{Prologue, Scaling, class_name, step};
 use crate::models::standardize::Standardizer;
 use crate::models::{
@@ -282,8 +282,7 @@ fn label_partition(
     if k < n_classes {
         return None;
     }
-    let mut sizes = vec![0usize; n_classes];
-    labels.iter().for_each(|&c| sizes[c] += 1);
+    let sizes = class_counts(labels, n_classes);
     let mut per_class = vec![1usize; n_classes];
     for _ in n_classes..k {
         // The next cluster to the class with the most rows per cluster.

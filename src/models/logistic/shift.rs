@@ -25,7 +25,7 @@ use nalgebra::DMatrix;
 use crate::models::logistic::bayes_lambda::bayes_lambda;
 use crate::models::logistic::classifier::LogisticClassifier;
 use crate::models::logistic::l1_logistic::{self, Coefs, Design, Penalty, Problem};
-use crate::models::numerics::one_hot;
+use crate::models::numerics::{class_counts, one_hot};
 use crate::models::options::invalid_option;
 use crate::models::prologue::{Prologue, Scaling};
 use crate::models::standardize::Standardizer;
@@ -998,9 +998,11 @@ fn accuracy(input: &PathInput<'_>, theta: &Coefs, rows: &[usize]) -> f64 {
 
 /// The size of the smallest class that has samples.
 fn smallest_class(given: &[usize], k: usize) -> usize {
-    let mut counts = vec![0usize; k];
-    given.iter().for_each(|&g| counts[g] += 1);
-    counts.into_iter().filter(|&c| c > 0).min().unwrap_or(0)
+    class_counts(given, k)
+        .into_iter()
+        .filter(|&c| c > 0)
+        .min()
+        .unwrap_or(0)
 }
 
 impl ShiftLr {
