@@ -261,7 +261,7 @@ pub fn select(
 /// which rows it was judged on.
 fn judged_on_the_first_round(candidates: &mut [CandidateScore]) {
     for c in candidates {
-        if c.status == "not applicable"
+        if c.status == CandidateScore::NOT_APPLICABLE
             && let Some(reason) = &mut c.reason
         {
             reason.push_str(&format!(" (on the first round's {RACE_ROWS}-row sample)"));
@@ -820,7 +820,9 @@ pub fn scores(selection: &Selection) -> String {
         .candidates
         .iter()
         .map(|c| match c.score {
-            Some(s) if c.status == "left out" => format!("{} {s:.3} (left out)", c.model),
+            Some(s) if c.status == CandidateScore::LEFT_OUT => {
+                format!("{} {s:.3} ({})", c.model, CandidateScore::LEFT_OUT)
+            }
             Some(s) => format!("{} {s:.3}", c.model),
             None => format!("{} {}", c.model, c.status),
         })
@@ -1121,7 +1123,7 @@ fn summarise<'a>(
                 let (status, reason) = match e {
                     FitError::Cancelled => ("over the time budget", None),
                     FitError::NotApplicable(m) | FitError::InvalidInput(m) => {
-                        ("not applicable", Some(m.clone()))
+                        (CandidateScore::NOT_APPLICABLE, Some(m.clone()))
                     }
                     other => ("failed", Some(other.to_string())),
                 };

@@ -316,7 +316,7 @@ fn drop_weights(selection: &mut Selection, left_out: &[String]) {
             c.weight = None;
             // Scored, then not fitted on every row: the report's notes
             // say why (over its budget, or its fit failed).
-            c.status = "left out".into();
+            c.status = CandidateScore::LEFT_OUT.into();
         }
     }
     if let Some(heaviest) = selection
@@ -554,7 +554,7 @@ mod tests {
         let fit = plan.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
         let sel = fit.extra.selection.as_ref().unwrap();
         assert_eq!(sel.candidates[0].model, "rmda", "{sel:?}");
-        assert_eq!(sel.candidates[0].status, "left out");
+        assert_eq!(sel.candidates[0].status, CandidateScore::LEFT_OUT);
         assert_ne!(plan.model_of(&fit), "rmda");
         assert!(
             fit.extra

@@ -155,6 +155,11 @@ pub struct CandidateScore {
 }
 
 impl CandidateScore {
+    /// The status of a candidate that refused the rows it was given.
+    pub const NOT_APPLICABLE: &str = "not applicable";
+    /// The status of a scored member not fitted on every row.
+    pub const LEFT_OUT: &str = "left out";
+
     /// A candidate scored `score` (tests build selections with it).
     #[cfg(test)]
     pub fn scored(model: &str, score: f64) -> CandidateScore {
