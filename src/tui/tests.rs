@@ -24,6 +24,19 @@ fn demo() -> Dataset {
     .unwrap()
 }
 
+/// The demo with class or column names replaced (`from`, `to`).
+fn renamed(names: &[(&str, &str)]) -> Dataset {
+    let csv = names
+        .iter()
+        .fold(DEMO.to_string(), |csv, (from, to)| csv.replace(from, to));
+    load_bytes(
+        Path::new("renamed.csv"),
+        csv.into_bytes(),
+        &LoadOptions::default(),
+    )
+    .unwrap()
+}
+
 fn app_with(ds: Dataset, store: Option<&Path>) -> App {
     let (session, resume) = Session::open(ds, store).unwrap();
     App::with_keys(
@@ -158,17 +171,11 @@ fn the_help_lists_what_the_key_table_binds() {
 #[test]
 fn the_flip_table_tells_classes_with_a_common_start_apart() {
     // Wine's classes: cut from the right, all three headers read "cultiva".
-    let csv = DEMO
-        .replace("setosa", "cultivar_1")
-        .replace("versicolor", "cultivar_2")
-        .replace("virginica", "cultivar_3");
-    let ds = load_bytes(
-        Path::new("wine_like.csv"),
-        csv.into_bytes(),
-        &LoadOptions::default(),
-    )
-    .unwrap();
-    let app = fitted(ds);
+    let app = fitted(renamed(&[
+        ("setosa", "cultivar_1"),
+        ("versicolor", "cultivar_2"),
+        ("virginica", "cultivar_3"),
+    ]));
     let wide = screen(&app, 160, 48);
     let header = wide
         .lines()
@@ -191,18 +198,12 @@ fn long_class_names_are_whole_where_the_screen_has_room() {
         "Barbera (Piedmont) three",
     ];
     let feature = "sepal_width_in_centimetres_as_measured";
-    let csv = DEMO
-        .replace("setosa", long[0])
-        .replace("versicolor", long[1])
-        .replace("virginica", long[2])
-        .replace("sepal_width_cm", feature);
-    let ds = load_bytes(
-        Path::new("long.csv"),
-        csv.into_bytes(),
-        &LoadOptions::default(),
-    )
-    .unwrap();
-    let app = fitted(ds);
+    let app = fitted(renamed(&[
+        ("setosa", long[0]),
+        ("versicolor", long[1]),
+        ("virginica", long[2]),
+        ("sepal_width_cm", feature),
+    ]));
     let wide = screen(&app, 220, 48);
     // The list's first row shows its given and suggested names whole, and
     // so does the detail pane's posterior.
