@@ -85,7 +85,7 @@ impl ModelPicker {
                 .saturating_add_signed(by)
                 .min(n.saturating_sub(1));
         } else {
-            self.model = self.model.saturating_add_signed(by).min(MODELS.len());
+            self.model = self.model.saturating_add_signed(by).min(listed().count() - 1);
             self.option = 0;
         }
     }
