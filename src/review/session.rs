@@ -96,9 +96,10 @@ pub struct Session {
     /// The decisions as the last export wrote them (`None`: nothing was
     /// exported, so any decision is unexported).
     exported: Option<Vec<Option<Decision>>>,
-    /// Whether the decisions differ from `exported`: an undo back to what
-    /// was exported (or to no decision at all) leaves nothing to export.
-    unexported: bool,
+    /// How many samples' decisions differ from `exported`, kept as each
+    /// decision is set: an undo back to what was exported (or to no
+    /// decision at all) leaves nothing to export.
+    unexported: usize,
     next_group: u64,
     /// Counts changes to the decisions (a refit is due when it moved).
     version: u64,
@@ -146,7 +147,7 @@ impl Session {
             journal: None,
             recovery: Recovery::default(),
             exported: None,
-            unexported: false,
+            unexported: 0,
             next_group: 1,
             version: 0,
             moved: Vec::new(),
@@ -280,19 +281,26 @@ impl Session {
                 Entry::Model { name, options, .. } => {
                     self.model_choice = Some((name.clone(), (**options).clone()));
                 }
-                Entry::Export { .. } => self.exported = Some(self.decisions.clone()),
+                Entry::Export { .. } => self.exported_now(),
                 Entry::Header { .. } => {}
             }
         }
-        self.unexported = self.differs_from_export();
     }
 
-    /// Whether the decisions differ from what the last export wrote.
-    fn differs_from_export(&self) -> bool {
-        match &self.exported {
-            None => self.decisions.iter().any(Option::is_some),
-            Some(written) => *written != self.decisions,
-        }
+    /// Records the decisions as an export wrote them: nothing unexported.
+    fn exported_now(&mut self) {
+        self.exported = Some(self.decisions.clone());
+        self.unexported = 0;
+    }
+
+    /// Sets `sample`'s decision, keeping count of the samples that differ
+    /// from the last export.
+    fn set_decision(&mut self, sample: usize, d: Option<Decision>) {
+        let written = self.exported.as_ref().and_then(|e| e[sample]);
+        let was = self.decisions[sample] != written;
+        let is = d != written;
+        self.unexported = self.unexported + usize::from(is) - usize::from(was);
+        self.decisions[sample] = d;
     }
 
     fn encode(&self, d: &Option<Decision>) -> Option<Recorded> {
@@ -547,7 +555,6 @@ impl Session {
         self.redo_step(&step);
         self.undo.push(step);
         self.redo.clear();
-        self.unexported = self.differs_from_export();
         self.refresh_after_decisions();
         Ok(())
     }
@@ -573,7 +580,7 @@ impl Session {
     /// Makes `step`'s decisions, at its time.
     fn redo_step(&mut self, step: &Step) {
         for (s, _, after) in &step.changes {
-            self.decisions[*s] = *after;
+            self.set_decision(*s, *after);
             self.decided_at[*s] = after.map(|_| step.time.clone());
         }
     }
@@ -581,7 +588,7 @@ impl Session {
     /// Puts back the decisions `step` replaced, with their times.
     fn undo_step(&mut self, step: &Step) {
         for ((s, before, _), was) in step.changes.iter().zip(&step.was_decided_at) {
-            self.decisions[*s] = *before;
+            self.set_decision(*s, *before);
             self.decided_at[*s] = was.clone();
         }
     }
@@ -709,7 +716,6 @@ impl Session {
             self.undo_step(&step);
             self.redo.push(step);
         }
-        self.unexported = self.differs_from_export();
         self.refresh_after_decisions();
         Ok(true)
     }
@@ -724,7 +730,6 @@ impl Session {
             self.redo_step(&step);
             self.undo.push(step);
         }
-        self.unexported = self.differs_from_export();
         self.refresh_after_decisions();
         Ok(true)
     }
@@ -1035,7 +1040,7 @@ impl Session {
     }
 
     pub fn has_unexported(&self) -> bool {
-        self.unexported
+        self.unexported > 0
     }
 
     pub(crate) fn decisions(&self) -> &[Option<Decision>] {
@@ -1051,8 +1056,7 @@ impl Session {
             cleaned: cleaned.display().to_string(),
             time: now(),
         })?;
-        self.exported = Some(self.decisions.clone());
-        self.unexported = false;
+        self.exported_now();
         Ok(())
     }
 }

@@ -85,7 +85,10 @@ impl ModelPicker {
                 .saturating_add_signed(by)
                 .min(n.saturating_sub(1));
         } else {
-            self.model = self.model.saturating_add_signed(by).min(listed().count() - 1);
+            self.model = self
+                .model
+                .saturating_add_signed(by)
+                .min(listed().count() - 1);
             self.option = 0;
         }
     }
