@@ -35,7 +35,7 @@ use crate::rng::Rng;
 mod clock;
 mod curtail;
 pub use clock::Clock;
-use curtail::{Curtail, Shortfall};
+use curtail::{Curtail, DECIDING_FOLD, Shortfall};
 
 /// The robust models of the five papers, in the order ties are broken.
 pub const CANDIDATES: &[&str] = &["rnda", "rlr", "shift", "rmda", "cbt"];
@@ -180,13 +180,18 @@ pub fn select(
         clock: &clock,
     };
     if labels.len() <= 2 * RACE_ROWS {
-        return table.evaluate(&all, MAX_ROWS, None, progress);
+        return table.evaluate(&all, MAX_ROWS, Schedule::Together(None), progress);
     }
     let mut first_round = |mut p: Progress| {
         p.fraction *= 0.3;
         progress(p)
     };
-    let mut first = table.evaluate(&all, RACE_ROWS, None, &mut first_round)?;
+    let mut first = table.evaluate(
+        &all,
+        RACE_ROWS,
+        Schedule::DecidingFoldFirst,
+        &mut first_round,
+    )?;
     judged_on_the_first_round(&mut first.selection.candidates);
     let n = labels.len();
     let (survivors, mut dropped) = race(&first);
@@ -633,6 +638,89 @@ struct Table<'a> {
     clock: &'a Clock,
 }
 
+/// How a round's (candidate, fold) tasks run.
+enum Schedule<'c> {
+    /// All at once, `curtail` stopping the dear candidates whose deciding
+    /// fold fell short against an anchor scored before (the second round).
+    Together(Option<&'c Curtail<'c>>),
+    /// Every candidate's deciding fold first; then the others' folds, but
+    /// none of a dear candidate whose deciding fold fell short against the
+    /// cheapest (the first round). The rule is the second round's
+    /// ([`curtail`]), applied as soon as there is something to apply it to:
+    /// on gauss_200k rmda's deciding fold of 400 training rows added
+    /// nothing to rnda's, yet its other two folds ran, 0.36 of the round's
+    /// 0.9 CPU-s, before the round's end left it out anyway.
+    DecidingFoldFirst,
+}
+
+/// What the first round's dear candidates are judged against.
+struct FirstAnchor {
+    /// The cheapest candidate, by seconds per training row.
+    name: &'static str,
+    /// Its held-out log-likelihood per evidence row (its deciding fold's).
+    ll: Vec<Option<f64>>,
+    /// The candidates that make the curator wait for a fit on all rows
+    /// (those [`combine::cheap_start`] would not start from).
+    dear: Vec<&'static str>,
+}
+
+/// The [`FirstAnchor`] of the deciding folds' `results`, over the `n_rows`
+/// evidence rows of a table of `n`.
+fn cheapest_deciding_fold(
+    candidates: &[&'static str],
+    results: &[TaskResult],
+    n_rows: usize,
+    n: usize,
+) -> Option<FirstAnchor> {
+    let scored: Vec<(usize, &FoldOut)> = results
+        .iter()
+        .filter_map(|(c, r)| Some((*c, r.as_ref().ok()?)))
+        .filter(|(_, f)| f.scores.iter().all(|s| s.is_finite()))
+        .collect();
+    let predicted = |f: &FoldOut| f.seconds / f.trained_on.max(1) as f64 * n as f64;
+    let (anchor, fold) = scored
+        .iter()
+        .min_by(|a, b| predicted(a.1).total_cmp(&predicted(b.1)))?;
+    let mut ll = vec![None; n_rows];
+    for (&r, &s) in fold.rows.iter().zip(&fold.scores) {
+        ll[r] = Some(s);
+    }
+    let no_wait = NO_WAIT.as_secs_f64();
+    let dear = scored
+        .iter()
+        .filter(|(c, f)| c != anchor && predicted(f) > no_wait)
+        .map(|(c, _)| candidates[*c])
+        .collect();
+    Some(FirstAnchor {
+        name: candidates[*anchor],
+        ll,
+        dear,
+    })
+}
+
+/// The first round's curtailment: each dear candidate judged on its
+/// deciding fold (in `results`) against the anchor's, as if the rest of
+/// the full evidence sample (what will decide, at most [`MAX_ROWS`] of the
+/// `n` rows) continued its trend. `None` when nothing is dear.
+fn first_round_curtail<'a>(
+    candidates: &[&'static str],
+    results: &[TaskResult],
+    anchor: &'a FirstAnchor,
+    n: usize,
+) -> Option<Curtail<'a>> {
+    if anchor.dear.is_empty() {
+        return None;
+    }
+    let curtail =
+        Curtail::new(anchor.name, &anchor.ll, anchor.dear.clone()).deciding_for(n.min(MAX_ROWS));
+    for (c, r) in results {
+        if let Ok(fold) = r {
+            curtail.judge(candidates[*c], DECIDING_FOLD, &fold.rows, &fold.scores);
+        }
+    }
+    Some(curtail)
+}
+
 impl Table<'_> {
     /// `candidates` scored on the full evidence sample; `None` when none
     /// of them could be.
@@ -642,7 +730,7 @@ impl Table<'_> {
         curtail: Option<&Curtail<'_>>,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Option<Evidence>, FitError> {
-        match self.evaluate(candidates, MAX_ROWS, curtail, progress) {
+        match self.evaluate(candidates, MAX_ROWS, Schedule::Together(curtail), progress) {
             Err(FitError::NotApplicable(_)) => Ok(None),
             other => other.map(Some),
         }
@@ -654,7 +742,7 @@ impl Table<'_> {
         &self,
         candidates: &[&'static str],
         max_rows: usize,
-        curtail: Option<&Curtail<'_>>,
+        schedule: Schedule<'_>,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Evidence, FitError> {
         let Table {
@@ -681,7 +769,7 @@ impl Table<'_> {
         let tasks: Vec<(usize, usize)> = (0..FOLDS)
             .flat_map(|f| (0..candidates.len()).map(move |c| (c, f)))
             .collect();
-        let run = Runner {
+        let run = |curtail| Runner {
             inputs,
             labels,
             options,
@@ -691,14 +779,51 @@ impl Table<'_> {
             curtail,
             stop: AtomicBool::new(false),
         };
-        let results = run.all(candidates, &tasks, progress)?;
+        let n = labels.len();
+        let (results, short) = match schedule {
+            Schedule::Together(curtail) => (run(curtail).all(candidates, &tasks, progress)?, None),
+            Schedule::DecidingFoldFirst => {
+                let (deciding, rest): (Vec<_>, Vec<_>) =
+                    tasks.iter().partition(|(_, f)| *f == DECIDING_FOLD);
+                let share = deciding.len() as f64 / tasks.len() as f64;
+                let mut results = run(None).all(candidates, &deciding, &mut |mut p| {
+                    p.fraction *= share;
+                    progress(p)
+                })?;
+                let anchor = cheapest_deciding_fold(candidates, &results, rows.len(), n);
+                let curtail = anchor
+                    .as_ref()
+                    .and_then(|a| first_round_curtail(candidates, &results, a, n));
+                results.extend(run(curtail.as_ref()).all(candidates, &rest, &mut |mut p| {
+                    p.fraction = share + (1.0 - share) * p.fraction;
+                    progress(p)
+                })?);
+                let short = curtail.map(|c| (c.anchor().to_string(), c.shortfalls()));
+                (results, short)
+            }
+        };
+        let rate = |c: usize| {
+            let (secs, trained) = results
+                .iter()
+                .filter(|r| r.0 == c)
+                .filter_map(|r| r.1.as_ref().ok())
+                .fold((0.0, 0usize), |(s, t), f| (s + f.seconds, t + f.trained_on));
+            secs / trained.max(1) as f64
+        };
         let mut scored: Vec<CandidateScore> = candidates
             .iter()
             .enumerate()
-            .map(|(c, name)| summarise(name, results.iter().filter(|r| r.0 == c).map(|r| &r.1)))
-            .map(|score| match clock.too_slow(&score.model) {
-                Some(secs) if score.score.is_none() => stopped(&score.model, labels.len(), secs),
-                _ => score,
+            .map(|(c, name)| {
+                let score = summarise(name, results.iter().filter(|r| r.0 == c).map(|r| &r.1));
+                let fell_short = short.as_ref().and_then(|(anchor, short)| {
+                    let s = short.iter().find(|s| s.model == *name)?;
+                    Some(not_worth_the_wait(s, anchor, Some(rate(c) * n as f64), n))
+                });
+                match (fell_short, clock.too_slow(name)) {
+                    (Some(entry), _) => entry,
+                    (None, Some(secs)) if score.score.is_none() => stopped(name, n, secs),
+                    _ => score,
+                }
             })
             .collect();
         let log_lik = per_row(candidates, &scored, &results, rows.len());
@@ -710,12 +835,7 @@ impl Table<'_> {
             .iter()
             .map(|(name, _)| {
                 let c = candidates.iter().position(|c| c == name).unwrap_or(0);
-                let (secs, trained) = results
-                    .iter()
-                    .filter(|r| r.0 == c)
-                    .filter_map(|r| r.1.as_ref().ok())
-                    .fold((0.0, 0usize), |(s, t), f| (s + f.seconds, t + f.trained_on));
-                (name.clone(), secs / trained.max(1) as f64)
+                (name.clone(), rate(c))
             })
             .collect();
         best_first(&mut scored);

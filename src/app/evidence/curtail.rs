@@ -42,6 +42,9 @@ pub struct Curtail<'a> {
     dear: Vec<&'static str>,
     /// Per entry of `dear`: set once its deciding fold fell short.
     futile: Vec<AtomicBool>,
+    /// The evidence rows that will decide in the end (the anchor's scored
+    /// rows, unless [`Curtail::deciding_for`] says more).
+    of: usize,
     short: Mutex<Vec<Shortfall>>,
 }
 
@@ -53,8 +56,17 @@ impl<'a> Curtail<'a> {
             anchor_ll,
             dear,
             futile,
+            of: anchor_ll.iter().filter(|l| l.is_some()).count(),
             short: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Judges against the anchor's scores on part of the evidence sample
+    /// (the first round's deciding fold) while `of` rows will decide: the
+    /// candidate's z is curtailed as if its trend continued over all of them.
+    pub fn deciding_for(mut self, of: usize) -> Self {
+        self.of = of;
+        self
     }
 
     /// Whether `model`'s folds should stop.
@@ -77,7 +89,7 @@ impl<'a> Curtail<'a> {
             extra[r] = Some(s);
         }
         let (gain, se) = combine::lift_over(self.anchor_ll, &extra);
-        let of = self.anchor_ll.iter().filter(|l| l.is_some()).count();
+        let of = self.of;
         if combine::cannot_earn(gain, se, rows.len(), of) {
             self.futile[i].store(true, Ordering::Relaxed);
             if let Ok(mut short) = self.short.lock() {

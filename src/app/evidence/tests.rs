@@ -395,3 +395,62 @@ fn an_unscored_candidate_says_it_ran_out_of_time() {
     say_why_unscored(&mut entries, &["rlr"], &fresh, 4000);
     assert_eq!(entries[0].status, "not scored");
 }
+
+/// The first round's deciding folds on 20k rows: rnda the cheapest (0.4 s
+/// on every row) and cbt cheap too (0.5 s), rlr and shift dear (1.5 s and
+/// 8.5 s). Against rnda, shift adds nothing on its deciding fold and runs
+/// no other; rlr explains the rows rnda cannot and goes on; cbt, poor but
+/// cheap, is never judged; a fold that failed or scored nothing finite
+/// anchors nothing.
+#[test]
+fn the_first_round_stops_a_dear_candidate_after_its_deciding_fold() {
+    let n = 20_000;
+    let candidates = ["rnda", "rlr", "shift", "cbt", "rmda"];
+    let rows: Vec<usize> = (0..10).collect();
+    let rnda: Vec<f64> = rows
+        .iter()
+        .map(|r| if r % 2 == 0 { -0.4 } else { -1.4 })
+        .collect();
+    let fold = |scores: Vec<f64>, seconds: f64| {
+        Ok(FoldOut {
+            rows: rows.clone(),
+            p_true: vec![vec![0.5, 0.5]; scores.len()],
+            scores,
+            seconds,
+            trained_on: 400,
+        })
+    };
+    let results: Vec<TaskResult> = vec![
+        (0, fold(rnda.clone(), 0.008)),
+        (
+            1,
+            fold(
+                rows.iter()
+                    .map(|r| if r % 2 == 0 { -0.5 } else { -0.2 })
+                    .collect(),
+                0.03,
+            ),
+        ),
+        (2, fold(rnda.iter().map(|s| s - 0.01).collect(), 0.17)),
+        (3, fold(rnda.iter().map(|s| s - 1.0).collect(), 0.01)),
+        // Faster than any, but it scored a label at probability zero.
+        (4, fold(vec![f64::NEG_INFINITY; 10], 0.001)),
+    ];
+    let mut anchor = cheapest_deciding_fold(&candidates, &results, 30, n).unwrap();
+    assert_eq!(anchor.name, "rnda");
+    assert_eq!(anchor.dear, ["rlr", "shift"]);
+    assert_eq!(anchor.ll.iter().flatten().count(), 10);
+    let curtail = first_round_curtail(&candidates, &results, &anchor, n).unwrap();
+    assert!(curtail.stops("shift"));
+    assert!(!curtail.stops("rlr") && !curtail.stops("cbt"));
+    let short = curtail.shortfalls();
+    assert_eq!(short.len(), 1);
+    // Judged as if the 3000 rows that will decide continued its trend.
+    assert_eq!(
+        (short[0].model.as_str(), short[0].rows, short[0].of),
+        ("shift", 10, 3000)
+    );
+    // Nothing dear: nothing to curtail.
+    anchor.dear.clear();
+    assert!(first_round_curtail(&candidates, &results, &anchor, n).is_none());
+}
