@@ -8,7 +8,8 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{
-    Axis, BarChart, Block, Cell, Chart, Dataset, GraphType, Paragraph, Row, Table, Widget, Wrap,
+    Axis, BarChart, Block, Cell, Chart, Clear, Dataset, GraphType, Paragraph, Row, Table, Widget,
+    Wrap,
 };
 
 use super::app::{App, Pane};
@@ -41,12 +42,21 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let [left, right] = if inner.width >= 60 {
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(inner)
     } else {
-        Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(inner)
+        // Stacked, the tables take the rows the flip table needs (and a
+        // line of the report) before the charts take theirs: half the pane
+        // cut a five-class table's last row at 32 lines, silently.
+        let needed = fit.gamma.as_ref().map_or(0, |_| {
+            app.session.dataset().classes.len() as u16 + HeatTable::GRID_LINES + 1
+        });
+        let tables = needed
+            .min(inner.height.saturating_sub(CHART_LINES))
+            .max(inner.height / 2);
+        Layout::vertical([Constraint::Length(tables), Constraint::Min(0)]).areas(inner)
     };
     render_tables(app, fit, left, buf);
-    // A chart needs about five rows to say anything; on a short pane
-    // fewer charts beat three empty frames. The histogram goes last.
-    let charts = (right.height / 5).clamp(1, 3) as u32;
+    // On a short pane fewer charts beat three empty frames. The
+    // histogram goes last.
+    let charts = (right.height / CHART_LINES).clamp(1, 3) as u32;
     let areas = Layout::vertical((0..charts).map(|_| Constraint::Ratio(1, charts))).split(right);
     let theme = &app.theme;
     match areas.len() {
@@ -62,6 +72,9 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         _ => render_histogram(app.session.p_mislabel_histogram(), right, buf, theme),
     }
 }
+
+/// Rows a chart needs to say anything.
+const CHART_LINES: u16 = 5;
 
 /// The part of `area` from row `y` down.
 fn below(area: Rect, y: u16) -> Rect {
@@ -142,6 +155,12 @@ struct HeatTable<'a> {
 }
 
 impl HeatTable<'_> {
+    /// Lines of a grid besides its rows: the borders, the orientation and
+    /// the header.
+    const GRID_LINES: u16 = 4;
+    /// Lines of the ranked form besides its rows (it has no header).
+    const RANKED_LINES: u16 = 3;
+
     /// Draws the table, or its rows' largest entries when its columns
     /// cannot be read in `area`; returns the height used.
     fn render(&self, area: Rect, buf: &mut Buffer, theme: &Theme) -> u16 {
@@ -194,10 +213,17 @@ impl HeatTable<'_> {
         let widths: Vec<Constraint> = std::iter::once(Constraint::Length(label))
             .chain(self.cols.iter().map(|_| Constraint::Length(cell)))
             .collect();
-        let (height, inner) = self.frame(area, buf, theme, self.orientation.to_string(), 4);
+        let (height, inner) = self.frame(
+            area,
+            buf,
+            theme,
+            self.orientation.to_string(),
+            Self::GRID_LINES,
+        );
         Table::new(body, widths)
             .header(header)
             .render(below(inner, inner.y + 1), buf);
+        self.mark_cut(height - Self::GRID_LINES, inner, buf, theme);
         height
     }
 
@@ -211,7 +237,7 @@ impl HeatTable<'_> {
             buf,
             theme,
             format!("largest first; {}", self.orientation),
-            3,
+            Self::RANKED_LINES,
         );
         let cols = distinct(self.cols, 8);
         let lines: Vec<Line> = distinct(self.rows, label as usize)
@@ -236,7 +262,26 @@ impl HeatTable<'_> {
             })
             .collect();
         Paragraph::new(lines).render(below(inner, inner.y + 1), buf);
+        self.mark_cut(height - Self::RANKED_LINES, inner, buf, theme);
         height
+    }
+
+    /// When only `shown` of the rows fit, the last line that does says how
+    /// many are hidden, so a class's row is never missing unsaid.
+    fn mark_cut(&self, shown: u16, inner: Rect, buf: &mut Buffer, theme: &Theme) {
+        let rows = self.rows.len() as u16;
+        if shown >= rows || shown == 0 {
+            return;
+        }
+        let last = Rect {
+            y: inner.y + inner.height - 1,
+            height: 1,
+            ..inner
+        };
+        Clear.render(last, buf);
+        let hidden = rows - shown + 1;
+        Paragraph::new(Line::from(format!("↓ {hidden} more rows")).style(theme.dim))
+            .render(last, buf);
     }
 
     /// The bordered block with the title and the orientation line; the
@@ -391,6 +436,10 @@ mod tests {
     use super::*;
 
     fn rendered(classes: usize, w: u16) -> Vec<String> {
+        rendered_in(classes, w, 30)
+    }
+
+    fn rendered_in(classes: usize, w: u16, h: u16) -> Vec<String> {
         let names: Vec<String> = (0..classes).map(|c| format!("c{c}")).collect();
         // Each class keeps its label 0.8 of the time and is given the next
         // class's 0.15 of the time.
@@ -406,7 +455,7 @@ mod tests {
             cols: &names,
             value: &value,
         };
-        let area = Rect::new(0, 0, w, 30);
+        let area = Rect::new(0, 0, w, h);
         let mut buf = Buffer::empty(area);
         table.render(area, &mut buf, &Theme::monochrome());
         (0..area.height)
@@ -440,5 +489,24 @@ mod tests {
             lines[3].contains("0.80") && lines[3].contains("0.15"),
             "{lines:?}"
         );
+    }
+
+    #[test]
+    fn a_table_cut_by_the_pane_says_how_many_rows_it_hides() {
+        // Five classes in 7 lines: borders, orientation and header leave
+        // three, two rows and the count of the other three.
+        let lines = rendered_in(5, 35, 7);
+        assert!(
+            lines[3].contains("│c0 ") && lines[4].contains("│c1 "),
+            "{lines:?}"
+        );
+        assert!(lines[5].contains("↓ 3 more rows"), "{lines:?}");
+        assert!(!lines.iter().any(|l| l.contains("│c2 ")), "{lines:?}");
+        // Twenty, ranked, in 6 lines: two rows and the other eighteen.
+        let lines = rendered_in(20, 35, 6);
+        assert!(lines[1].contains("largest first"), "{lines:?}");
+        assert!(lines[4].contains("↓ 18 more rows"), "{lines:?}");
+        // With room for every row, nothing is said.
+        assert!(!rendered(5, 35).iter().any(|l| l.contains("more rows")));
     }
 }

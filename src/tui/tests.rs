@@ -981,3 +981,38 @@ fn a_fit_without_an_objective_shows_its_count() {
     assert!(text.contains("EM it 4 obj -12.5000"), "{text}");
     app.wait_for_fit();
 }
+
+/// Five classes at 120 x 32, where the model pane stacks its tables over
+/// its charts: half the pane cut the flip table's last row, unsaid.
+#[test]
+fn the_stacked_model_pane_shows_every_row_of_the_flip_table() {
+    let mut csv = String::from("id,a,b,label\n");
+    for c in 0..5 {
+        for i in 0..12 {
+            let given = if i == 0 { (c + 1) % 5 } else { c };
+            let (a, b) = (10 * c + i % 4, 3 * (i % 3) + 20 * (c % 2));
+            csv.push_str(&format!("s{c}_{i},{a},{b},class{given}\n"));
+        }
+    }
+    let ds = load_bytes(
+        Path::new("five.csv"),
+        csv.into_bytes(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let app = fitted(ds);
+    assert!(app.session.fit().is_some_and(|f| f.gamma.is_some()));
+    let text = screen(&app, 120, 32);
+    let grid: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.contains("rows: true class, cols: given"))
+        .take(7)
+        .collect();
+    for c in 0..5 {
+        assert!(
+            grid.iter().any(|l| l.contains(&format!("│class{c} "))),
+            "class{c}: {text}"
+        );
+    }
+    assert!(!text.contains("more rows"), "{text}");
+}
