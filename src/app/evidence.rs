@@ -786,8 +786,11 @@ impl Table<'_> {
                 let (deciding, rest): (Vec<_>, Vec<_>) =
                     tasks.iter().partition(|(_, f)| *f == DECIDING_FOLD);
                 let share = deciding.len() as f64 / tasks.len() as f64;
+                // One count of fits over both batches, as if run together.
+                let (first, all) = (deciding.len(), tasks.len());
                 let mut results = run(None).all(candidates, &deciding, &mut |mut p| {
                     p.fraction *= share;
+                    p.max_iterations = all;
                     progress(p)
                 })?;
                 let anchor = cheapest_deciding_fold(candidates, &results, rows.len(), n);
@@ -796,6 +799,7 @@ impl Table<'_> {
                     .and_then(|a| first_round_curtail(candidates, &results, a, n));
                 results.extend(run(curtail.as_ref()).all(candidates, &rest, &mut |mut p| {
                     p.fraction = share + (1.0 - share) * p.fraction;
+                    (p.iteration, p.max_iterations) = (first + p.iteration, all);
                     progress(p)
                 })?);
                 let short = curtail.map(|c| (c.anchor().to_string(), c.shortfalls()));

@@ -223,7 +223,7 @@ impl HeatTable<'_> {
         Table::new(body, widths)
             .header(header)
             .render(below(inner, inner.y + 1), buf);
-        self.mark_cut(height - Self::GRID_LINES, inner, buf, theme);
+        self.mark_cut(height.saturating_sub(Self::GRID_LINES), inner, buf, theme);
         height
     }
 
@@ -262,7 +262,7 @@ impl HeatTable<'_> {
             })
             .collect();
         Paragraph::new(lines).render(below(inner, inner.y + 1), buf);
-        self.mark_cut(height - Self::RANKED_LINES, inner, buf, theme);
+        self.mark_cut(height.saturating_sub(Self::RANKED_LINES), inner, buf, theme);
         height
     }
 
@@ -506,7 +506,12 @@ mod tests {
         let lines = rendered_in(20, 35, 6);
         assert!(lines[1].contains("largest first"), "{lines:?}");
         assert!(lines[4].contains("↓ 18 more rows"), "{lines:?}");
-        // With room for every row, nothing is said.
+        // With room for every row, nothing is said; with room for none,
+        // nothing breaks.
         assert!(!rendered(5, 35).iter().any(|l| l.contains("more rows")));
+        for h in 0..4 {
+            rendered_in(5, 35, h);
+            rendered_in(20, 35, h);
+        }
     }
 }
