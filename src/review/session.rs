@@ -248,19 +248,15 @@ impl Session {
                     time,
                     changes,
                 } => {
+                    let mut decoded = Vec::with_capacity(changes.len());
                     for c in changes {
-                        if let Some(&s) = by_row.get(&c.row) {
-                            self.note_seen(s, c.seen.clone());
-                        }
+                        let Some(&s) = by_row.get(&c.row) else {
+                            continue;
+                        };
+                        self.note_seen(s, c.seen.clone());
+                        decoded.push((s, self.decode(&c.before), self.decode(&c.after)));
                     }
-                    let changes = changes
-                        .iter()
-                        .filter_map(|c| {
-                            let s = *by_row.get(&c.row)?;
-                            Some((s, self.decode(&c.before), self.decode(&c.after)))
-                        })
-                        .collect();
-                    let step = self.step(changes, time.clone());
+                    let step = self.step(decoded, time.clone());
                     self.redo_step(&step);
                     self.undo.push(step);
                     self.redo.clear();
