@@ -81,6 +81,19 @@ pub enum FitError {
     InvalidOption(String),
 }
 
+impl FitError {
+    /// Whether this model could not fit these rows (it refused them, or its
+    /// numerics failed on them), so that another model may still: auto then
+    /// goes on without it. A cancel, or an option or model the user got
+    /// wrong, is never such a failure.
+    pub fn is_the_models_own(&self) -> bool {
+        matches!(
+            self,
+            FitError::Numerical(_) | FitError::NotApplicable(_) | FitError::InvalidInput(_)
+        )
+    }
+}
+
 /// The label-flip table in the orientation the whole program uses:
 /// `p_given_true[(k, j)] = P(given label = j | true class = k)`.
 /// Rows are true classes, columns are given labels; every row sums to one.

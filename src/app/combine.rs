@@ -240,7 +240,12 @@ pub fn earned(members: Weights, evidence: &Evidence, n: usize) -> (Weights, Vec<
 /// The models of `names` whose fit on all `n` rows is predicted within
 /// [`NO_WAIT`], a wait nobody minds; if none is, the cheapest alone.
 pub fn cheap_start(names: &[&str], evidence: &Evidence, n: usize) -> Vec<String> {
-    let predicted = |m: &str| evidence.predicted_seconds(m, n).unwrap_or(0.0);
+    cheap_by(names, |m| evidence.predicted_seconds(m, n).unwrap_or(0.0))
+}
+
+/// [`cheap_start`] by any prediction of a fit's seconds on every row (the
+/// first round judges by its deciding folds before there is evidence).
+pub fn cheap_by(names: &[&str], predicted: impl Fn(&str) -> f64) -> Vec<String> {
     let floor = NO_WAIT.as_secs_f64();
     let cheap: Vec<String> = names
         .iter()
@@ -363,11 +368,7 @@ pub fn fit(
                     model.name()
                 ));
             }
-            Err(
-                e @ (FitError::Numerical(_)
-                | FitError::NotApplicable(_)
-                | FitError::InvalidInput(_)),
-            ) => {
+            Err(e) if e.is_the_models_own() => {
                 left_out.push(model.name().to_string());
                 notes.push(format!(
                     "{} is left out of the mixture: its fit on every row failed ({e})",

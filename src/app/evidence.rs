@@ -660,7 +660,7 @@ struct FirstAnchor {
     /// Its held-out log-likelihood per evidence row (its deciding fold's).
     ll: Vec<Option<f64>>,
     /// The candidates that make the curator wait for a fit on all rows
-    /// (those [`combine::cheap_start`] would not start from).
+    /// (those [`combine::cheap_by`] would not start from).
     dear: Vec<&'static str>,
 }
 
@@ -672,30 +672,34 @@ fn cheapest_deciding_fold(
     n_rows: usize,
     n: usize,
 ) -> Option<FirstAnchor> {
-    let scored: Vec<(usize, &FoldOut)> = results
+    let scored: Vec<(&'static str, &FoldOut)> = results
         .iter()
-        .filter_map(|(c, r)| Some((*c, r.as_ref().ok()?)))
+        .filter_map(|(c, r)| Some((candidates[*c], r.as_ref().ok()?)))
         .filter(|(_, f)| f.scores.iter().all(|s| s.is_finite()))
         .collect();
-    let predicted = |f: &FoldOut| f.seconds / f.trained_on.max(1) as f64 * n as f64;
-    let (anchor, fold) = scored
+    let predicted = |m: &str| {
+        scored
+            .iter()
+            .find(|(c, _)| *c == m)
+            .map_or(f64::INFINITY, |(_, f)| {
+                f.seconds / f.trained_on.max(1) as f64 * n as f64
+            })
+    };
+    let (name, fold) = *scored
         .iter()
-        .min_by(|a, b| predicted(a.1).total_cmp(&predicted(b.1)))?;
+        .min_by(|a, b| predicted(a.0).total_cmp(&predicted(b.0)))?;
     let mut ll = vec![None; n_rows];
     for (&r, &s) in fold.rows.iter().zip(&fold.scores) {
         ll[r] = Some(s);
     }
-    let no_wait = NO_WAIT.as_secs_f64();
+    let names: Vec<&str> = scored.iter().map(|(m, _)| *m).collect();
+    let cheap = combine::cheap_by(&names, predicted);
     let dear = scored
         .iter()
-        .filter(|(c, f)| c != anchor && predicted(f) > no_wait)
-        .map(|(c, _)| candidates[*c])
+        .map(|(m, _)| *m)
+        .filter(|m| !cheap.iter().any(|c| c == m))
         .collect();
-    Some(FirstAnchor {
-        name: candidates[*anchor],
-        ll,
-        dear,
-    })
+    Some(FirstAnchor { name, ll, dear })
 }
 
 /// The first round's curtailment: each dear candidate judged on its

@@ -160,11 +160,7 @@ impl FitPlan {
                 let (mut fit, over, weights) =
                     match combine::fit(&members, features, levels, labels, k, guide, progress) {
                         Ok((fit, over)) => (fit, over, weights),
-                        Err(
-                            e @ (FitError::Numerical(_)
-                            | FitError::NotApplicable(_)
-                            | FitError::InvalidInput(_)),
-                        ) => {
+                        Err(e) if e.is_the_models_own() => {
                             let (fit, name) = next_best(&selection, &weights, &e, options, |m| {
                                 m.fit_inputs(features, levels, labels, k, guide, progress)
                             })?;
@@ -298,9 +294,7 @@ fn next_best(
                 ));
                 return Ok((f, c.model.clone()));
             }
-            Err(
-                FitError::Numerical(_) | FitError::NotApplicable(_) | FitError::InvalidInput(_),
-            ) => continue,
+            Err(e) if e.is_the_models_own() => continue,
             Err(e) => return Err(e),
         }
     }
