@@ -102,6 +102,24 @@ fn em_weights(rows: &[Vec<f64>], m: usize) -> Vec<f64> {
     w
 }
 
+/// The stacked held-out log-likelihood per evidence row of the candidates
+/// in `log_lik` (their stacking weights fitted on the rows all of them
+/// scored; `None` on the other rows): what a dear candidate must lift, as
+/// [`earned`] judges it, when there is more than one cheap candidate.
+pub fn stacked_log_lik(log_lik: &[(String, Vec<Option<f64>>)]) -> Vec<Option<f64>> {
+    let which: Vec<usize> = (0..log_lik.len()).collect();
+    let w = em_weights(&relative_rows(log_lik, &which), which.len());
+    let n = log_lik.first().map_or(0, |(_, ll)| ll.len());
+    (0..n)
+        .map(|i| {
+            let ll: Vec<f64> = log_lik.iter().map(|(_, l)| l[i]).collect::<Option<_>>()?;
+            let top = ll.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let mix: f64 = ll.iter().zip(&w).map(|(l, w)| w * (l - top).exp()).sum();
+            (top.is_finite() && mix > 0.0).then(|| top + mix.ln())
+        })
+        .collect()
+}
+
 /// The members worth fitting: weight at least [`MIN_WEIGHT`], renormalised,
 /// heaviest first (ties in candidate order).
 pub fn members(weights: &[(String, f64)]) -> Vec<(String, f64)> {

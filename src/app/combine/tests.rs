@@ -249,3 +249,33 @@ fn a_slow_member_must_earn_its_wait() {
         vec!["cheap"]
     );
 }
+
+/// One model stacked is itself; two are at least as good on average as
+/// either alone (the weights maximise the mean), and a row one of them did
+/// not score has no stacked value.
+#[test]
+fn the_stacked_log_likelihood_is_at_least_each_members() {
+    let a: Vec<Option<f64>> = (0..20)
+        .map(|i| Some(if i % 2 == 0 { -0.2 } else { -2.0 }))
+        .collect();
+    let mut b: Vec<Option<f64>> = (0..20)
+        .map(|i| Some(if i % 2 == 0 { -1.5 } else { -0.4 }))
+        .collect();
+    b[3] = None;
+    let one = stacked_log_lik(&[("a".into(), a.clone())]);
+    for (s, own) in one.iter().zip(&a) {
+        assert!((s.unwrap() - own.unwrap()).abs() < 1e-12);
+    }
+    let both = stacked_log_lik(&[("a".into(), a.clone()), ("b".into(), b.clone())]);
+    assert_eq!(both[3], None);
+    let mean = |ll: &[Option<f64>]| {
+        let v: Vec<f64> = ll
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != 3)
+            .map(|(_, l)| l.unwrap())
+            .collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    assert!(mean(&both) > mean(&a) + 0.1 && mean(&both) > mean(&b) + 0.1);
+}

@@ -398,10 +398,10 @@ fn an_unscored_candidate_says_it_ran_out_of_time() {
 
 /// The first round's deciding folds on 20k rows: rnda the cheapest (0.4 s
 /// on every row) and cbt cheap too (0.5 s), rlr and shift dear (1.5 s and
-/// 8.5 s). Against rnda, shift adds nothing on its deciding fold and runs
-/// no other; rlr explains the rows rnda cannot and goes on; cbt, poor but
-/// cheap, is never judged; a fold that failed or scored nothing finite
-/// anchors nothing.
+/// 8.5 s). Against rnda and cbt, shift adds nothing on its deciding fold
+/// and runs no other; rlr explains the rows rnda cannot and goes on; cbt,
+/// poor but cheap, is never judged; a fold that failed or scored nothing
+/// finite anchors nothing.
 #[test]
 fn the_first_round_stops_a_dear_candidate_after_its_deciding_fold() {
     let n = 20_000;
@@ -437,7 +437,11 @@ fn the_first_round_stops_a_dear_candidate_after_its_deciding_fold() {
         (4, fold(vec![f64::NEG_INFINITY; 10], 0.001)),
     ];
     let mut anchor = cheapest_deciding_fold(&candidates, &results, 30, n).unwrap();
-    assert_eq!(anchor.name, "rnda");
+    // cbt is cheap too, so it is in the stack, with next to no weight.
+    assert_eq!(anchor.name, "rnda + cbt");
+    for (stacked, own) in anchor.ll.iter().zip(&rnda) {
+        assert!((stacked.unwrap() - own).abs() < 1e-3, "{stacked:?} {own}");
+    }
     assert_eq!(anchor.dear, ["rlr", "shift"]);
     assert_eq!(anchor.ll.iter().flatten().count(), 10);
     let curtail = first_round_curtail(&candidates, &results, &anchor, n).unwrap();
@@ -453,4 +457,66 @@ fn the_first_round_stops_a_dear_candidate_after_its_deciding_fold() {
     // Nothing dear: nothing to curtail.
     anchor.dear.clear();
     assert!(first_round_curtail(&candidates, &results, &anchor, n).is_none());
+}
+
+/// Digits' first round, in small: the cheapest candidate (rnda) ranks
+/// poorly, a cheap one (rlr) well, and a dear one (rmda) scores just below
+/// rlr on every row. rmda is far better than rnda alone, but adds nothing
+/// to rnda and rlr stacked, which is what it must lift to be fitted: it
+/// stops after its deciding fold. A dear candidate that explains rows
+/// neither cheap one can goes on.
+#[test]
+fn a_dear_candidate_is_judged_against_every_cheap_one_stacked() {
+    let n = 1797;
+    let candidates = ["rnda", "rlr", "shift", "rmda"];
+    let rows: Vec<usize> = (0..40).collect();
+    let fold = |scores: Vec<f64>, seconds: f64| {
+        Ok(FoldOut {
+            rows: rows.clone(),
+            p_true: vec![vec![0.5, 0.5]; scores.len()],
+            scores,
+            seconds,
+            trained_on: 400,
+        })
+    };
+    let rlr: Vec<f64> = rows
+        .iter()
+        .map(|r| if r % 4 == 0 { -2.0 } else { -0.3 })
+        .collect();
+    let results: Vec<TaskResult> = vec![
+        (0, fold(vec![-1.5; 40], 0.08)),
+        (1, fold(rlr.clone(), 0.1)),
+        // Good where rlr is poor: the mixture gains on a quarter of the rows.
+        (
+            2,
+            fold(
+                rows.iter()
+                    .map(|r| if r % 4 == 0 { -0.2 } else { -0.6 })
+                    .collect(),
+                0.45,
+            ),
+        ),
+        (3, fold(rlr.iter().map(|s| s - 0.01).collect(), 0.4)),
+    ];
+    let anchor = cheapest_deciding_fold(&candidates, &results, 40, n).unwrap();
+    assert_eq!(anchor.name, "rnda + rlr");
+    assert_eq!(anchor.dear, ["shift", "rmda"]);
+    let curtail = first_round_curtail(&candidates, &results, &anchor, n).unwrap();
+    assert!(curtail.stops("rmda"));
+    assert!(!curtail.stops("shift"));
+    // Against rnda alone, as the first round judged before, rmda went on.
+    let rnda = results_ll(&results[0]);
+    let alone = Curtail::new("rnda", &rnda, vec!["rmda"]).deciding_for(n);
+    alone.judge("rmda", DECIDING_FOLD, &rows, &rlr);
+    assert!(!alone.stops("rmda"));
+}
+
+/// A deciding fold's scores as per-row log-likelihoods over its rows.
+fn results_ll(result: &TaskResult) -> Vec<Option<f64>> {
+    let fold = result.1.as_ref().unwrap();
+    let mut ll = vec![None; fold.rows.len()];
+    for (&r, &s) in fold.rows.iter().zip(&fold.scores) {
+        ll[r] = Some(s);
+    }
+    ll
 }
