@@ -17,6 +17,7 @@
 //! rule on held-out data, so a more flexible model does not win by
 //! overfitting. The model with the highest mean is then fitted on every row.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -1127,12 +1128,19 @@ impl Runner<'_> {
         // The caller's stop also spares the tasks not yet begun: each would
         // start a fit only to be told at its first progress report.
         if self.stop.load(Ordering::Relaxed)
+            || self.clock.candidate_over_budget(name)
             || self.clock.unaffordable(name, None, n)
             || self.curtailed(name)
         {
             return Err(FitError::Cancelled);
         }
-        self.clock.begin(name);
+        // The fold's running time, as it goes, is what its candidate spends.
+        let counted = Cell::new(Duration::ZERO);
+        let spend = || {
+            let now = started.elapsed();
+            self.clock
+                .spend(name, now.saturating_sub(counted.replace(now)));
+        };
         let model = build_model(name, self.options)?;
         let held: Vec<usize> = (0..self.rows.len())
             .filter(|&j| self.folds[j] == Some(fold))
@@ -1152,6 +1160,7 @@ impl Runner<'_> {
         let train_labels: Vec<usize> = train.iter().map(|&r| self.labels[r]).collect();
         let mut cb = |p: Progress| {
             report(p.fraction.clamp(0.0, 0.99));
+            spend();
             let running = Some((started.elapsed(), train.len()));
             if self.stop.load(Ordering::Relaxed)
                 || self.clock.candidate_over_budget(name)
@@ -1170,7 +1179,9 @@ impl Runner<'_> {
             self.inputs.n_classes(),
             &Guide::default(),
             &mut cb,
-        )?;
+        );
+        spend();
+        let fit = fit?;
         let classifier = fit.classifier.as_ref().ok_or_else(|| {
             FitError::NotApplicable(format!("{name} cannot classify held-out rows"))
         })?;
