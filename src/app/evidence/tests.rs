@@ -411,15 +411,7 @@ fn the_first_round_stops_a_dear_candidate_after_its_deciding_fold() {
         .iter()
         .map(|r| if r % 2 == 0 { -0.4 } else { -1.4 })
         .collect();
-    let fold = |scores: Vec<f64>, seconds: f64| {
-        Ok(FoldOut {
-            rows: rows.clone(),
-            p_true: vec![vec![0.5, 0.5]; scores.len()],
-            scores,
-            seconds,
-            trained_on: 400,
-        })
-    };
+    let fold = |scores, seconds| deciding_fold(&rows, scores, seconds);
     let results: Vec<TaskResult> = vec![
         (0, fold(rnda.clone(), 0.008)),
         (
@@ -470,15 +462,7 @@ fn a_dear_candidate_is_judged_against_every_cheap_one_stacked() {
     let n = 1797;
     let candidates = ["rnda", "rlr", "shift", "rmda"];
     let rows: Vec<usize> = (0..40).collect();
-    let fold = |scores: Vec<f64>, seconds: f64| {
-        Ok(FoldOut {
-            rows: rows.clone(),
-            p_true: vec![vec![0.5, 0.5]; scores.len()],
-            scores,
-            seconds,
-            trained_on: 400,
-        })
-    };
+    let fold = |scores, seconds| deciding_fold(&rows, scores, seconds);
     let rlr: Vec<f64> = rows
         .iter()
         .map(|r| if r % 4 == 0 { -2.0 } else { -0.3 })
@@ -509,6 +493,17 @@ fn a_dear_candidate_is_judged_against_every_cheap_one_stacked() {
     let alone = Curtail::new("rnda", &rnda, vec!["rmda"]).deciding_for(n);
     alone.judge("rmda", DECIDING_FOLD, &rows, &rlr);
     assert!(!alone.stops("rmda"));
+}
+
+/// A first-round fold of 400 training rows that held out `rows`.
+fn deciding_fold(rows: &[usize], scores: Vec<f64>, seconds: f64) -> Result<FoldOut, FitError> {
+    Ok(FoldOut {
+        rows: rows.to_vec(),
+        p_true: vec![vec![0.5, 0.5]; scores.len()],
+        scores,
+        seconds,
+        trained_on: 400,
+    })
 }
 
 /// A deciding fold's scores as per-row log-likelihoods over its rows.
