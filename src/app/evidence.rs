@@ -670,9 +670,10 @@ struct FirstAnchor {
 /// evidence rows of a table of `n`. A dear candidate is judged against
 /// every cheap one stacked, as [`combine::earned`] will judge it, not
 /// against the cheapest alone: on digits the cheapest (rnda) ranks worst
-/// of the Gaussian models, so cbt and shift outscored it on their
-/// deciding folds and ran their other folds (1.7 of the round's 4 CPU-s)
-/// only to add nothing to rnda and rlr together in the end.
+/// of the Gaussian models, so shift, rmda and cbt outscored it on their
+/// deciding folds and ran their other folds, and a second round, only to
+/// add nothing to rnda and rlr together in the end (clean digits: 6.7 s
+/// then, 1.7 s now, the same ranking).
 fn cheapest_deciding_fold(
     candidates: &[&'static str],
     results: &[TaskResult],

@@ -12,8 +12,9 @@ use crate::app::combine;
 /// core is no cost of the candidate's. Measured from its first fold's
 /// start instead, the waits between its folds counted: on classes20_4k
 /// rlr, shift and rmda shared the second round and each "ran past the
-/// 10 s budget", rlr with its three folds at 5.7 s of running, so its
-/// evidence was thrown away, and whether it was depended on the load.
+/// 10 s budget", rlr with its three folds at 5.7 s of running: its
+/// evidence was thrown away in some runs and not in others, as the load
+/// had it.
 ///
 /// The clock also predicts what a fit on the whole table would cost:
 /// every finished fold leaves its seconds per training row, and a fold
