@@ -44,7 +44,7 @@ pub const CANDIDATES: &[&str] = &["rnda", "rlr", "shift", "rmda", "cbt"];
 /// Folds of the cross-validation: every row is scored once, by a fit on
 /// two thirds of the rows; more folds cost more fits for a criterion that
 /// only has to rank a handful of models.
-const FOLDS: usize = 3;
+pub(crate) const FOLDS: usize = 3;
 
 /// Rows the evidence is computed on at most (a stratified sample): the
 /// standard error of a mean log-likelihood over 3000 rows is about 0.01
@@ -292,7 +292,7 @@ fn say_why_unscored(
                     m,
                     "over the time budget".into(),
                     format!(
-                        "its folds on the full evidence sample ran past the {:.0} s budget; name it with --model to fit it",
+                        "its folds on the full evidence sample ran, or at their pace would run, past the {:.0} s budget; name it with --model to fit it",
                         clock.budget().as_secs_f64()
                     ),
                 ),

@@ -390,7 +390,7 @@ fn an_unscored_candidate_says_it_ran_out_of_time() {
     say_why_unscored(&mut entries, &["rlr"], &clock, 4000);
     assert_eq!(entries[0].status, "over the time budget");
     let why = entries[0].reason.as_deref().unwrap();
-    assert!(why.contains("ran past the 20 s budget"), "{why}");
+    assert!(why.contains("would run, past the 20 s budget"), "{why}");
     let mut entries = Vec::new();
     say_why_unscored(&mut entries, &["shift"], &clock, 4000);
     assert_eq!(entries[0].status, "not scored");
