@@ -288,7 +288,7 @@ fn say_why_unscored(
         if !candidates.iter().any(|c| c.model == *m) {
             candidates.push(match clock.too_slow(m) {
                 Some(secs) => stopped(m, n, secs),
-                None if clock.candidate_over_budget(m) => left_out(
+                None if clock.candidate_over_budget(m, None) => left_out(
                     m,
                     "over the time budget".into(),
                     format!(
@@ -1129,7 +1129,7 @@ impl Runner<'_> {
         // The caller's stop also spares the tasks not yet begun: each would
         // start a fit only to be told at its first progress report.
         if self.stop.load(Ordering::Relaxed)
-            || self.clock.candidate_over_budget(name)
+            || self.clock.candidate_over_budget(name, None)
             || self.clock.unaffordable(name, None, n)
             || self.curtailed(name)
         {
@@ -1164,7 +1164,9 @@ impl Runner<'_> {
             spend();
             let running = Some((started.elapsed(), train.len()));
             if self.stop.load(Ordering::Relaxed)
-                || self.clock.candidate_over_budget(name)
+                || self
+                    .clock
+                    .candidate_over_budget(name, Some(started.elapsed()))
                 || self.clock.unaffordable(name, running, n)
                 || self.curtailed(name)
             {

@@ -1,6 +1,6 @@
 //! The time budget of choosing a model by evidence.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{BUDGET_FACTOR, CANDIDATES, FOLDS, MIN_BUDGET};
@@ -41,6 +41,9 @@ pub struct Clock {
     /// their seconds summed (as f64 bits).
     finished: [AtomicUsize; CANDIDATES.len()],
     finished_seconds: [AtomicU64; CANDIDATES.len()],
+    /// Per entry of [`CANDIDATES`], this round: set once its budget is
+    /// known to be spent, so that its other folds stop or never start.
+    spent: [AtomicBool; CANDIDATES.len()],
     /// Per entry of [`CANDIDATES`], this round: seconds per training row of
     /// its last finished fold, as f64 bits (0: none yet).
     rate: [AtomicU64; CANDIDATES.len()],
@@ -66,6 +69,7 @@ impl Clock {
             busy: std::array::from_fn(|_| AtomicU64::new(0)),
             finished: std::array::from_fn(|_| AtomicUsize::new(0)),
             finished_seconds: std::array::from_fn(|_| AtomicU64::new(0)),
+            spent: std::array::from_fn(|_| AtomicBool::new(false)),
             rate: std::array::from_fn(|_| AtomicU64::new(0)),
             too_slow: std::array::from_fn(|_| AtomicU64::new(0)),
         }
@@ -126,6 +130,9 @@ impl Clock {
         for count in &self.finished {
             count.store(0, Ordering::Relaxed);
         }
+        for flag in &self.spent {
+            flag.store(false, Ordering::Relaxed);
+        }
     }
 
     /// Notes that a fold of `candidate` has run `ran` more.
@@ -138,10 +145,11 @@ impl Clock {
 
     /// Whether `candidate`'s folds have run for longer than its budget this
     /// round, summed over them, or cannot all run within it: [`FOLDS`] of
-    /// them at the mean time of those finished (the folds are of one size).
+    /// them, the folds being of one size, each as long as the mean of those
+    /// finished, or at least as long as a fold still `running` has run.
     /// On classes20_4k shift's first fold on 2000 rows took 5.5 s against a
     /// 10 s budget, and its other two then ran 6 s more to be stopped.
-    pub fn candidate_over_budget(&self, candidate: &str) -> bool {
+    pub fn candidate_over_budget(&self, candidate: &str, running: Option<Duration>) -> bool {
         let Some(c) = index(candidate) else {
             return false;
         };
@@ -149,8 +157,15 @@ impl Clock {
         let busy = Duration::from_nanos(self.busy[c].load(Ordering::Relaxed));
         let finished = self.finished[c].load(Ordering::Relaxed);
         let seconds = f64::from_bits(self.finished_seconds[c].load(Ordering::Relaxed));
-        busy.as_secs_f64() > budget
-            || (finished > 0 && seconds / finished as f64 * FOLDS as f64 > budget)
+        let fold_at_least = running.map_or(0.0, |r| r.as_secs_f64());
+        let over = self.spent[c].load(Ordering::Relaxed)
+            || busy.as_secs_f64() > budget
+            || fold_at_least * FOLDS as f64 > budget
+            || (finished > 0 && seconds / finished as f64 * FOLDS as f64 > budget);
+        if over {
+            self.spent[c].store(true, Ordering::Relaxed);
+        }
+        over
     }
 
     /// Whether `candidate`'s fit on all `n` rows is now known to be beyond
@@ -232,25 +247,31 @@ mod tests {
         let clock = Clock::begun_ago(Duration::from_secs(30), Duration::from_secs(1));
         assert!(clock.over_budget());
         // A candidate that waited for a core all that time has spent nothing.
-        assert!(!clock.candidate_over_budget("rmda"));
+        assert!(!clock.candidate_over_budget("rmda", None));
         // Three folds of 8 s each, whenever they ran, are 24 s: over.
         clock.spend("rlr", Duration::from_secs(8));
         clock.spend("rlr", Duration::from_secs(8));
-        assert!(!clock.candidate_over_budget("rlr"));
+        assert!(!clock.candidate_over_budget("rlr", None));
         clock.spend("rlr", Duration::from_secs(8));
-        assert!(clock.candidate_over_budget("rlr"));
-        assert!(!clock.candidate_over_budget("shift"));
+        assert!(clock.candidate_over_budget("rlr", None));
+        assert!(!clock.candidate_over_budget("shift", None));
         // A new round gives every candidate its whole budget again.
         clock.new_round();
-        assert!(!clock.candidate_over_budget("rlr"));
+        assert!(!clock.candidate_over_budget("rlr", None));
         // One fold of 6 s: three such (18 s) fit the budget; a second of
         // 8 s puts the three at 21 s, past it, before they have run.
         clock.mark_done("shift", 6.0, 2000);
-        assert!(!clock.candidate_over_budget("shift"));
+        assert!(!clock.candidate_over_budget("shift", None));
         clock.mark_done("shift", 8.0, 2000);
-        assert!(clock.candidate_over_budget("shift"));
+        assert!(clock.candidate_over_budget("shift", None));
         clock.new_round();
-        assert!(!clock.candidate_over_budget("shift"));
+        assert!(!clock.candidate_over_budget("shift", None));
+        // A fold still running at 7 s: the three will take 21 s at least.
+        let running = |secs| Some(Duration::from_secs(secs));
+        assert!(!clock.candidate_over_budget("shift", running(6)));
+        assert!(clock.candidate_over_budget("shift", running(7)));
+        // Its next fold does not start.
+        assert!(clock.candidate_over_budget("shift", None));
     }
 
     /// rnda's fold took 0.01 s on 2000 rows: its fit on 200k rows about 1 s,
