@@ -646,7 +646,7 @@ enum Schedule<'c> {
     Together(Option<&'c Curtail<'c>>),
     /// Every candidate's deciding fold first; then the others' folds, but
     /// none of a dear candidate whose deciding fold fell short against the
-    /// cheapest (the first round). The rule is the second round's
+    /// cheap candidates stacked (the first round). The rule is the second round's
     /// ([`curtail`]), applied as soon as there is something to apply it to:
     /// on gauss_200k rmda's deciding fold of 400 training rows added
     /// nothing to rnda's, yet its other two folds ran, 0.36 of the round's
