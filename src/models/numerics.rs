@@ -146,6 +146,30 @@ pub fn log_add_exp(a: f64, b: f64) -> f64 {
     hi + (lo - hi).exp().ln_1p()
 }
 
+/// Groups a parallel sum is split into: the sum's association is fixed by
+/// the blocks alone, whatever the cores (up to this many of them busy).
+const SUM_GROUPS: usize = 8;
+
+/// The sum of `term(b)` over `blocks`, in parallel but always associated
+/// the same way: [`SUM_GROUPS`] contiguous runs of blocks, each summed in
+/// order, then the runs in order. Rayon's `reduce` associates partial sums
+/// as the work happens to be stolen, so the same fit on the same rows could
+/// differ in its last bits from run to run, and with the number of cores.
+/// `zero` is the sum of nothing.
+pub fn ordered_sum<F>(blocks: &[usize], zero: &DMatrix<f64>, term: F) -> DMatrix<f64>
+where
+    F: Fn(usize) -> DMatrix<f64> + Sync,
+{
+    use rayon::prelude::*;
+    let per_group = blocks.len().div_ceil(SUM_GROUPS).max(1);
+    blocks
+        .par_chunks(per_group)
+        .map(|group| group.iter().fold(zero.clone(), |acc, &b| acc + term(b)))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .fold(zero.clone(), |acc, part| acc + part)
+}
+
 /// A^T B without copying A transposed. nalgebra hands products of
 /// dynamic matrices beyond 5 x 5 to matrixmultiply, which reads A^T in
 /// place through strides (`a.transpose()` first scattered a copy as large
@@ -259,5 +283,36 @@ mod tests {
         assert!((log_sigmoid(-1000.0) + 1000.0).abs() < 1e-9);
         assert!(log_sigmoid(1000.0).abs() < 1e-12);
         assert!((log_sigmoid(0.3) - sigmoid(0.3).ln()).abs() < 1e-12);
+    }
+
+    /// Terms of very different sizes, whose float sum depends on how it is
+    /// associated: the same bits from pools of one, two and seven threads
+    /// and from repeated calls.
+    #[test]
+    fn an_ordered_sum_is_the_same_whatever_the_threads() {
+        let blocks: Vec<usize> = (0..37).collect();
+        let term = |b: usize| {
+            let v = if b.is_multiple_of(3) {
+                1e16
+            } else {
+                1.0 + b as f64 * 1e-3
+            };
+            DMatrix::from_element(2, 2, if b.is_multiple_of(2) { v } else { -v / 3.0 })
+        };
+        let zero = DMatrix::zeros(2, 2);
+        let sum_with = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| ordered_sum(&blocks, &zero, term))
+        };
+        let one = sum_with(1);
+        for threads in [2, 7, 2, 7] {
+            assert_eq!(sum_with(threads), one);
+        }
+        // And it is the sum: near 1e16 only the large terms count.
+        let plain: f64 = blocks.iter().map(|&b| term(b)[(0, 0)]).sum();
+        assert!((one[(0, 0)] - plain).abs() <= 1e-12 * plain.abs().max(1.0) + 16.0);
     }
 }

@@ -6,7 +6,7 @@
 use nalgebra::{DMatrix, DVector};
 use rayon::prelude::*;
 
-use crate::models::numerics::tr_product;
+use crate::models::numerics::{ordered_sum, tr_product};
 use crate::models::standardize::Standardizer;
 use crate::models::{CovarianceFamily, FitError, ModelOptions};
 
@@ -165,13 +165,10 @@ impl<'a> Scaled<'a> {
             return out;
         }
         let starts: Vec<usize> = (0..n).step_by(ROW_BLOCK).collect();
-        starts
-            .par_iter()
-            .map(|&s| {
-                let len = ROW_BLOCK.min(n - s);
-                tr_product(&self.block(s, len), &weights.rows(s, len).into_owned())
-            })
-            .reduce(|| DMatrix::zeros(p, k), |a, b| a + b)
+        ordered_sum(&starts, &DMatrix::zeros(p, k), |s| {
+            let len = ROW_BLOCK.min(n - s);
+            tr_product(&self.block(s, len), &weights.rows(s, len).into_owned())
+        })
     }
 }
 
@@ -488,24 +485,21 @@ fn add_squared_norms<S>(
 fn weighted_scatter(x: Scaled<'_>, w: &DVector<f64>, mu: &DVector<f64>) -> DMatrix<f64> {
     let (n, p) = (x.nrows(), x.ncols());
     let starts: Vec<usize> = (0..n).step_by(ROW_BLOCK).collect();
-    starts
-        .par_iter()
-        .map(|&s| {
-            let len = ROW_BLOCK.min(n - s);
-            let sw: Vec<f64> = w.rows(s, len).iter().map(|v| v.max(0.0).sqrt()).collect();
-            let mut block = x.block(s, len);
-            for j in 0..p {
-                let m = mu[j];
-                for (v, swv) in block.column_mut(j).iter_mut().zip(&sw) {
-                    *v = (*v - m) * swv;
-                }
+    ordered_sum(&starts, &DMatrix::zeros(p, p), |s| {
+        let len = ROW_BLOCK.min(n - s);
+        let sw: Vec<f64> = w.rows(s, len).iter().map(|v| v.max(0.0).sqrt()).collect();
+        let mut block = x.block(s, len);
+        for j in 0..p {
+            let m = mu[j];
+            for (v, swv) in block.column_mut(j).iter_mut().zip(&sw) {
+                *v = (*v - m) * swv;
             }
-            // Through the blocked gemm kernel, reading the block's
-            // transpose in place (a transposed copy cost as much as the
-            // product at p = 20; `tr_mul` computes plain dot products).
-            tr_product(&block, &block)
-        })
-        .reduce(|| DMatrix::zeros(p, p), |a, b| a + b)
+        }
+        // Through the blocked gemm kernel, reading the block's
+        // transpose in place (a transposed copy cost as much as the
+        // product at p = 20; `tr_mul` computes plain dot products).
+        tr_product(&block, &block)
+    })
 }
 
 fn weighted_variances(x: Scaled<'_>, w: &DVector<f64>, mu: &DVector<f64>) -> DVector<f64> {

@@ -14,7 +14,7 @@ use std::borrow::Cow;
 
 use nalgebra::DMatrix;
 
-use crate::models::numerics::{sigmoid, tr_product};
+use crate::models::numerics::{ordered_sum, sigmoid, tr_product};
 use crate::models::standardize::Standardizer;
 
 /// Coefficients of a fit: one column per logit (1 when binary, K softmax).
@@ -1012,32 +1012,28 @@ fn weighted_gram_columns(
     r: &[f64],
     cols: &[usize],
 ) -> DMatrix<f64> {
-    use rayon::prelude::*;
     let (n, m) = (x.nrows(), coords.len());
     let blocks: Vec<usize> = (0..n).step_by(GRAM_BLOCK_ROWS).collect();
-    blocks
-        .par_iter()
-        .map(|&start| {
-            let end = (start + GRAM_BLOCK_ROWS).min(n);
-            let rows = end - start;
-            let a = sqrt_weighted_block(x, coords, w, start..end);
-            let mut b = DMatrix::zeros(rows, cols.len() + 1);
-            for (pos, &idx) in cols.iter().enumerate() {
-                b.column_mut(pos).copy_from(&a.column(idx));
-            }
-            // W^(1/2) [Z | 1] against W^(-1/2) r is the gradient (weights
-            // are floored above zero).
-            for ((o, r), s) in b
-                .column_mut(cols.len())
-                .iter_mut()
-                .zip(&r[start..end])
-                .zip(a.column(m).iter())
-            {
-                *o = r / s;
-            }
-            tr_product(&a, &b)
-        })
-        .reduce(|| DMatrix::zeros(m + 1, cols.len() + 1), |a, b| a + b)
+    ordered_sum(&blocks, &DMatrix::zeros(m + 1, cols.len() + 1), |start| {
+        let end = (start + GRAM_BLOCK_ROWS).min(n);
+        let rows = end - start;
+        let a = sqrt_weighted_block(x, coords, w, start..end);
+        let mut b = DMatrix::zeros(rows, cols.len() + 1);
+        for (pos, &idx) in cols.iter().enumerate() {
+            b.column_mut(pos).copy_from(&a.column(idx));
+        }
+        // W^(1/2) [Z | 1] against W^(-1/2) r is the gradient (weights
+        // are floored above zero).
+        for ((o, r), s) in b
+            .column_mut(cols.len())
+            .iter_mut()
+            .zip(&r[start..end])
+            .zip(a.column(m).iter())
+        {
+            *o = r / s;
+        }
+        tr_product(&a, &b)
+    })
 }
 
 /// Rows above which a Newton round forms its curvature on a subsample.
