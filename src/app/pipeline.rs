@@ -142,7 +142,7 @@ impl FitPlan {
             Planned::One(m) => m.fit_inputs(features, levels, labels, k, guide, progress)?,
             Planned::ByEvidence(options) => {
                 let found = evidence::select(inputs, labels, options, progress)?;
-                let stacked = combine::members(&combine::stacking_weights(&found));
+                let stacked = combine::stacked_members(&found);
                 let n = inputs.n_samples();
                 let (weights, left_out) = combine::affordable(stacked, &found, n);
                 let (weights, unearned) = combine::earned(weights, &found, n);
