@@ -130,10 +130,18 @@ pub fn stacked_log_lik(log_lik: &[(String, Vec<Option<f64>>)]) -> Vec<Option<f64
 pub fn stacked_members(evidence: &Evidence) -> Weights {
     let kept = members(&stacking_weights(evidence));
     let index = |m: &str| evidence.log_lik.iter().position(|(c, _)| c == m);
-    let mut set: Vec<usize> = kept.iter().filter_map(|(m, _)| index(m)).collect();
+    let set: Vec<usize> = kept.iter().filter_map(|(m, _)| index(m)).collect();
     if set.len() < 2 {
         return kept;
     }
+    members_over(evidence, set)
+}
+
+/// The [`members`] of the stacking of the candidates `set` (indices into
+/// `evidence.log_lik`) alone. Fitted in candidate order, whatever order
+/// `set` lists them in (the order they were tried follows their measured
+/// cost): the weights' float sums then do not depend on it.
+fn members_over(evidence: &Evidence, mut set: Vec<usize>) -> Weights {
     set.sort_unstable();
     let w = em_weights(&relative_rows(&evidence.log_lik, &set), set.len());
     let named: Vec<(String, f64)> = set
@@ -270,16 +278,7 @@ pub fn earned(members: Weights, evidence: &Evidence, n: usize) -> (Weights, Vec<
     if left.is_empty() {
         return (members, left);
     }
-    // In candidate order, not the order they were tried in (which follows
-    // their measured cost): the weights' float sums then do not depend on it.
-    set.sort_unstable();
-    let w = em_weights(&relative_rows(&evidence.log_lik, &set), set.len());
-    let named: Vec<(String, f64)> = set
-        .iter()
-        .map(|&c| evidence.log_lik[c].0.clone())
-        .zip(w)
-        .collect();
-    (self::members(&named), left)
+    (members_over(evidence, set), left)
 }
 
 /// The models of `names` whose fit on all `n` rows is predicted within

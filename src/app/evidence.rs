@@ -674,7 +674,7 @@ struct FirstAnchor {
 /// deciding folds and ran their other folds, and a second round, only to
 /// add nothing to rnda and rlr together in the end (clean digits: 6.7 s
 /// then, 1.7 s now, the same ranking).
-fn cheapest_deciding_fold(
+fn first_anchor(
     candidates: &[&'static str],
     results: &[TaskResult],
     n_rows: usize,
@@ -817,7 +817,7 @@ impl Table<'_> {
                     p.max_iterations = all;
                     progress(p)
                 })?;
-                let anchor = cheapest_deciding_fold(candidates, &results, rows.len(), n);
+                let anchor = first_anchor(candidates, &results, rows.len(), n);
                 let curtail = anchor
                     .as_ref()
                     .and_then(|a| first_round_curtail(candidates, &results, a, n));
@@ -1141,6 +1141,7 @@ impl Runner<'_> {
             let now = started.elapsed();
             self.clock
                 .spend(name, now.saturating_sub(counted.replace(now)));
+            now
         };
         let model = build_model(name, self.options)?;
         let held: Vec<usize> = (0..self.rows.len())
@@ -1161,12 +1162,10 @@ impl Runner<'_> {
         let train_labels: Vec<usize> = train.iter().map(|&r| self.labels[r]).collect();
         let mut cb = |p: Progress| {
             report(p.fraction.clamp(0.0, 0.99));
-            spend();
-            let running = Some((started.elapsed(), train.len()));
+            let elapsed = spend();
+            let running = Some((elapsed, train.len()));
             if self.stop.load(Ordering::Relaxed)
-                || self
-                    .clock
-                    .candidate_over_budget(name, Some(started.elapsed()))
+                || self.clock.candidate_over_budget(name, Some(elapsed))
                 || self.clock.unaffordable(name, running, n)
                 || self.curtailed(name)
             {

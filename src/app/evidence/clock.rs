@@ -38,9 +38,9 @@ pub struct Clock {
     /// run, summed over them.
     busy: [AtomicU64; CANDIDATES.len()],
     /// Per entry of [`CANDIDATES`], this round: its finished folds, and
-    /// their seconds summed (as f64 bits).
+    /// their nanoseconds summed.
     finished: [AtomicUsize; CANDIDATES.len()],
-    finished_seconds: [AtomicU64; CANDIDATES.len()],
+    finished_nanos: [AtomicU64; CANDIDATES.len()],
     /// Per entry of [`CANDIDATES`], this round: set once its budget is
     /// known to be spent, so that its other folds stop or never start.
     spent: [AtomicBool; CANDIDATES.len()],
@@ -68,7 +68,7 @@ impl Clock {
             first_done: AtomicU64::new(0),
             busy: std::array::from_fn(|_| AtomicU64::new(0)),
             finished: std::array::from_fn(|_| AtomicUsize::new(0)),
-            finished_seconds: std::array::from_fn(|_| AtomicU64::new(0)),
+            finished_nanos: std::array::from_fn(|_| AtomicU64::new(0)),
             spent: std::array::from_fn(|_| AtomicBool::new(false)),
             rate: std::array::from_fn(|_| AtomicU64::new(0)),
             too_slow: std::array::from_fn(|_| AtomicU64::new(0)),
@@ -96,10 +96,9 @@ impl Clock {
         if let Some(c) = index(candidate) {
             let rate = (seconds / trained.max(1) as f64).max(f64::MIN_POSITIVE);
             self.rate[c].store(rate.to_bits(), Ordering::Relaxed);
-            let _ =
-                self.finished_seconds[c].fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| {
-                    Some((f64::from_bits(b) + seconds).to_bits())
-                });
+            let ran = Duration::from_secs_f64(seconds.max(0.0)).as_nanos();
+            self.finished_nanos[c]
+                .fetch_add(u64::try_from(ran).unwrap_or(u64::MAX), Ordering::Relaxed);
             self.finished[c].fetch_add(1, Ordering::Relaxed);
         }
     }
@@ -123,7 +122,7 @@ impl Clock {
             .iter()
             .chain(&self.rate)
             .chain(&self.too_slow)
-            .chain(&self.finished_seconds)
+            .chain(&self.finished_nanos)
         {
             slot.store(0, Ordering::Relaxed);
         }
@@ -156,7 +155,8 @@ impl Clock {
         let budget = self.budget().as_secs_f64();
         let busy = Duration::from_nanos(self.busy[c].load(Ordering::Relaxed));
         let finished = self.finished[c].load(Ordering::Relaxed);
-        let seconds = f64::from_bits(self.finished_seconds[c].load(Ordering::Relaxed));
+        let seconds =
+            Duration::from_nanos(self.finished_nanos[c].load(Ordering::Relaxed)).as_secs_f64();
         let fold_at_least = running.map_or(0.0, |r| r.as_secs_f64());
         let over = self.spent[c].load(Ordering::Relaxed)
             || busy.as_secs_f64() > budget

@@ -428,7 +428,7 @@ fn the_first_round_stops_a_dear_candidate_after_its_deciding_fold() {
         // Faster than any, but it scored a label at probability zero.
         (4, fold(vec![f64::NEG_INFINITY; 10], 0.001)),
     ];
-    let mut anchor = cheapest_deciding_fold(&candidates, &results, 30, n).unwrap();
+    let mut anchor = first_anchor(&candidates, &results, 30, n).unwrap();
     // cbt is cheap too, so it is in the stack, with next to no weight.
     assert_eq!(anchor.name, "rnda + cbt");
     for (stacked, own) in anchor.ll.iter().zip(&rnda) {
@@ -482,7 +482,7 @@ fn a_dear_candidate_is_judged_against_every_cheap_one_stacked() {
         ),
         (3, fold(rlr.iter().map(|s| s - 0.01).collect(), 0.4)),
     ];
-    let anchor = cheapest_deciding_fold(&candidates, &results, 40, n).unwrap();
+    let anchor = first_anchor(&candidates, &results, 40, n).unwrap();
     assert_eq!(anchor.name, "rnda + rlr");
     assert_eq!(anchor.dear, ["shift", "rmda"]);
     let curtail = first_round_curtail(&candidates, &results, &anchor, n).unwrap();
