@@ -4,6 +4,7 @@
 mod build;
 mod cells;
 mod compatible;
+mod decimal_comma;
 #[cfg(test)]
 mod fuzz;
 mod geo;

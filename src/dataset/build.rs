@@ -6,6 +6,7 @@ use std::path::Path;
 use nalgebra::DMatrix;
 
 use super::cells::{CellAt, MAX_MAGNITUDE, RawColumn};
+use super::decimal_comma;
 use super::grid::{Grid, Labels};
 use super::read::err;
 use super::shown::{as_arg, shown};
@@ -161,7 +162,7 @@ fn check_cells(path: &Path, features: &[RawColumn], opts: &LoadOptions) -> Resul
                 shown(&at.text),
                 shown(&name)
             ),
-            &hint_for(&name),
+            &decimal_comma::hint(&at.text).unwrap_or_else(|| hint_for(&name)),
         ));
     }
 
@@ -179,10 +180,12 @@ fn check_cells(path: &Path, features: &[RawColumn], opts: &LoadOptions) -> Resul
                 shown(&at.text),
                 shown(&name)
             ),
-            &format!(
-                "fix the cell, mark it missing (NA), or use --ignore {} to leave the column out",
-                as_arg(&name)
-            ),
+            &decimal_comma::hint(&at.text).unwrap_or_else(|| {
+                format!(
+                    "fix the cell, mark it missing (NA), or use --ignore {} to leave the column out",
+                    as_arg(&name)
+                )
+            }),
         ));
     }
     Ok(())
@@ -302,10 +305,12 @@ fn check_levels(
                 "column {} has {levels} different strings among {n} samples, too many to be categories (one 0/1 column each: at most {MAX_ONEHOT_LEVELS}, and at most one per two samples)",
                 shown(&col.name)
             ),
-            &format!(
-                "it looks like an identifier or free text: use --ignore {} to leave it out",
-                as_arg(&col.name)
-            ),
+            &decimal_comma::hint(&at.text).unwrap_or_else(|| {
+                format!(
+                    "it looks like an identifier or free text: use --ignore {} to leave it out",
+                    as_arg(&col.name)
+                )
+            }),
         ));
     }
     Ok(())

@@ -6,6 +6,7 @@ use std::path::Path;
 use nalgebra::DMatrix;
 
 use super::cells::{Cell, MAX_MAGNITUDE, read_cell};
+use super::decimal_comma;
 use super::read::{
     decompress, err, field_lines, field_text, read_regular_file, split_fields, table_records,
 };
@@ -14,8 +15,9 @@ use super::{DataError, Dataset, FeatureSource};
 
 /// A cell's text and 1-based (line, column).
 type Located = (String, usize, usize);
-/// Columns by name, and the sample ids when they come from the header.
-type Columns = (HashMap<String, Vec<Located>>, Option<Vec<String>>);
+/// Columns by name, the sample ids when they come from the header, and
+/// the delimiter.
+type Columns = (HashMap<String, Vec<Located>>, Option<Vec<String>>, u8);
 
 /// A test table read with a training table's schema.
 #[derive(Clone, Debug)]
@@ -73,7 +75,7 @@ fn columns_by_name(path: &Path, ds: &Dataset) -> Result<Columns, DataError> {
         for row in &rows[1..] {
             columns.insert(row[0].0.trim().to_string(), row[1..].to_vec());
         }
-        Ok((columns, Some(ids)))
+        Ok((columns, Some(ids), delimiter))
     } else {
         for (f, name) in rows[0].iter().enumerate() {
             columns.insert(
@@ -81,7 +83,7 @@ fn columns_by_name(path: &Path, ds: &Dataset) -> Result<Columns, DataError> {
                 rows[1..].iter().map(|r| r[f].clone()).collect(),
             );
         }
-        Ok((columns, None))
+        Ok((columns, None, delimiter))
     }
 }
 
@@ -89,7 +91,7 @@ impl Dataset {
     /// Reads a test table with this dataset's schema: the same feature
     /// columns by name (in any order), the label column if it has one.
     pub fn load_compatible(&self, path: &Path) -> Result<TestTable, DataError> {
-        let (columns, header_ids) = columns_by_name(path, self)?;
+        let (columns, header_ids, delimiter) = columns_by_name(path, self)?;
         let n = header_ids
             .as_ref()
             .map(Vec::len)
@@ -117,8 +119,18 @@ impl Dataset {
             })?;
             match source {
                 FeatureSource::Numeric { fill, .. } => {
+                    // The test table's own convention: a training table
+                    // read with decimal commas may be scored on one
+                    // written with points, and the other way round.
+                    let commas = decimal_comma::possible(delimiter)
+                        && decimal_comma::column_is(col.iter().map(|c| &c.0));
                     for (i, (text, line, column)) in col.iter().enumerate() {
-                        x[(i, j)] = match (read_cell(text), fill) {
+                        let read = if commas {
+                            decimal_comma::read_as(text)
+                        } else {
+                            std::borrow::Cow::Borrowed(text.as_str())
+                        };
+                        x[(i, j)] = match (read_cell(&read), fill) {
                             (Cell::Number(v), _) if self.options.log2 && v <= 0.0 => {
                                 return Err(err(
                                     path,

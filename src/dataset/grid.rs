@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::LoadOptions;
 use super::cells::RawColumn;
+use super::decimal_comma;
 use super::read::{err, field_in, field_lines, field_text, split_fields};
 
 use super::shown::{name_list, shown};
@@ -306,7 +307,7 @@ pub fn samples_as_rows_in(
         ),
         progress: progress.map(|report| (report, AtomicUsize::new(0), n)),
     };
-    let (values, parts) = layout.read_in_chunks(data, p, n_chunks);
+    let (mut values, parts) = layout.read_in_chunks(data, p, n_chunks);
     let mut features: Vec<RawColumn> = feature_fields
         .iter()
         .map(|&f| RawColumn::new(header[f].clone(), false, 0))
@@ -327,6 +328,16 @@ pub fn samples_as_rows_in(
         if let (Some(ids), Some(mut more)) = (ids.as_mut(), part.ids) {
             ids.append(&mut more);
         }
+    }
+    if decimal_comma::possible(delimiter) {
+        reread_decimal_commas(
+            bytes,
+            data,
+            delimiter,
+            &feature_fields,
+            &mut features,
+            &mut values,
+        );
     }
     // String columns become 0/1 columns, which needs every cell's text; but
     // most columns are numbers, and a String per cell would more than
@@ -637,6 +648,16 @@ pub fn samples_as_columns(
         for (j, (text, line)) in row[1..].iter().enumerate() {
             col.push(text, *line, j + 2);
         }
+        // Only a row the number reader found text in is read again.
+        if col.first_text.is_some()
+            && decimal_comma::possible(delimiter)
+            && decimal_comma::column_is(row[1..].iter().map(|(t, _)| t))
+        {
+            col = RawColumn::new(names[r].clone(), keep_texts, n);
+            for (j, (text, line)) in row[1..].iter().enumerate() {
+                col.push(&decimal_comma::read_as(text), *line, j + 2);
+            }
+        }
         features.push(col);
     }
     if features.is_empty() {
@@ -663,6 +684,54 @@ pub fn samples_as_columns(
         label_field: label_row + 1,
         id_name: None,
         n_fields,
+    })
+}
+
+/// Reads again, with decimal commas, the feature columns written so (see
+/// [`decimal_comma`]). Only a column the number reader found text in is
+/// looked at, so a table of ordinary numbers costs nothing more.
+fn reread_decimal_commas(
+    bytes: &[u8],
+    data: &[RecordSpan],
+    delimiter: u8,
+    feature_fields: &[usize],
+    features: &mut [RawColumn],
+    values: &mut [f64],
+) {
+    let n = data.len();
+    for (c, (col, &f)) in features.iter_mut().zip(feature_fields).enumerate() {
+        if col.first_text.is_none() {
+            continue;
+        }
+        // A column of levels is known at its first cell: nothing is kept.
+        if !decimal_comma::column_is(column_cells(bytes, data, delimiter, f).map(|(t, _)| t)) {
+            continue;
+        }
+        let mut again = RawColumn::new(std::mem::take(&mut col.name), false, 0);
+        let cells = column_cells(bytes, data, delimiter, f);
+        for ((text, line), v) in cells.zip(&mut values[c * n..(c + 1) * n]) {
+            *v = again.note(&decimal_comma::read_as(&text), line, f + 1);
+        }
+        *col = again;
+    }
+}
+
+/// The text of field `f` of every record of `records`, with its line.
+fn column_cells<'a>(
+    bytes: &'a [u8],
+    records: &'a [RecordSpan],
+    delimiter: u8,
+    f: usize,
+) -> impl Iterator<Item = (String, usize)> + 'a {
+    let (mut scratch, mut lines) = (Vec::new(), Vec::new());
+    records.iter().map(move |rec| {
+        let content = &bytes[rec.content.clone()];
+        split_fields(content, delimiter, &mut scratch);
+        field_lines(content, &scratch, &mut lines);
+        (
+            field_text(&content[scratch[f].clone()]),
+            rec.line + lines[f],
+        )
     })
 }
 

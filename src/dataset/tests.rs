@@ -806,3 +806,86 @@ fn progress_is_reported_up_to_every_record_read() {
     assert!(seen.iter().all(|f| (0.0..=1.0).contains(f)), "{seen:?}");
     assert_eq!(seen.last(), Some(&1.0));
 }
+
+#[test]
+fn decimal_commas_are_read_where_fields_are_not_separated_by_commas() {
+    // A semicolon table as a German or French spreadsheet exports it.
+    let opts = LoadOptions {
+        missing: MissingPolicy::Mean,
+        ..LoadOptions::default()
+    };
+    let d = load_str(
+        "id;a;b;label\ns1;1,5;2;x\ns2;-0,25;NA;y\ns3;3;1e3;x\n",
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(d.feature_names, ["a", "b"]);
+    assert_eq!(
+        d.x.column(0).iter().copied().collect::<Vec<_>>(),
+        [1.5, -0.25, 3.0]
+    );
+    assert_eq!(
+        d.x.column(1).iter().copied().collect::<Vec<_>>(),
+        [2.0, 501.0, 1000.0]
+    );
+    // Genes x samples, tab-separated.
+    let opts = LoadOptions {
+        transpose: true,
+        ..LoadOptions::default()
+    };
+    let d = load_str(
+        "gene\ts1\ts2\ts3\ng1\t0,5\t1\t2,25\nlabel\tx\ty\tx\n",
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(
+        d.x.column(0).iter().copied().collect::<Vec<_>>(),
+        [0.5, 1.0, 2.25]
+    );
+    // The export rewrites the raw file: the cells keep their commas.
+    assert!(String::from_utf8_lossy(&d.raw.bytes).contains("0,5\t1\t2,25"));
+}
+
+#[test]
+fn a_comma_is_not_read_as_a_decimal_mark_where_it_could_mean_something_else() {
+    // Comma-separated: "1,500" may be fifteen hundred.
+    let e = error(
+        "a,b,label\n\"1,5\",1,x\n\"2,5\",2,y\n",
+        &LoadOptions::default(),
+    );
+    assert!(
+        e.starts_with("t.csv:2:1") && e.contains("separated by semicolons"),
+        "{e}"
+    );
+    // A point beside commas: two conventions, or thousands separators.
+    let e = error("a;b;label\n1.5;1;x\n2,5;2;y\n", &LoadOptions::default());
+    assert!(
+        e.starts_with("t.csv:3:1: cannot read \"2,5\"") && e.contains("one way"),
+        "{e}"
+    );
+    let e = error(
+        "a;b;label\n1.234,5;1;x\n2.000,5;2;y\n",
+        &LoadOptions::default(),
+    );
+    assert!(e.contains("thousands separators"), "{e}");
+    // Levels that happen to hold commas stay levels.
+    let opts = LoadOptions {
+        categorical: CategoricalPolicy::Onehot,
+        ..LoadOptions::default()
+    };
+    let d = load_str("a;b;label\nlow,high;1;x\nhigh,low;2;y\n", &opts).unwrap();
+    assert_eq!(d.n_features(), 3);
+}
+
+#[test]
+fn a_test_table_is_read_in_its_own_decimal_convention() {
+    let d = ok("a;b;label\n1,5;1;x\n2,5;2;y\n");
+    let dir = tempfile::tempdir().unwrap();
+    let test = dir.path().join("test.csv");
+    std::fs::write(&test, "a;b\n0,75;3\n").unwrap();
+    let t = d.load_compatible(&test).unwrap();
+    assert_eq!(t.x.row(0).iter().copied().collect::<Vec<_>>(), [0.75, 3.0]);
+    std::fs::write(&test, "a,b\n0.75,3\n").unwrap();
+    let t = d.load_compatible(&test).unwrap();
+    assert_eq!(t.x.row(0).iter().copied().collect::<Vec<_>>(), [0.75, 3.0]);
+}
