@@ -4,6 +4,7 @@
 //!
 //! - [`pipeline`]: the one fit pipeline (resolve `auto` -> build the model ->
 //!   give it the matrix it reads -> fit -> name classes and features).
+//! - [`data_notes`]: what a curator should know about a table as read.
 //! - [`calibrate`]: `auto`'s p_mislabel calibrated to the held-out noise.
 //! - [`evidence`]: how `auto` chooses: every candidate's cross-validated
 //!   likelihood of the given labels.
@@ -12,11 +13,13 @@
 
 pub mod calibrate;
 pub mod combine;
+pub mod data_notes;
 pub mod demo;
 pub mod evidence;
 pub mod job;
 pub mod pipeline;
 
+pub use data_notes::data_notes;
 pub use demo::{DEMO_NAME, load_or_demo};
 pub use job::{FitJob, WorkerMsg};
 pub use pipeline::{FitInputs, FitPlan, reads_levels};

@@ -229,6 +229,14 @@ fn data_section(a: &AuditInput, file: &str) -> String {
     if let Some(j) = a.journal {
         facts.push(("session journal", esc(&j.display().to_string())));
     }
+    let notes = crate::app::data_notes(ds);
+    if !notes.is_empty() {
+        let items: String = notes
+            .iter()
+            .map(|n| format!("<li>{}</li>", esc(n)))
+            .collect();
+        facts.push(("to know", format!("<ul>{items}</ul>")));
+    }
     format!(
         "<section id=\"data\">\n<h2>Data set</h2>\n{}</section>\n",
         fact_list(&facts)

@@ -162,3 +162,48 @@ fn a_papers_experiment_leaves_no_bar_in_a_pipe() {
     assert_no_bar(&stdout);
     assert_no_bar(&stderr);
 }
+
+/// Before the fit, scan says what the table holds that its ranking cannot
+/// show (here one label typed two ways); `-q` keeps stderr for errors.
+#[test]
+fn scan_notes_a_label_written_two_ways_before_its_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("t.csv");
+    let mut table = String::from("a,b,label\n");
+    for i in 0..30 {
+        let (label, m) = match i % 3 {
+            0 => ("x", 0.0),
+            1 => ("y", 3.0),
+            _ => (if i == 2 { "Y " } else { "y" }, 3.0),
+        };
+        table.push_str(&format!(
+            "{},{},{label}\n",
+            m + (i % 5) as f64 * 0.3,
+            m - (i % 7) as f64 * 0.2
+        ));
+    }
+    std::fs::write(&data, table).unwrap();
+    let ranking = dir.path().join("r.csv");
+    let out = succeed(relabel().arg("scan").arg(&data).arg("--out").arg(&ranking));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 3, "{stderr}");
+    assert!(
+        lines[0].starts_with("relabel scan: note: the labels \"y\" (19) and \"Y \" (1) differ"),
+        "{stderr}"
+    );
+    assert!(
+        lines[1].starts_with("relabel scan: note: class \"Y \" (1 sample)"),
+        "{stderr}"
+    );
+    assert!(lines[2].contains("ranking written to"), "{stderr}");
+    let quiet = succeed(
+        relabel()
+            .arg("scan")
+            .arg(&data)
+            .arg("-q")
+            .arg("--out")
+            .arg(&ranking),
+    );
+    assert!(quiet.stderr.is_empty());
+}

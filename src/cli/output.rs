@@ -179,6 +179,7 @@ pub fn report_value(ds: &Dataset, fit: &Fit, info: &RunInfo) -> serde_json::Valu
         "options": info.options,
         "classes": ds.classes,
         "class_counts": ds.class_counts(),
+        "data_notes": crate::app::data_notes(ds),
         "gamma": fit.gamma.as_ref().map(gamma_json),
         "has_shifts": fit.shifts.is_some(),
         "extra": extra,

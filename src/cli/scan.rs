@@ -35,6 +35,11 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
     check_outputs(a)?;
     let ds = load(&a.data, data, &[model.name()])?;
     let plan = FitPlan::for_table(&ds, model.name(), &options)?;
+    if !a.quiet {
+        for note in crate::app::data_notes(&ds) {
+            eprintln!("relabel scan: note: {note}");
+        }
+    }
     let started = Instant::now();
     let inputs = FitInputs::of_table(&ds, &plan, None);
     let fit = {

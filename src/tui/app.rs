@@ -87,11 +87,14 @@ pub struct App {
 }
 
 /// The start-up notices: how the session was resumed, then what reading its
-/// journal found (as errors: the curator should look).
+/// journal found and what the table holds that the ranking cannot show
+/// (labels written several ways, classes too small to learn): as errors,
+/// the curator should look.
 fn start_notices(session: &Session, resume: &ResumeInfo) -> Vec<Message> {
     let journal = session
         .journal_notices()
         .into_iter()
+        .chain(crate::app::data_notes(session.dataset()))
         .map(|text| Message { text, error: true });
     resume_message(resume).into_iter().chain(journal).collect()
 }

@@ -1016,3 +1016,32 @@ fn the_stacked_model_pane_shows_every_row_of_the_flip_table() {
     }
     assert!(!text.contains("more rows"), "{text}");
 }
+
+/// What the ranking cannot show is said on opening: a label typed two ways
+/// is two classes to every model, one of them a class of a single sample.
+#[test]
+fn a_label_written_two_ways_is_said_on_opening() {
+    let table = "a,label\n1,x\n2,x\n3,x\n4,X\n5,y\n6,y\n7,y\n";
+    let ds = load_bytes(
+        Path::new("t.csv"),
+        table.as_bytes().to_vec(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let (session, resume) = Session::open(ds, None).unwrap();
+    let mut app = App::with_keys(
+        session,
+        &resume,
+        "nda",
+        ModelOptions::default(),
+        KeyMap::load(None).unwrap(),
+    );
+    let text = screen(&app, 120, 30);
+    assert!(
+        text.contains("the labels \"x\" (3) and \"X\" (1) differ only in letter"),
+        "{text}"
+    );
+    assert!(text.contains("class \"X\" (1 sample) has fewer"), "{text}");
+    press(&mut app, "j");
+    assert!(!screen(&app, 120, 30).contains("differ only"));
+}

@@ -1,0 +1,182 @@
+//! What a curator should know about a table before reading its ranking:
+//! rows the options left out or filled in, label texts that look like one
+//! label written several ways, and classes too small to be learnt. The
+//! review screen shows them on opening, `scan` says them on stderr and in
+//! its report.
+
+use std::collections::BTreeMap;
+
+use super::evidence::FOLDS;
+use crate::dataset::{Dataset, FeatureSource, name_list, shown};
+
+/// The notes on `ds`, most consequential first.
+pub fn data_notes(ds: &Dataset) -> Vec<String> {
+    let counts = ds.class_counts();
+    let mut notes = label_variants(&ds.classes, &counts);
+    notes.extend(small_classes(&ds.classes, &counts));
+    notes.extend(left_out(ds));
+    notes.extend(filled_in(ds));
+    notes
+}
+
+/// Labels that differ only in letter case or in blanks around them: to a
+/// model they are different classes (labels are kept exactly as written,
+/// so an export changes only what the curator changed), to a reader almost
+/// always one label typed several ways. The fit cannot say so (each
+/// variant is a class of its own), so it is said here.
+fn label_variants(classes: &[String], counts: &[usize]) -> Vec<String> {
+    let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (k, class) in classes.iter().enumerate() {
+        groups
+            .entry(class.trim().to_lowercase())
+            .or_default()
+            .push(k);
+    }
+    groups
+        .into_values()
+        .filter(|g| g.len() > 1)
+        .map(|mut g| {
+            g.sort_by_key(|&k| std::cmp::Reverse(counts[k]));
+            let named: Vec<String> = g
+                .iter()
+                .map(|&k| format!("{} ({})", shown(&classes[k]), counts[k]))
+                .collect();
+            format!(
+                "the labels {} differ only in letter case or blanks around them, so they are {} classes here: relabel the variants to one label, or fix the file",
+                and_list(&named),
+                g.len()
+            )
+        })
+        .collect()
+}
+
+/// Classes with fewer samples than auto's folds. Every model estimates a
+/// class from its own samples, so one or two samples are judged against a
+/// class made of themselves and look unsuspicious to some models (rnda puts
+/// a lone sample's class mean on the sample), while a class this small is
+/// often a typo of another label. Three is also the fewest a class needs
+/// to be held out in each of the [`FOLDS`] folds auto judges models on.
+fn small_classes(classes: &[String], counts: &[usize]) -> Option<String> {
+    let small: Vec<String> = classes
+        .iter()
+        .zip(counts)
+        .filter(|&(_, &c)| (1..FOLDS).contains(&c))
+        .map(|(name, &c)| {
+            let samples = if c == 1 { "sample" } else { "samples" };
+            format!("{} ({c} {samples})", shown(name))
+        })
+        .collect();
+    if small.is_empty() {
+        return None;
+    }
+    let (what, has, its) = if small.len() == 1 {
+        ("class", "has", "its")
+    } else {
+        ("classes", "have", "their")
+    };
+    Some(format!(
+        "{what} {} {has} fewer than {FOLDS} samples: too few for a model to learn a class from, so {its} samples' ranking says little; a class this small is often a mistyped label: check {its} samples by hand",
+        and_list(&small)
+    ))
+}
+
+/// Samples `--missing drop` left out.
+fn left_out(ds: &Dataset) -> Option<String> {
+    let (_, first) = ds.dropped.first()?;
+    let n = ds.dropped.len();
+    let samples = if n == 1 { "sample" } else { "samples" };
+    Some(format!(
+        "{n} {samples} left out for missing values (--missing drop; the first: {first}); they are kept unchanged in the cleaned file"
+    ))
+}
+
+/// Columns whose missing cells `--missing mean` filled in.
+fn filled_in(ds: &Dataset) -> Option<String> {
+    let filled: Vec<String> = ds
+        .sources
+        .iter()
+        .filter_map(|s| match s {
+            FeatureSource::Numeric {
+                name,
+                fill: Some(_),
+            } => Some(name.clone()),
+            _ => None,
+        })
+        .collect();
+    (!filled.is_empty()).then(|| {
+        format!(
+            "missing values filled with the column's mean (--missing mean) in {}",
+            name_list(&filled)
+        )
+    })
+}
+
+/// "a", "a and b", "a, b and c".
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::dataset::{LoadOptions, MissingPolicy, load_bytes};
+    use std::path::Path;
+
+    fn notes_of(text: &str, opts: &LoadOptions) -> Vec<String> {
+        let ds = load_bytes(Path::new("t.csv"), text.as_bytes().to_vec(), opts).unwrap();
+        data_notes(&ds)
+    }
+
+    #[test]
+    fn one_label_written_several_ways_is_named_with_its_counts() {
+        let table = "a,label\n1,x\n2,x\n3,x \n4,X\n5,y\n6,y\n7,y\n8,x\n";
+        let notes = notes_of(table, &LoadOptions::default());
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(
+            notes[0].starts_with("the labels \"x\" (3), \"x \" (1) and \"X\" (1) differ only")
+                && notes[0].contains("3 classes here"),
+            "{}",
+            notes[0]
+        );
+        // The two variants of one sample each are also too small to learn.
+        assert!(
+            notes[1]
+                .starts_with("classes \"x \" (1 sample) and \"X\" (1 sample) have fewer than 3")
+        );
+    }
+
+    #[test]
+    fn a_clean_table_has_no_notes() {
+        let table = "a,label\n1,x\n2,x\n3,x\n4,y\n5,y\n6,y\n";
+        assert!(notes_of(table, &LoadOptions::default()).is_empty());
+    }
+
+    #[test]
+    fn rows_left_out_and_columns_filled_are_said() {
+        let table = "a,b,label\n1,NA,x\n2,1,x\n3,2,x\n4,3,x\nNA,3,y\n5,4,y\n6,5,y\n7,6,y\n";
+        let drop = LoadOptions {
+            missing: MissingPolicy::Drop,
+            ..LoadOptions::default()
+        };
+        let notes = notes_of(table, &drop);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with("2 samples left out for missing values"),
+            "{}",
+            notes[0]
+        );
+        assert!(notes[0].contains("column \"b\""), "{}", notes[0]);
+        let mean = LoadOptions {
+            missing: MissingPolicy::Mean,
+            ..LoadOptions::default()
+        };
+        let notes = notes_of(table, &mean);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].ends_with("in a, b"), "{}", notes[0]);
+    }
+}
