@@ -56,7 +56,13 @@ fn label_variants(classes: &[String], counts: &[usize]) -> Vec<String> {
 /// a lone sample's class mean on the sample), while a class this small is
 /// often a typo of another label. Three is also the fewest a class needs
 /// to be held out in each of the [`FOLDS`] folds auto judges models on.
+/// Said only beside a class of at least that many: in a table where every
+/// class is this small the table is small, and the fit says what it can.
 fn small_classes(classes: &[String], counts: &[usize]) -> Option<String> {
+    // Where no class is larger, the table is small, not a class.
+    if counts.iter().all(|&c| c < FOLDS) {
+        return None;
+    }
     let small: Vec<String> = classes
         .iter()
         .zip(counts)
@@ -111,11 +117,20 @@ fn filled_in(ds: &Dataset) -> Option<String> {
     })
 }
 
-/// "a", "a and b", "a, b and c".
+/// At most this many items are listed in a note; the rest are counted.
+const LISTED: usize = 6;
+
+/// "a", "a and b", "a, b and c"; beyond [`LISTED`] items, "a, b, ... and
+/// 7 more".
 fn and_list(items: &[String]) -> String {
     match items {
         [] => String::new(),
         [one] => one.clone(),
+        _ if items.len() > LISTED => format!(
+            "{} and {} more",
+            items[..LISTED].join(", "),
+            items.len() - LISTED
+        ),
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
@@ -151,8 +166,18 @@ mod tests {
     }
 
     #[test]
+    fn long_lists_are_cut() {
+        let items: Vec<String> = (0..9).map(|i| i.to_string()).collect();
+        assert_eq!(and_list(&items[..3]), "0, 1 and 2");
+        assert_eq!(and_list(&items), "0, 1, 2, 3, 4, 5 and 3 more");
+    }
+
+    #[test]
     fn a_clean_table_has_no_notes() {
         let table = "a,label\n1,x\n2,x\n3,x\n4,y\n5,y\n6,y\n";
+        assert!(notes_of(table, &LoadOptions::default()).is_empty());
+        // Every class small: a small table, not a class to check.
+        let table = "a,label\n1,x\n2,x\n4,y\n5,y\n";
         assert!(notes_of(table, &LoadOptions::default()).is_empty());
     }
 

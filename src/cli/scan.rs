@@ -35,11 +35,6 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
     check_outputs(a)?;
     let ds = load(&a.data, data, &[model.name()])?;
     let plan = FitPlan::for_table(&ds, model.name(), &options)?;
-    if !a.quiet {
-        for note in crate::app::data_notes(&ds) {
-            eprintln!("relabel scan: note: {note}");
-        }
-    }
     let started = Instant::now();
     let inputs = FitInputs::of_table(&ds, &plan, None);
     let fit = {
@@ -101,6 +96,10 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
             }),
             _ => None,
         };
+        // After the fit, so that a table the fit refuses gets one line.
+        for note in crate::app::data_notes(&ds) {
+            eprintln!("relabel scan: note: {note}");
+        }
         eprintln!("{}", summary(a, &plan, &fit, test));
     }
     Ok(())

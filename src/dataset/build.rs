@@ -9,7 +9,7 @@ use super::cells::{CellAt, MAX_MAGNITUDE, RawColumn};
 use super::decimal_comma;
 use super::grid::{Grid, Labels};
 use super::read::err;
-use super::shown::{as_arg, shown};
+use super::shown::{as_arg, name_list, shown};
 use super::{
     CategoricalColumn, CategoricalPolicy, DataError, FeatureSource, LoadOptions, MissingPolicy,
 };
@@ -49,7 +49,7 @@ fn earliest<'a>(
 }
 
 pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataError> {
-    check_labels(path, &grid)?;
+    check_labels(path, &grid, opts)?;
     let n = grid.labels.codes.len();
     let (ids, id_name) = choose_ids(path, grid.ids, grid.id_name, opts)?;
     let mut features = grid.features;
@@ -86,7 +86,7 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
 }
 
 /// There are samples, and every one has a label.
-fn check_labels(path: &Path, grid: &Grid) -> Result<(), DataError> {
+fn check_labels(path: &Path, grid: &Grid, opts: &LoadOptions) -> Result<(), DataError> {
     if grid.labels.codes.is_empty() {
         return Err(err(
             path,
@@ -105,7 +105,65 @@ fn check_labels(path: &Path, grid: &Grid) -> Result<(), DataError> {
             "every sample needs a label: fill it in, or remove the row",
         ));
     }
+    if opts.label.is_none() {
+        guessed_label_holds_classes(path, grid, opts)?;
+    }
     Ok(())
+}
+
+/// A label column relabel picked itself (by its name, else the last
+/// column) that has more distinct values than classes can have, by the rule
+/// a string feature is held to ([`check_levels`]: beyond [`FEW_LEVELS`],
+/// at most one per two samples): a label seen about once is no class, so
+/// the pick is wrong, most often a table whose label is not its last
+/// column. Said before anything is fitted, with the columns to choose from.
+fn guessed_label_holds_classes(
+    path: &Path,
+    grid: &Grid,
+    opts: &LoadOptions,
+) -> Result<(), DataError> {
+    let levels = grid.labels.levels.len();
+    let n = grid.labels.codes.len();
+    if levels <= FEW_LEVELS || 2 * levels <= n {
+        return Ok(());
+    }
+    let named = super::grid::LABEL_NAMES
+        .iter()
+        .any(|l| grid.label_name.eq_ignore_ascii_case(l));
+    let name = shown(&grid.label_name);
+    let (how, line, column, option) = match (opts.transpose, named) {
+        (false, true) => (
+            format!("column {name}"),
+            1,
+            grid.label_field + 1,
+            "--label COL",
+        ),
+        (false, false) => (
+            format!("column {name}, the last (none is named label, class, target or y),"),
+            1,
+            grid.label_field + 1,
+            "--label COL",
+        ),
+        (true, _) => (
+            format!("row {name}"),
+            grid.label_field + 1,
+            1,
+            "--label ROW",
+        ),
+    };
+    let others: Vec<String> = grid.features.iter().map(|c| c.name.clone()).collect();
+    Err(err(
+        path,
+        line,
+        column,
+        format!(
+            "{how} was taken for the labels, but it has {levels} different values among {n} samples, too many to be classes"
+        ),
+        &format!(
+            "name the label column with {option} (the others: {})",
+            name_list(&others)
+        ),
+    ))
 }
 
 /// Ids and the id column's name: an explicit id column must be unique; a

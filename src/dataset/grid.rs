@@ -14,7 +14,7 @@ use super::shown::{name_list, shown};
 use super::{DataError, Progress, RecordSpan};
 use rayon::prelude::*;
 
-const LABEL_NAMES: [&str; 4] = ["label", "class", "target", "y"];
+pub(super) const LABEL_NAMES: [&str; 4] = ["label", "class", "target", "y"];
 const ID_NAMES: [&str; 3] = ["id", "sample", "name"];
 
 /// The columns of a table, one entry per sample, before any policy.

@@ -889,3 +889,42 @@ fn a_test_table_is_read_in_its_own_decimal_convention() {
     let t = d.load_compatible(&test).unwrap();
     assert_eq!(t.x.row(0).iter().copied().collect::<Vec<_>>(), [0.75, 3.0]);
 }
+
+#[test]
+fn a_guessed_label_column_of_unique_values_is_refused_naming_the_others() {
+    let mut table = String::from("species,a,b\n");
+    for i in 0..40 {
+        table.push_str(&format!("{},{i},{}.5\n", ["x", "y"][i % 2], i * 3));
+    }
+    let e = error(&table, &LoadOptions::default());
+    assert!(
+        e.starts_with("t.csv:1:3: column \"b\", the last (none is named")
+            && e.contains("40 different values among 40 samples")
+            && e.contains("--label COL (the others: species, a)"),
+        "{e}"
+    );
+    // Named by the user: theirs to decide (the fit says what it can).
+    let opts = LoadOptions {
+        label: Some("b".into()),
+        ..LoadOptions::default()
+    };
+    let named = load_str(&table, &opts).map(|d| d.classes.len());
+    assert!(
+        named.as_ref().map_or_else(
+            |e| !e.to_string().contains("too many to be classes"),
+            |_| true
+        ),
+        "{named:?}"
+    );
+    let opts = LoadOptions {
+        label: Some("species".into()),
+        ..LoadOptions::default()
+    };
+    assert_eq!(load_str(&table, &opts).unwrap().classes, ["x", "y"]);
+    // Twenty classes are classes however few the samples.
+    let mut small = String::from("a,label\n");
+    for i in 0..20 {
+        small.push_str(&format!("{i},c{i}\n"));
+    }
+    assert!(load_str(&small, &LoadOptions::default()).is_ok());
+}
