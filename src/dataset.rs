@@ -5,6 +5,7 @@ mod build;
 mod cells;
 mod compatible;
 mod decimal_comma;
+mod encoding;
 #[cfg(test)]
 mod fuzz;
 mod geo;
@@ -18,6 +19,7 @@ mod shown;
 mod tests;
 
 pub use compatible::TestTable;
+pub use encoding::TextEncoding;
 pub use read::content_hash;
 pub use rewrite::rewrite;
 pub use shown::{name_list, one_line, shown};
@@ -156,6 +158,9 @@ pub struct RawTable {
     /// Decompressed file content, exactly as read.
     pub bytes: Vec<u8>,
     pub gzip: bool,
+    /// The file's text encoding; `bytes` are UTF-8 whatever it was, and an
+    /// export writes it back in this one.
+    pub encoding: TextEncoding,
     pub delimiter: u8,
     /// Where every record lies (header first): its content and its terminator.
     pub records: Vec<RecordSpan>,
@@ -307,9 +312,13 @@ fn load_bytes_in(
     let workbook = sheet::is_workbook(path, &bytes)
         .then(|| sheet::to_csv(path, &bytes, opts))
         .transpose()?;
-    let (bytes, gzip) = match &workbook {
-        Some(w) => (w.csv.clone(), false),
-        None => read::decompress(path, bytes)?,
+    let (bytes, gzip, encoding) = match &workbook {
+        Some(w) => (w.csv.clone(), false, TextEncoding::Utf8),
+        None => {
+            let (bytes, gzip) = read::decompress(path, bytes)?;
+            let (bytes, encoding) = encoding::to_utf8(bytes);
+            (bytes, gzip, encoding)
+        }
     };
     if let Some(kind) = geo::sniff(&bytes) {
         let (grid, sheet) = geo::grid(path, &bytes, kind, opts)?;
@@ -318,6 +327,7 @@ fn load_bytes_in(
             path: path.to_path_buf(),
             bytes: sheet,
             gzip: false,
+            encoding: TextEncoding::Utf8,
             delimiter: b',',
             records,
             format: SourceFormat::Geo,
@@ -353,6 +363,7 @@ fn load_bytes_in(
         path: path.to_path_buf(),
         bytes,
         gzip,
+        encoding,
         delimiter,
         records,
         format: if workbook.is_some() {

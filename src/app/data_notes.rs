@@ -7,16 +7,26 @@
 use std::collections::BTreeMap;
 
 use super::evidence::FOLDS;
-use crate::dataset::{Dataset, FeatureSource, name_list, shown};
+use crate::dataset::{Dataset, FeatureSource, TextEncoding, name_list, shown};
 
 /// The notes on `ds`, most consequential first.
 pub fn data_notes(ds: &Dataset) -> Vec<String> {
     let counts = ds.class_counts();
-    let mut notes = label_variants(&ds.classes, &counts);
+    let mut notes: Vec<String> = assumed_encoding(ds).into_iter().collect();
+    notes.extend(label_variants(&ds.classes, &counts));
     notes.extend(small_classes(&ds.classes, &counts));
     notes.extend(left_out(ds));
     notes.extend(filled_in(ds));
     notes
+}
+
+/// A file that is not UTF-8 is read as Windows-1252 (see
+/// `dataset::encoding`): any bytes decode so, so it is an assumption, and
+/// a file in another encoding would show wrong letters; said once.
+fn assumed_encoding(ds: &Dataset) -> Option<String> {
+    (ds.raw.encoding == TextEncoding::Windows1252).then(|| {
+        "the file is not UTF-8: it is read as Windows-1252 (Excel's \"CSV\" on Western-European Windows), and the cleaned file is written in it too; if its letters look wrong, save it as UTF-8".to_string()
+    })
 }
 
 /// Labels that differ only in letter case or in blanks around them: to a

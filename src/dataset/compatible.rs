@@ -34,6 +34,7 @@ pub struct TestTable {
 fn columns_by_name(path: &Path, ds: &Dataset) -> Result<Columns, DataError> {
     let bytes = read_regular_file(path)?;
     let (bytes, _) = decompress(path, bytes)?;
+    let (bytes, _) = super::encoding::to_utf8(bytes);
     let (records, delimiter) = table_records(path, &bytes, ds.options.delimiter)?;
     let mut scratch = Vec::new();
     let mut lines = Vec::new();

@@ -28,6 +28,7 @@ fn read_table(path: &Path) -> Result<Table, DataError> {
     // The same refusals as the table itself (a FIFO or a device never ends).
     let bytes = super::read::read_regular_file(path)?;
     let (bytes, _) = decompress(path, bytes)?;
+    let (bytes, _) = super::encoding::to_utf8(bytes);
     let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
     let delimiter = sniff_delimiter(path, first)?;
     let mut reader = csv::ReaderBuilder::new()

@@ -52,13 +52,15 @@ fn rebuild(
 
 /// The input's bytes with `edits` applied (per sample: a new label, or the
 /// sample left out); with `flag_column`, dropped samples stay, marked
-/// `drop` in a column (or, transposed, a row) of that name.
+/// `drop` in a column (or, transposed, a row) of that name. In the input's
+/// text encoding.
 pub fn rewrite(ds: &Dataset, edits: &[(usize, CellEdit)], flag_column: Option<&str>) -> Vec<u8> {
-    if ds.layout.transpose {
+    let utf8 = if ds.layout.transpose {
         rewrite_columns(ds, edits, flag_column)
     } else {
         rewrite_rows(ds, edits, flag_column)
-    }
+    };
+    super::encoding::from_utf8(utf8, ds.raw.encoding)
 }
 
 fn rewrite_rows(ds: &Dataset, edits: &[(usize, CellEdit)], flag: Option<&str>) -> Vec<u8> {

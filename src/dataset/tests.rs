@@ -928,3 +928,19 @@ fn a_guessed_label_column_of_unique_values_is_refused_naming_the_others() {
     }
     assert!(load_str(&small, &LoadOptions::default()).is_ok());
 }
+
+#[test]
+fn a_windows_1252_file_keeps_its_accents_and_is_rewritten_in_its_encoding() {
+    // Excel's "CSV" on French Windows: "thé" and "thè" are two classes.
+    let raw = b"id;a;esp\xe8ce\ns1;1;th\xe9\ns2;2;th\xe8\ns3;3;th\xe9\n".to_vec();
+    let d = load_bytes(Path::new("t.csv"), raw.clone(), &LoadOptions::default()).unwrap();
+    assert_eq!(d.raw.encoding, TextEncoding::Windows1252);
+    assert_eq!(d.label_name, "espèce");
+    assert_eq!(d.classes, ["thé", "thè"]);
+    assert_eq!(rewrite(&d, &[], None), raw);
+    let out = rewrite(&d, &[(1, CellEdit::Relabel("thé".into()))], None);
+    assert_eq!(
+        out,
+        b"id;a;esp\xe8ce\ns1;1;th\xe9\ns2;2;th\xe9\ns3;3;th\xe9\n"
+    );
+}
