@@ -228,6 +228,8 @@ pub struct Dataset {
     pub id_name: Option<String>,
     /// Data rows left out by `--missing drop`, with the reason.
     pub dropped: Vec<(usize, String)>,
+    /// Feature columns left out for holding one value in every sample.
+    pub constant: Vec<String>,
     /// String-valued feature columns (under `--categorical onehot`) with
     /// their levels and each sample's level, for models that use levels as
     /// they are.
@@ -417,6 +419,7 @@ fn finish(
         label_name,
         id_name: built.id_name,
         dropped: built.dropped,
+        constant: built.constant,
         categorical: built.categorical,
         sources: built.sources,
         layout,

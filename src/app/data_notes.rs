@@ -16,6 +16,7 @@ pub fn data_notes(ds: &Dataset) -> Vec<String> {
     notes.extend(label_variants(&ds.classes, &counts));
     notes.extend(small_classes(&ds.classes, &counts));
     notes.extend(left_out(ds));
+    notes.extend(constant(ds));
     notes.extend(filled_in(ds));
     notes
 }
@@ -106,6 +107,25 @@ fn left_out(ds: &Dataset) -> Option<String> {
     ))
 }
 
+/// Columns left out for holding one value in every sample.
+fn constant(ds: &Dataset) -> Option<String> {
+    let (what, holds) = match ds.constant.len() {
+        0 => return None,
+        1 => ("column", "holds"),
+        _ => ("columns", "hold"),
+    };
+    Some(format!(
+        "{what} {} {holds} one value in every sample, so {} left out: nothing in {} tells the classes apart",
+        name_list(&ds.constant),
+        if ds.constant.len() == 1 {
+            "it is"
+        } else {
+            "they are"
+        },
+        if ds.constant.len() == 1 { "it" } else { "them" },
+    ))
+}
+
 /// Columns whose missing cells `--missing mean` filled in.
 fn filled_in(ds: &Dataset) -> Option<String> {
     let filled: Vec<String> = ds
@@ -172,6 +192,18 @@ mod tests {
         assert!(
             notes[1]
                 .starts_with("classes \"x \" (1 sample) and \"X\" (1 sample) have fewer than 3")
+        );
+    }
+
+    #[test]
+    fn a_column_of_one_value_is_said_left_out() {
+        let table = "a,k,label\n1,5,x\n2,5,x\n3,5,x\n4,5,y\n5,5,y\n6,5,y\n";
+        let notes = notes_of(table, &LoadOptions::default());
+        assert_eq!(
+            notes,
+            [
+                "column k holds one value in every sample, so it is left out: nothing in it tells the classes apart"
+            ]
         );
     }
 

@@ -27,6 +27,8 @@ pub struct Built {
     pub categorical: Vec<CategoricalColumn>,
     pub sources: Vec<FeatureSource>,
     pub id_name: Option<String>,
+    /// Columns left out for holding one value in every kept sample.
+    pub constant: Vec<String>,
 }
 
 fn hint_for(name: &str) -> String {
@@ -64,7 +66,9 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
     let missing = handle_missing(path, &mut features, &mut values, n, opts)?;
     let kept = missing.kept;
     check_levels(path, &features, &kept, opts)?;
-    let columns = feature_columns(features, values, n, &kept, &missing.means);
+    let (features, values, means, constant) =
+        without_constant(path, features, values, n, &kept, missing.means)?;
+    let columns = feature_columns(features, values, n, &kept, &means);
     let (classes, labels) = classes_of(grid.labels, &kept);
     let ids = match ids {
         Some(ids) if kept.len() == n => ids,
@@ -82,7 +86,75 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
         categorical: columns.categorical,
         sources: columns.sources,
         id_name,
+        constant,
     })
+}
+
+/// Feature columns without those that hold one value (or one level) in
+/// every kept sample, whose names are returned. Such a column cannot tell
+/// any class from another, and it harms the models that estimate a spread
+/// per column: its variance is zero, so a Gaussian's covariance is
+/// singular along it (rmda's mixtures collapsed on every start), and a
+/// standardised column divides by zero. A table with no other column is
+/// an error.
+type Kept = (Vec<RawColumn>, Vec<f64>, Vec<Option<f64>>, Vec<String>);
+fn without_constant(
+    path: &Path,
+    features: Vec<RawColumn>,
+    mut values: Vec<f64>,
+    n: usize,
+    kept: &[usize],
+    means: Vec<Option<f64>>,
+) -> Result<Kept, DataError> {
+    let constant: Vec<bool> = features
+        .iter()
+        .enumerate()
+        .map(|(f, col)| match (&col.texts, is_text(col)) {
+            (Some(texts), true) => {
+                let mut seen = kept.iter().map(|&i| &texts[i]);
+                seen.next().is_some_and(|first| seen.all(|t| t == first))
+            }
+            (None, true) => false,
+            (_, false) => {
+                let column = &values[f * n..(f + 1) * n];
+                let mut seen = kept.iter().map(|&i| column[i]);
+                seen.next().is_some_and(|first| seen.all(|v| v == first))
+            }
+        })
+        .collect();
+    if !constant.contains(&true) {
+        return Ok((features, values, means, Vec::new()));
+    }
+    if constant.iter().all(|&c| c) {
+        let names: Vec<String> = features.iter().map(|c| c.name.clone()).collect();
+        return Err(err(
+            path,
+            1,
+            0,
+            format!(
+                "every feature column holds one value in every sample ({}), so nothing tells the classes apart",
+                name_list(&names)
+            ),
+            "check --ignore, --label and --transpose, or add the columns that were measured",
+        ));
+    }
+    let mut names = Vec::new();
+    let (mut kept_features, mut kept_means) = (Vec::new(), Vec::new());
+    let mut to = 0;
+    for (f, (col, mean)) in features.into_iter().zip(means).enumerate() {
+        if constant[f] {
+            names.push(col.name);
+            continue;
+        }
+        if to != f && n > 0 {
+            values.copy_within(f * n..(f + 1) * n, to * n);
+        }
+        to += 1;
+        kept_features.push(col);
+        kept_means.push(mean);
+    }
+    values.truncate(to * n);
+    Ok((kept_features, values, kept_means, names))
 }
 
 /// There are samples, and every one has a label.

@@ -944,3 +944,32 @@ fn a_windows_1252_file_keeps_its_accents_and_is_rewritten_in_its_encoding() {
         b"id;a;esp\xe8ce\ns1;1;th\xe9\ns2;2;th\xe9\ns3;3;th\xe9\n"
     );
 }
+
+#[test]
+fn columns_of_one_value_are_left_out_and_named() {
+    let opts = LoadOptions {
+        categorical: CategoricalPolicy::Onehot,
+        missing: MissingPolicy::Drop,
+        ..LoadOptions::default()
+    };
+    // "k" is 5 in every kept sample (the row where it is 9 is dropped), "s"
+    // one level: neither tells classes apart.
+    let table = "a,k,s,b,label\n1,5,u,2,x\n2,5,u,3,y\n3,9,u,NA,x\n4,5,u,1,y\n";
+    let d = load_str(table, &opts).unwrap();
+    assert_eq!(d.feature_names, ["a", "b"]);
+    assert_eq!(d.constant, ["k", "s"]);
+    assert_eq!(
+        d.x.column(1).iter().copied().collect::<Vec<_>>(),
+        [2.0, 3.0, 1.0]
+    );
+    // A test table needs only the columns the model reads.
+    let dir = tempfile::tempdir().unwrap();
+    let test = dir.path().join("test.csv");
+    std::fs::write(&test, "a,b\n7,8\n").unwrap();
+    assert_eq!(d.load_compatible(&test).unwrap().x.ncols(), 2);
+    let e = error("a,b,label\n1,2,x\n1,2,y\n", &LoadOptions::default());
+    assert!(
+        e.starts_with("t.csv:1: every feature column holds one value in every sample (a, b)"),
+        "{e}"
+    );
+}

@@ -270,6 +270,8 @@ proptest! {
         prop_assume!(classes.len() >= 2, "a table needs two classes to load");
         let ds = match load_bytes(Path::new("p.csv"), input.clone(), &table.options()) {
             Ok(ds) => ds,
+            // A table whose features never vary is refused: nothing to rewrite.
+            Err(e) if e.to_string().contains("one value in every sample") => return Ok(()),
             Err(e) => panic!("{e}\n{}", String::from_utf8_lossy(&input)),
         };
         prop_assert_eq!(ds.n_samples(), table.n_samples);
