@@ -208,13 +208,15 @@ fn single_line_sheet(
 
 /// A record whose field count differs from the header's; when the record
 /// runs over several lines, a quote is the likely cause, and the message
-/// says where.
+/// says where. When it is the `first` data row, the likelier cause is a
+/// title or a note above the header (spreadsheets export them as lines of
+/// their own), read as the header.
 fn wrong_width(
     path: &Path,
     rec: &RecordSpan,
     content: &[u8],
-    got: usize,
-    want: usize,
+    (got, want): (usize, usize),
+    first: bool,
 ) -> DataError {
     let breaks = content.iter().filter(|&&b| b == b'\n').count();
     let hint = if breaks > 0 {
@@ -224,6 +226,11 @@ fn wrong_width(
             rec.line + breaks,
             rec.line,
             rec.line + breaks
+        )
+    } else if first {
+        format!(
+            "the header is the first line of the file: if the lines above line {} are a title or notes, delete them; else check for a missing or extra delimiter",
+            rec.line
         )
     } else {
         "check for a missing or extra delimiter, or an unclosed quote".to_string()
@@ -305,6 +312,7 @@ pub fn samples_as_rows_in(
             "the id in column {}",
             shown(id_field.map_or("", |f| header[f].as_str()))
         ),
+        first_line: data.first().map(|r| r.line),
         progress: progress.map(|report| (report, AtomicUsize::new(0), n)),
     };
     let (mut values, parts) = layout.read_in_chunks(data, p, n_chunks);
@@ -442,6 +450,8 @@ struct RowLayout<'a> {
     feature_fields: &'a [usize],
     label_cell: String,
     id_cell: String,
+    /// The line of the first data record.
+    first_line: Option<usize>,
     /// Where to report, the records read so far by every chunk, and of how many.
     progress: Option<(Progress<'a>, AtomicUsize, usize)>,
 }
@@ -521,8 +531,8 @@ impl RowLayout<'_> {
                     self.path,
                     rec,
                     content,
-                    scratch.len(),
-                    self.n_fields,
+                    (scratch.len(), self.n_fields),
+                    Some(rec.line) == self.first_line,
                 ));
             }
             field_lines(content, &scratch, &mut lines);
@@ -639,7 +649,13 @@ pub fn samples_as_columns(
         let rec = &records[r + 1];
         if row.len() != n_fields {
             let content = &bytes[rec.content.clone()];
-            return Err(wrong_width(path, rec, content, row.len(), n_fields));
+            return Err(wrong_width(
+                path,
+                rec,
+                content,
+                (row.len(), n_fields),
+                r == 0,
+            ));
         }
         if r == label_row || opts.ignore.contains(&names[r]) {
             continue;

@@ -269,6 +269,28 @@ fn wrong_field_count_names_the_line() {
         e.starts_with("t.csv:3:") && e.contains("2 fields but the header has 3"),
         "{e}"
     );
+    assert!(
+        e.contains("missing or extra delimiter") && !e.contains("title"),
+        "{e}"
+    );
+    // A title line above the header, as spreadsheets export one.
+    let e = error(
+        "Measurements, 2024\n\na,b,label\n1,2,x\n3,4,y\n",
+        &LoadOptions::default(),
+    );
+    assert!(
+        e.starts_with("t.csv:3:") && e.contains("if the lines above line 3 are a title"),
+        "{e}"
+    );
+    let transposed = LoadOptions {
+        transpose: true,
+        ..LoadOptions::default()
+    };
+    let e = error(
+        "Genes, batch 2\ngene,s1,s2\ng1,1,2\nlabel,x,y\n",
+        &transposed,
+    );
+    assert!(e.contains("if the lines above line 2 are a title"), "{e}");
 }
 
 #[test]
