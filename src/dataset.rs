@@ -158,6 +158,8 @@ pub struct RawTable {
     /// Decompressed file content, exactly as read.
     pub bytes: Vec<u8>,
     pub gzip: bool,
+    /// Texts of a worksheet's rows above its header, skipped as a title.
+    pub title: Vec<String>,
     /// The file's text encoding; `bytes` are UTF-8 whatever it was, and an
     /// export writes it back in this one.
     pub encoding: TextEncoding,
@@ -329,6 +331,7 @@ fn load_bytes_in(
             path: path.to_path_buf(),
             bytes: sheet,
             gzip: false,
+            title: Vec::new(),
             encoding: TextEncoding::Utf8,
             delimiter: b',',
             records,
@@ -365,6 +368,10 @@ fn load_bytes_in(
         path: path.to_path_buf(),
         bytes,
         gzip,
+        title: workbook
+            .as_ref()
+            .map(|w| w.title.clone())
+            .unwrap_or_default(),
         encoding,
         delimiter,
         records,

@@ -317,3 +317,30 @@ fn a_workbook_exports_a_csv_beside_it_and_is_never_written() {
         std::fs::read(fixture("small.xlsx")).unwrap()
     );
 }
+
+/// Rows above a sheet's header (a title, a note) are skipped and said, and
+/// an empty row among the samples is no sample.
+#[test]
+fn a_sheet_with_a_title_above_its_header_loads_and_says_so() {
+    let file = fixture("small.xlsx");
+    let out = succeed(
+        relabel()
+            .arg("scan")
+            .arg(&file)
+            .args(["--sheet", "titled", "--model", "nda"]),
+    );
+    let (_, rows) = parse_csv(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(rows.len(), 6);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("rows above its header are taken for a title and skipped (\"Lab measurements, batch 3\", ...)"),
+        "{stderr}"
+    );
+    let opts = relabel::dataset::LoadOptions {
+        sheet: Some("titled".into()),
+        ..Default::default()
+    };
+    let ds = relabel::dataset::load(&file, &opts).unwrap();
+    assert_eq!(ds.feature_names, ["x1", "x2"]);
+    assert_eq!(ds.x[(1, 1)], 0.125);
+}

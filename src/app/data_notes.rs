@@ -13,6 +13,7 @@ use crate::dataset::{Dataset, FeatureSource, TextEncoding, name_list, shown};
 pub fn data_notes(ds: &Dataset) -> Vec<String> {
     let counts = ds.class_counts();
     let mut notes: Vec<String> = assumed_encoding(ds).into_iter().collect();
+    notes.extend(title(ds));
     notes.extend(label_variants(&ds.classes, &counts));
     notes.extend(small_classes(&ds.classes, &counts));
     notes.extend(left_out(ds));
@@ -28,6 +29,16 @@ fn assumed_encoding(ds: &Dataset) -> Option<String> {
     (ds.raw.encoding == TextEncoding::Windows1252).then(|| {
         "the file is not UTF-8: it is read as Windows-1252 (Excel's \"CSV\" on Western-European Windows), and the cleaned file is written in it too; if its letters look wrong, save it as UTF-8".to_string()
     })
+}
+
+/// A worksheet's rows above its header, skipped as a title.
+fn title(ds: &Dataset) -> Option<String> {
+    let first = ds.raw.title.first()?;
+    Some(format!(
+        "the sheet's rows above its header are taken for a title and skipped ({}{})",
+        shown(first),
+        if ds.raw.title.len() > 1 { ", ..." } else { "" }
+    ))
 }
 
 /// Labels that differ only in letter case or in blanks around them: to a

@@ -45,6 +45,8 @@ pub struct Workbook {
     sheet: String,
     header: Vec<String>,
     dates: Vec<DateCell>,
+    /// The texts of the rows above the header, read as a title.
+    pub title: Vec<String>,
 }
 
 /// `C4` for 1-based (line 4, column 3).
@@ -141,8 +143,28 @@ pub fn to_csv(path: &Path, bytes: &[u8], opts: &LoadOptions) -> Result<Workbook,
     let (top, _) = range.start().unwrap_or((0, 0));
     let mut csv = "\n".repeat(top as usize);
     let (mut header, mut dates) = (Vec::new(), Vec::new());
+    // A header names at least two columns (a feature and the label): rows
+    // above the first that does, with one cell or none, are a title or
+    // notes, as sheets often start, and become blank lines too.
+    let filled = |row: &[Data]| row.iter().filter(|c| !matches!(c, Data::Empty)).count();
+    let head = range.rows().position(|row| filled(row) >= 2).unwrap_or(0);
+    let mut title = Vec::new();
     for (r, row) in range.rows().enumerate() {
         let line = top as usize + r + 1;
+        if r < head {
+            title.extend(
+                row.iter()
+                    .map(|c| cell_text(c).0)
+                    .filter(|t| !t.trim().is_empty()),
+            );
+            csv.push('\n');
+            continue;
+        }
+        // An empty row is no sample: a blank line, which is no record.
+        if filled(row) == 0 {
+            csv.push('\n');
+            continue;
+        }
         let mut fields = Vec::with_capacity(row.len());
         for (c, cell) in row.iter().enumerate() {
             let (text, is_date) = cell_text(cell);
@@ -154,7 +176,7 @@ pub fn to_csv(path: &Path, bytes: &[u8], opts: &LoadOptions) -> Result<Workbook,
                     text: text.clone(),
                 });
             }
-            if r == 0 {
+            if r == head {
                 header.push(text.trim().to_string());
             }
             fields.push(quote_if_needed(&text, b','));
@@ -167,6 +189,7 @@ pub fn to_csv(path: &Path, bytes: &[u8], opts: &LoadOptions) -> Result<Workbook,
         sheet,
         header,
         dates,
+        title,
     })
 }
 
