@@ -1028,14 +1028,7 @@ fn a_label_written_two_ways_is_said_on_opening() {
         &LoadOptions::default(),
     )
     .unwrap();
-    let (session, resume) = Session::open(ds, None).unwrap();
-    let mut app = App::with_keys(
-        session,
-        &resume,
-        "nda",
-        ModelOptions::default(),
-        KeyMap::load(None).unwrap(),
-    );
+    let mut app = app_with(ds, None);
     let text = screen(&app, 120, 30);
     assert!(
         text.contains("the labels \"x\" (3) and \"X\" (1) differ only in letter"),
