@@ -232,6 +232,8 @@ pub struct Dataset {
     pub dropped: Vec<(usize, String)>,
     /// Feature columns left out for holding one value in every sample.
     pub constant: Vec<String>,
+    /// A column named like an id that repeats values: left out.
+    pub repeated_id: Option<String>,
     /// String-valued feature columns (under `--categorical onehot`) with
     /// their levels and each sample's level, for models that use levels as
     /// they are.
@@ -427,6 +429,7 @@ fn finish(
         id_name: built.id_name,
         dropped: built.dropped,
         constant: built.constant,
+        repeated_id: built.repeated_id,
         categorical: built.categorical,
         sources: built.sources,
         layout,

@@ -16,6 +16,7 @@ pub fn data_notes(ds: &Dataset) -> Vec<String> {
     notes.extend(title(ds));
     notes.extend(label_variants(&ds.classes, &counts));
     notes.extend(small_classes(&ds.classes, &counts));
+    notes.extend(id_column(ds));
     notes.extend(left_out(ds));
     notes.extend(constant(ds));
     notes.extend(filled_in(ds));
@@ -118,6 +119,28 @@ fn left_out(ds: &Dataset) -> Option<String> {
     ))
 }
 
+/// An id column relabel took by its name beyond the plain ones (id,
+/// sample, name): it is not a feature, which the curator may not expect;
+/// or a column named like one that repeats values, left out entirely.
+fn id_column(ds: &Dataset) -> Option<String> {
+    if let Some(name) = &ds.repeated_id {
+        return Some(format!(
+            "column {} is named like an identifier but repeats values, so it is left out (neither sample ids nor a feature): rename it to read it as a feature",
+            shown(name)
+        ));
+    }
+    let name = ds.id_name.as_ref()?;
+    let plain = ["id", "sample", "name"]
+        .iter()
+        .any(|p| name.trim().eq_ignore_ascii_case(p));
+    (ds.options.id.is_none() && !plain && !ds.layout.transpose).then(|| {
+        format!(
+            "sample ids are taken from column {}, named like an identifier, so it is not a feature (--id names another column)",
+            shown(name)
+        )
+    })
+}
+
 /// Columns left out for holding one value in every sample.
 fn constant(ds: &Dataset) -> Option<String> {
     let (what, holds) = match ds.constant.len() {
@@ -216,6 +239,35 @@ mod tests {
                 "column k holds one value in every sample, so it is left out: nothing in it tells the classes apart"
             ]
         );
+    }
+
+    #[test]
+    fn a_column_named_like_an_id_holds_the_ids_or_is_left_out() {
+        let table =
+            "patient_id,a,label\n1001,1,x\n1002,2,x\n1003,3,x\n1004,4,y\n1005,5,y\n1006,6,y\n";
+        let ds = load_bytes(
+            Path::new("t.csv"),
+            table.as_bytes().to_vec(),
+            &LoadOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(ds.feature_names, ["a"]);
+        assert_eq!(ds.ids[0], "1001");
+        assert_eq!(
+            data_notes(&ds),
+            [
+                "sample ids are taken from column \"patient_id\", named like an identifier, so it is not a feature (--id names another column)"
+            ]
+        );
+        let table = "batch_id,a,label\n1,1,x\n1,2,x\n2,3,x\n2,4,y\n3,5,y\n3,6,y\n";
+        let notes = notes_of(table, &LoadOptions::default());
+        assert!(
+            notes[0].starts_with("column \"batch_id\" is named like an identifier but repeats"),
+            "{notes:?}"
+        );
+        // Measurements whose names end in the letters "id" stay features.
+        let table = "LIPID,acid,label\n1,1,x\n2,3,x\n3,2,x\n4,5,y\n5,4,y\n6,6,y\n";
+        assert!(notes_of(table, &LoadOptions::default()).is_empty());
     }
 
     #[test]

@@ -29,6 +29,9 @@ pub struct Built {
     pub id_name: Option<String>,
     /// Columns left out for holding one value in every kept sample.
     pub constant: Vec<String>,
+    /// A column guessed to hold ids (by its name) that repeats values: it
+    /// is left out, neither ids nor a feature.
+    pub repeated_id: Option<String>,
 }
 
 fn hint_for(name: &str) -> String {
@@ -53,7 +56,7 @@ fn earliest<'a>(
 pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataError> {
     check_labels(path, &grid, opts)?;
     let n = grid.labels.codes.len();
-    let (ids, id_name) = choose_ids(path, grid.ids, grid.id_name, opts)?;
+    let (ids, id_name, repeated_id) = choose_ids(path, grid.ids, grid.id_name, opts)?;
     let mut features = grid.features;
     let mut values = grid.values;
     check_cells(path, &features, opts)?;
@@ -87,6 +90,7 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
         sources: columns.sources,
         id_name,
         constant,
+        repeated_id,
     })
 }
 
@@ -238,20 +242,24 @@ fn guessed_label_holds_classes(
     ))
 }
 
+/// The sample ids, the id column's name, and a guessed id column left out.
+type ChosenIds = (Option<Vec<String>>, Option<String>, Option<String>);
+
 /// Ids and the id column's name: an explicit id column must be unique; a
-/// guessed one is dropped (neither id nor feature) when it is not.
+/// guessed one is dropped (neither id nor feature) when it is not, and its
+/// name is returned third.
 fn choose_ids(
     path: &Path,
     ids: Option<Vec<String>>,
     id_name: Option<String>,
     opts: &LoadOptions,
-) -> Result<(Option<Vec<String>>, Option<String>), DataError> {
+) -> Result<ChosenIds, DataError> {
     let Some(ids) = ids else {
-        return Ok((None, id_name));
+        return Ok((None, id_name, None));
     };
     let unique = ids.iter().collect::<HashSet<_>>().len() == ids.len();
     if unique {
-        Ok((Some(ids), id_name))
+        Ok((Some(ids), id_name, None))
     } else if opts.id.is_some() {
         Err(err(
             path,
@@ -264,7 +272,7 @@ fn choose_ids(
             "choose a column with unique values, or leave out --id",
         ))
     } else {
-        Ok((None, None))
+        Ok((None, None, id_name))
     }
 }
 

@@ -137,6 +137,27 @@ fn the_one(
     })
 }
 
+/// A column name that says "identifier" as its last word: `patient_id`,
+/// `Sample ID`, `sample-id`, `SampleID`, `sampleId`. Such a column holds
+/// codes, not measurements: read as a feature, numeric ids put the file's
+/// order into the model (a file sorted by class makes them a perfect
+/// predictor, hiding every wrong label). Only an `ID`/`Id` that follows a
+/// lowercase letter counts without a separator, so `LIPID` and `ACID` stay
+/// features.
+pub fn named_like_an_id(name: &str) -> bool {
+    let t = name.trim();
+    let lower = t.to_ascii_lowercase();
+    let separated = ["_id", " id", "-id", ".id"]
+        .iter()
+        .any(|s| lower.ends_with(s) && lower.len() > s.len());
+    let camel = (t.ends_with("ID") || t.ends_with("Id"))
+        && t[..t.len() - 2]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_lowercase);
+    separated || camel
+}
+
 fn find_named(names: &[String], wanted: &[&str]) -> Option<usize> {
     names
         .iter()
@@ -391,7 +412,9 @@ impl Columns {
                 the_one(path, "--id", header, name)
                     .ok_or_else(|| not_found(path, "id column", name, header))??,
             ),
-            None => find_named(header, &ID_NAMES).filter(|&i| i != label_field),
+            None => find_named(header, &ID_NAMES)
+                .or_else(|| header.iter().position(|h| named_like_an_id(h)))
+                .filter(|&i| i != label_field),
         };
         let mut ignored = HashSet::new();
         // Every column of that name: a header that repeats a name means

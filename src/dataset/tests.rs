@@ -995,3 +995,22 @@ fn columns_of_one_value_are_left_out_and_named() {
         "{e}"
     );
 }
+
+#[test]
+fn columns_named_like_ids_are_recognised_by_their_last_word() {
+    use super::grid::named_like_an_id;
+    for id in [
+        "patient_id",
+        "Sample ID",
+        "sample-id",
+        "SampleID",
+        "sampleId",
+        "x.id",
+        "SAMPLE_ID",
+    ] {
+        assert!(named_like_an_id(id), "{id}");
+    }
+    for not in ["id", "LIPID", "acid", "Paid", "valid", "_id", "width", "ID"] {
+        assert!(!named_like_an_id(not), "{not}");
+    }
+}
