@@ -18,6 +18,7 @@ mod shown;
 #[cfg(test)]
 mod tests;
 
+pub use cells::is_missing;
 pub use compatible::TestTable;
 pub use encoding::TextEncoding;
 pub use read::content_hash;

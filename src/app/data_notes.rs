@@ -14,6 +14,7 @@ pub fn data_notes(ds: &Dataset) -> Vec<String> {
     let counts = ds.class_counts();
     let mut notes: Vec<String> = assumed_encoding(ds).into_iter().collect();
     notes.extend(title(ds));
+    notes.extend(missing_labels(&ds.classes, &counts));
     notes.extend(label_variants(&ds.classes, &counts));
     notes.extend(small_classes(&ds.classes, &counts));
     notes.extend(id_column(ds));
@@ -40,6 +41,25 @@ fn title(ds: &Dataset) -> Option<String> {
         shown(first),
         if ds.raw.title.len() > 1 { ", ..." } else { "" }
     ))
+}
+
+/// Labels written as a missing value (`NA`, `?`, ...): every model takes
+/// them for one more class, where the curator most likely meant "not
+/// labelled". An empty label stops the load; these cannot, as `?` is a
+/// legitimate class name in some tables.
+fn missing_labels(classes: &[String], counts: &[usize]) -> Option<String> {
+    let named: Vec<String> = classes
+        .iter()
+        .zip(counts)
+        .filter(|(c, _)| crate::dataset::is_missing(c))
+        .map(|(c, n)| format!("{} ({n})", shown(c)))
+        .collect();
+    (!named.is_empty()).then(|| {
+        format!(
+            "the label {} is written like a missing value, and is a class of its own here: if those samples are unlabelled, leave them out of the file",
+            and_list(&named)
+        )
+    })
 }
 
 /// Labels that differ only in letter case or in blanks around them: to a
@@ -268,6 +288,17 @@ mod tests {
         // Measurements whose names end in the letters "id" stay features.
         let table = "LIPID,acid,label\n1,1,x\n2,3,x\n3,2,x\n4,5,y\n5,4,y\n6,6,y\n";
         assert!(notes_of(table, &LoadOptions::default()).is_empty());
+    }
+
+    #[test]
+    fn labels_written_like_missing_values_are_said() {
+        let table = "a,label\n1,x\n2,x\n3,x\n4,NA\n5,NA\n6,NA\n7,y\n8,y\n9,y\n";
+        let notes = notes_of(table, &LoadOptions::default());
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with("the label \"NA\" (3) is written like a missing value"),
+            "{notes:?}"
+        );
     }
 
     #[test]
