@@ -516,8 +516,13 @@ impl Dataset {
         DMatrix::from_fn(x.nrows(), columns.len(), |i, c| columns[c][i])
     }
 
-    /// The content hash of the (decompressed) input, keying review sessions.
+    /// The content hash of the (decompressed) input in its own encoding,
+    /// keying review sessions: a session begun before relabel decoded
+    /// Windows-1252 files (it hashed the bytes as read) is found again.
     pub fn content_hash(&self) -> u64 {
-        content_hash(&self.raw.bytes)
+        match self.raw.encoding {
+            TextEncoding::Utf8 => content_hash(&self.raw.bytes),
+            e => content_hash(&encoding::from_utf8(self.raw.bytes.clone(), e)),
+        }
     }
 }

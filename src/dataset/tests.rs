@@ -960,6 +960,8 @@ fn a_windows_1252_file_keeps_its_accents_and_is_rewritten_in_its_encoding() {
     assert_eq!(d.label_name, "espèce");
     assert_eq!(d.classes, ["thé", "thè"]);
     assert_eq!(rewrite(&d, &[], None), raw);
+    // Sessions are keyed by the file as it is on disk.
+    assert_eq!(d.content_hash(), content_hash(&raw));
     let out = rewrite(&d, &[(1, CellEdit::Relabel("thé".into()))], None);
     assert_eq!(
         out,

@@ -106,7 +106,7 @@ pub fn session_key(ds: &Dataset) -> String {
         options.categorical = crate::dataset::CategoricalPolicy::default();
     }
     let options = serde_json::to_string(&options).unwrap_or_default();
-    let mut bytes = content_hash(&ds.raw.bytes).to_le_bytes().to_vec();
+    let mut bytes = ds.content_hash().to_le_bytes().to_vec();
     bytes.extend_from_slice(options.as_bytes());
     format!("{:016x}", content_hash(&bytes))
 }
