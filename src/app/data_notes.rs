@@ -62,18 +62,22 @@ fn missing_labels(classes: &[String], counts: &[usize]) -> Option<String> {
     })
 }
 
-/// Labels that differ only in letter case or in blanks around them: to a
-/// model they are different classes (labels are kept exactly as written,
-/// so an export changes only what the curator changed), to a reader almost
-/// always one label typed several ways. The fit cannot say so (each
-/// variant is a class of its own), so it is said here.
+/// Labels that differ only in letter case or in blanks around them, or
+/// that are one number written two ways (`1` and `1.0`, as a column of
+/// numbers becomes once a missing value makes it floats): to a model they
+/// are different classes (labels are kept exactly as written, so an export
+/// changes only what the curator changed), to a reader almost always one
+/// label typed several ways. The fit cannot say so (each variant is a class
+/// of its own), so it is said here.
 fn label_variants(classes: &[String], counts: &[usize]) -> Vec<String> {
     let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (k, class) in classes.iter().enumerate() {
-        groups
-            .entry(class.trim().to_lowercase())
-            .or_default()
-            .push(k);
+        let t = class.trim();
+        let key = match t.parse::<f64>() {
+            Ok(v) if v.is_finite() => format!("number {v}"),
+            _ => t.to_lowercase(),
+        };
+        groups.entry(key).or_default().push(k);
     }
     groups
         .into_values()
@@ -85,7 +89,7 @@ fn label_variants(classes: &[String], counts: &[usize]) -> Vec<String> {
                 .map(|&k| format!("{} ({})", shown(&classes[k]), counts[k]))
                 .collect();
             format!(
-                "the labels {} differ only in letter case or blanks around them, so they are {} classes here: relabel the variants to one label, or fix the file",
+                "the labels {} differ only in how they are written (letter case, blanks around them, or one number written two ways), so they are {} classes here: relabel the variants to one label, or fix the file",
                 and_list(&named),
                 g.len()
             )
@@ -306,6 +310,16 @@ mod tests {
         let items: Vec<String> = (0..9).map(|i| i.to_string()).collect();
         assert_eq!(and_list(&items[..3]), "0, 1 and 2");
         assert_eq!(and_list(&items), "0, 1, 2, 3, 4, 5 and 3 more");
+    }
+
+    #[test]
+    fn one_number_written_two_ways_is_one_label_typed_twice() {
+        let table = "a,label\n1,1\n2,1\n3,1.0\n4,0\n5,0\n6,0\n7,1\n";
+        let notes = notes_of(table, &LoadOptions::default());
+        assert!(
+            notes[0].starts_with("the labels \"1\" (3) and \"1.0\" (1) differ only"),
+            "{notes:?}"
+        );
     }
 
     #[test]

@@ -1031,7 +1031,7 @@ fn a_label_written_two_ways_is_said_on_opening() {
     let mut app = app_with(ds, None);
     let text = screen(&app, 120, 30);
     assert!(
-        text.contains("the labels \"x\" (3) and \"X\" (1) differ only in letter"),
+        text.contains("the labels \"x\" (3) and \"X\" (1) differ only in how"),
         "{text}"
     );
     assert!(text.contains("class \"X\" (1 sample) has fewer"), "{text}");
