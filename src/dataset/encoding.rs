@@ -11,6 +11,12 @@
 //!   sequence decodes as Windows-1252, so a file in yet another encoding
 //!   (Shift-JIS, say) reads as wrong letters rather than an error: the
 //!   data notes say which encoding was assumed.
+//!
+//! The guess is made again on every read, so a cleaned file is read as
+//! written unless the curator's edits removed every byte that was not
+//! UTF-8 and all its other non-ASCII bytes happen to form UTF-8 (`Ã©`
+//! written in Windows-1252 is the UTF-8 of `é`): text that was already
+//! mis-decoded once, then read as UTF-8.
 
 use std::borrow::Cow;
 

@@ -249,6 +249,12 @@ fn check(input: &Input) -> Result<(), TestCaseError> {
         &[(0, CellEdit::Relabel("new, \"label\"".into()))],
         None,
     );
+    // The one case the encoding cannot survive (`dataset::encoding`): the
+    // relabel took out the only bytes that were not UTF-8, and the rest,
+    // read as Windows-1252, happen to be valid UTF-8.
+    if ds.raw.encoding == super::TextEncoding::Windows1252 && std::str::from_utf8(&edited).is_ok() {
+        return Ok(());
+    }
     let again = load_bytes(path, edited, opts);
     let again = match again {
         Ok(d) => d,
