@@ -17,8 +17,8 @@ use super::keys::{Action, KeyMap};
 // The open popup is part of the app's state (tests compare it).
 pub use super::popup::Popup;
 use super::popup::{
-    ClassPicker, Command, FilterMenu, Help, ModelPicker, PopupContext, PopupOutcome, SearchPrompt,
-    ThresholdPrompt,
+    ClassPicker, Command, FilterMenu, Help, ModelPicker, Notes, PopupContext, PopupOutcome,
+    SearchPrompt, ThresholdPrompt,
 };
 use super::text::width;
 use super::theme::Theme;
@@ -228,6 +228,7 @@ impl App {
     pub fn popup_context(&self) -> PopupContext<'_> {
         PopupContext {
             session: &self.session,
+            message: self.message.as_ref().map(|m| m.text.as_str()),
             keys: &self.keys,
             theme: &self.theme,
         }
@@ -260,6 +261,7 @@ impl App {
             | Action::Relabel
             | Action::Threshold
             | Action::Model
+            | Action::Notes
             | Action::Help => self.open_popup(action),
             Action::NextMatch | Action::PrevMatch => self.next_match(action == Action::NextMatch),
             Action::Sort | Action::SortBack => self.sort(action == Action::Sort),
@@ -304,6 +306,7 @@ impl App {
                 &self.model,
                 &self.options,
             )))),
+            Action::Notes => Some(Popup::Notes(Notes::default())),
             Action::Help => Some(Popup::Help(Help::default())),
             _ => None,
         };

@@ -19,6 +19,7 @@ pub mod confirm;
 pub mod filter;
 pub mod help;
 pub mod model_picker;
+pub mod notes;
 pub mod search;
 pub mod threshold;
 
@@ -26,6 +27,7 @@ pub use class_picker::ClassPicker;
 pub use filter::FilterMenu;
 pub use help::Help;
 pub use model_picker::ModelPicker;
+pub use notes::Notes;
 pub use search::SearchPrompt;
 pub use threshold::ThresholdPrompt;
 
@@ -33,6 +35,7 @@ pub use threshold::ThresholdPrompt;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Popup {
     Help(Help),
+    Notes(Notes),
     Filter(FilterMenu),
     ClassPicker(ClassPicker),
     ModelPicker(Box<ModelPicker>),
@@ -42,9 +45,11 @@ pub enum Popup {
     ConfirmOverwrite,
 }
 
-/// What a popup reads: the session, the keys (for its hints), the colours.
+/// What a popup reads: the session, the keys (for its hints), the colours,
+/// and the last message (the notes show it whole).
 pub struct PopupContext<'a> {
     pub session: &'a Session,
+    pub message: Option<&'a str>,
     pub keys: &'a KeyMap,
     pub theme: &'a Theme,
 }
@@ -93,6 +98,7 @@ impl Popup {
     pub fn handle_key(&mut self, key: &KeyEvent, ctx: &PopupContext) -> PopupOutcome {
         match self {
             Popup::Help(p) => p.handle_key(key, ctx),
+            Popup::Notes(p) => p.handle_key(key, ctx),
             Popup::Filter(p) => p.handle_key(key, ctx),
             Popup::ClassPicker(p) => p.handle_key(key, ctx),
             Popup::ModelPicker(p) => p.handle_key(key, ctx),
@@ -106,6 +112,7 @@ impl Popup {
     pub fn render(&self, area: Rect, buf: &mut Buffer, ctx: &PopupContext) {
         match self {
             Popup::Help(p) => p.render(area, buf, ctx),
+            Popup::Notes(p) => p.render(area, buf, ctx),
             Popup::Filter(p) => p.render(area, buf, ctx),
             Popup::ClassPicker(p) => p.render(area, buf, ctx),
             Popup::ModelPicker(p) => p.render(area, buf, ctx),

@@ -166,7 +166,8 @@ fn wrap_cells(text: &str, cells: usize) -> Vec<String> {
 }
 
 /// While there are start-up notices: each of them and then the last
-/// message, on rows of their own, wrapped to `cells`.
+/// message, on rows of their own, wrapped to `cells`, and the key that
+/// shows them again once the first key has put them away.
 fn notice_rows(app: &App, cells: usize) -> Vec<Line<'static>> {
     if app.notices.is_empty() {
         return Vec::new();
@@ -184,7 +185,30 @@ fn notice_rows(app: &App, cells: usize) -> Vec<Line<'static>> {
                 .map(|r| Line::from(Span::styled(r, style))),
         );
     }
+    let again = format!(
+        "{}: these notes again, with the model's",
+        app.keys.hint(Action::Notes)
+    );
+    rows.extend(
+        wrap_cells(&again, cells)
+            .into_iter()
+            .map(|r| Line::from(Span::styled(r, app.theme.dim))),
+    );
     rows
+}
+
+/// A message as it fits one line of `cells`: whole, or cut and followed
+/// by the key that shows it whole (a fit's notes run to several lines).
+fn whole_or_pointed(text: &str, key: &str, cells: u16) -> String {
+    let cells = usize::from(cells);
+    if width(text) <= cells {
+        return text.to_string();
+    }
+    let pointer = format!("  ({key}: all of it)");
+    if width(&pointer) + 8 > cells {
+        return short(text, cells);
+    }
+    format!("{}{pointer}", short(text, cells - width(&pointer)))
 }
 
 /// How many rows the hint line takes in a screen of `area`: one, or while
@@ -203,18 +227,28 @@ pub fn render_hint(app: &App, area: Rect, buf: &mut Buffer) {
         return;
     }
     let line = match &app.message {
-        Some(m) if m.error => Line::from(Span::styled(m.text.clone(), app.theme.error)),
-        Some(m) => Line::from(m.text.clone()),
+        Some(m) => {
+            let style = if m.error {
+                app.theme.error
+            } else {
+                ratatui::style::Style::default()
+            };
+            Line::from(Span::styled(
+                whole_or_pointed(&m.text, &app.keys.hint(Action::Notes), area.width),
+                style,
+            ))
+        }
         None => {
             let k = |a| app.keys.hint(a);
             Line::from(format!(
-                "{} accept  {} keep  {} drop  {} undo  {} model  {} export  {} help  {} quit",
+                "{} accept  {} keep  {} drop  {} undo  {} model  {} export  {} notes  {} help  {} quit",
                 k(Action::Accept),
                 k(Action::Keep),
                 k(Action::Drop),
                 k(Action::Undo),
                 k(Action::Model),
                 k(Action::Export),
+                k(Action::Notes),
                 k(Action::Help),
                 k(Action::Quit)
             ))
@@ -244,6 +278,20 @@ mod tests {
                 "auto [█] Esc".into(),
             ),
         ]
+    }
+
+    #[test]
+    fn a_long_message_points_to_the_notes() {
+        assert_eq!(whole_or_pointed("short", "i", 20), "short");
+        let long = "rnda converged after 8 iterations; auto chose rnda by 3-fold cross-validated log-likelihood";
+        let line = whole_or_pointed(long, "i", 40);
+        assert_eq!(width(&line), 40, "{line}");
+        assert!(
+            line.starts_with("rnda converged") && line.ends_with("…  (i: all of it)"),
+            "{line}"
+        );
+        // No room for the pointer: the message alone, cut.
+        assert_eq!(width(&whole_or_pointed(long, "i", 12)), 12);
     }
 
     #[test]

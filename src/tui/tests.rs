@@ -135,6 +135,7 @@ fn every_popup_renders() {
     let mut app = fitted(demo());
     for (keys, name) in [
         ("?", "help"),
+        ("i", "notes"),
         ("f", "filter"),
         ("r", "class_picker"),
         ("m", "model_picker"),
@@ -155,6 +156,43 @@ fn every_popup_renders() {
     insta::assert_snapshot!("popup_confirm_quit_160x48", screen(&app, 160, 48));
     app.handle_key(&code(KeyCode::Esc));
     assert!(!app.quit);
+}
+
+#[test]
+fn the_notes_come_back_after_the_first_key_and_say_the_fit() {
+    // A constant column (left out, with a note) and a label written two ways.
+    let mut csv = String::from("id,a,c,label\n");
+    for i in 0..40 {
+        let (label, a) = if i % 2 == 0 { ("x", i) } else { ("y", i + 40) };
+        let label = if i == 5 { "Y" } else { label };
+        csv.push_str(&format!("s{i},{a},5,{label}\n"));
+    }
+    let ds = load_bytes(
+        Path::new("notes.csv"),
+        csv.into_bytes(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let mut app = fitted(ds);
+    let first = screen(&app, 120, 40);
+    assert!(first.contains("i: these notes again"), "{first}");
+    press(&mut app, "j");
+    let after = screen(&app, 120, 40);
+    assert!(!after.contains("column c holds one value"), "{after}");
+    press(&mut app, "i");
+    let notes = screen(&app, 120, 40);
+    for told in [
+        "the table",
+        "column c holds one value",
+        "\"y\" (19) and \"Y\" (1)",
+        "the fit: rnda",
+        "converged after",
+    ] {
+        assert!(notes.contains(told), "notes lack {told}:\n{notes}");
+    }
+    // The key that opened them closes them.
+    press(&mut app, "i");
+    assert_eq!(app.popup, None);
 }
 
 #[test]

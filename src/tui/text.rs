@@ -69,6 +69,44 @@ pub fn distinct(labels: &[String], n: usize) -> Vec<String> {
     }
 }
 
+/// `text` in rows of at most `cells` terminal cells, broken at spaces; a
+/// word wider than a row (a long path) is broken where the row ends.
+pub fn wrap_words(text: &str, cells: usize) -> Vec<String> {
+    let cells = cells.max(1);
+    let mut rows: Vec<String> = Vec::new();
+    let mut row = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let gap = usize::from(!row.is_empty());
+        if width(&row) + gap + width(word) <= cells {
+            if gap == 1 {
+                row.push(' ');
+            }
+            row.push_str(word);
+            continue;
+        }
+        if !row.is_empty() {
+            rows.push(std::mem::take(&mut row));
+        }
+        let mut rest = word;
+        while width(rest) > cells {
+            let head = prefix(rest, cells);
+            // A first character wider than the row still goes somewhere.
+            let head = if head.is_empty() {
+                &rest[..rest.chars().next().map_or(0, char::len_utf8)]
+            } else {
+                head
+            };
+            rows.push(head.to_string());
+            rest = &rest[head.len()..];
+        }
+        row.push_str(rest);
+    }
+    if !row.is_empty() || rows.is_empty() {
+        rows.push(row);
+    }
+    rows
+}
+
 /// `s` cut to `n` cells without an ellipsis (short headers).
 pub fn clip(s: &str, n: usize) -> String {
     prefix(s, n).to_string()
@@ -132,6 +170,22 @@ mod tests {
         assert_eq!(bar(0.5, 4), "██  ");
         assert_eq!(bar(f64::NAN, 2), "  ");
         assert_eq!(short("abcdef", 4), "abc…");
+    }
+
+    #[test]
+    fn words_wrap_at_spaces_and_long_words_break() {
+        assert_eq!(wrap_words("one two three", 7), ["one two", "three"]);
+        assert_eq!(wrap_words("", 5), [""]);
+        assert_eq!(wrap_words("a  b", 5), ["a b"]);
+        assert_eq!(
+            wrap_words("see /a/very/long/path here", 8),
+            ["see", "/a/very/", "long/pat", "h here"]
+        );
+        // Two-cell characters count as two.
+        assert_eq!(wrap_words("日本語 日本", 6), ["日本語", "日本"]);
+        for row in wrap_words("日本語日本語", 5) {
+            assert!(width(&row) <= 5, "{row}");
+        }
     }
 
     #[test]
