@@ -20,6 +20,7 @@ pub mod filter;
 pub mod help;
 pub mod model_picker;
 pub mod notes;
+pub mod scrolled;
 pub mod search;
 pub mod threshold;
 

@@ -190,6 +190,12 @@ fn the_notes_come_back_after_the_first_key_and_say_the_fit() {
     ] {
         assert!(notes.contains(told), "notes lack {told}:\n{notes}");
     }
+    // On a short screen they scroll, and the title says which lines show.
+    let short = screen(&app, 120, 12);
+    assert!(short.contains("notes 1-10 of"), "{short}");
+    press(&mut app, "j");
+    let short = screen(&app, 120, 12);
+    assert!(short.contains("notes 2-11 of"), "{short}");
     // The key that opened them closes them.
     press(&mut app, "i");
     assert_eq!(app.popup, None);

@@ -1,26 +1,19 @@
 //! The help: every binding of both key tables, built from the key map so it
 //! never disagrees with the keys. It scrolls on short screens.
 
-use std::cell::Cell;
-
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
-use super::{PopupComponent, PopupContext, PopupOutcome, frame, step};
-use crate::tui::keys::{Action, PopupAction};
+use super::scrolled::Scrolled;
+use super::{PopupComponent, PopupContext, PopupOutcome, frame};
+use crate::tui::keys::Action;
 use crate::tui::text::width;
-
-/// Lines a page key scrolls.
-const PAGE: usize = 10;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Help {
-    /// The first help line shown.
-    pub scroll: usize,
-    /// How far the help can scroll on the last frame's screen.
-    max: Cell<usize>,
+    text: Scrolled,
 }
 
 /// `text` right-aligned in `n` cells; never cut.
@@ -53,19 +46,7 @@ fn entries(ctx: &PopupContext) -> Vec<String> {
 
 impl PopupComponent for Help {
     fn handle_key(&mut self, key: &KeyEvent, ctx: &PopupContext) -> PopupOutcome {
-        let action = ctx.keys.popup_action(key);
-        let closes = matches!(
-            action,
-            Some(PopupAction::Cancel | PopupAction::Close | PopupAction::Confirm)
-        ) || (action.is_none() && ctx.keys.action(key) == Some(Action::Help));
-        if closes {
-            return PopupOutcome::Close;
-        }
-        let max = self.max.get();
-        if let Some(s) = step(action, self.scroll, max + 1, PAGE) {
-            self.scroll = s.min(max);
-        }
-        PopupOutcome::Stay
+        self.text.handle_key(key, ctx, Action::Help)
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, ctx: &PopupContext) {
@@ -85,25 +66,7 @@ impl PopupComponent for Help {
             )
             .collect();
         // What still does not fit scrolls, and the title says so.
-        let visible = (area.height.saturating_sub(2) as usize).max(1);
-        let max = lines.len().saturating_sub(visible);
-        self.max.set(max);
-        let first = self.scroll.min(max);
-        let k = |a| ctx.keys.popup_hint(a);
-        let title = if max > 0 {
-            format!(
-                "keys {}-{} of {} ({}/{} scroll, {} closes)",
-                first + 1,
-                (first + visible).min(lines.len()),
-                lines.len(),
-                k(PopupAction::Down),
-                k(PopupAction::Up),
-                k(PopupAction::Cancel)
-            )
-        } else {
-            format!("keys ({} closes)", k(PopupAction::Cancel))
-        };
-        let lines: Vec<Line> = lines.into_iter().skip(first).collect();
+        let (title, lines) = self.text.window("keys", lines, area, ctx);
         let w = if rows < entries.len() { 136 } else { 68 };
         let h = lines.len() as u16 + 2;
         frame(&title, lines, (w, h), area, buf, ctx.theme);

@@ -5,30 +5,23 @@
 //! them and the start-up notices go at the first key; here they stay. It
 //! scrolls like the help.
 
-use std::cell::Cell;
-
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::{PopupComponent, PopupContext, PopupOutcome, frame, step};
+use super::scrolled::Scrolled;
+use super::{PopupComponent, PopupContext, PopupOutcome, frame};
 use crate::models::{CandidateScore, Fit};
-use crate::tui::keys::{Action, PopupAction};
+use crate::tui::keys::Action;
 use crate::tui::text::wrap_words;
-
-/// Lines a page key scrolls.
-const PAGE: usize = 10;
 /// The popup's widest, in cells: longer notes wrap, and lines much wider
 /// than this are hard to follow.
 const MAX_WIDTH: u16 = 100;
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Notes {
-    /// The first line shown.
-    pub scroll: usize,
-    /// How far the notes can scroll on the last frame's screen.
-    max: Cell<usize>,
+    text: Scrolled,
 }
 
 /// A heading and its items, each a paragraph.
@@ -129,43 +122,13 @@ fn lines(sections: &[Section], cells: usize, ctx: &PopupContext) -> Vec<Line<'st
 
 impl PopupComponent for Notes {
     fn handle_key(&mut self, key: &KeyEvent, ctx: &PopupContext) -> PopupOutcome {
-        let action = ctx.keys.popup_action(key);
-        let closes = matches!(
-            action,
-            Some(PopupAction::Cancel | PopupAction::Close | PopupAction::Confirm)
-        ) || (action.is_none() && ctx.keys.action(key) == Some(Action::Notes));
-        if closes {
-            return PopupOutcome::Close;
-        }
-        let max = self.max.get();
-        if let Some(s) = step(action, self.scroll, max + 1, PAGE) {
-            self.scroll = s.min(max);
-        }
-        PopupOutcome::Stay
+        self.text.handle_key(key, ctx, Action::Notes)
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, ctx: &PopupContext) {
         let w = MAX_WIDTH.min(area.width);
         let lines = lines(&sections(ctx), usize::from(w.saturating_sub(2)), ctx);
-        let visible = (area.height.saturating_sub(2) as usize).max(1);
-        let max = lines.len().saturating_sub(visible);
-        self.max.set(max);
-        let first = self.scroll.min(max);
-        let k = |a| ctx.keys.popup_hint(a);
-        let title = if max > 0 {
-            format!(
-                "notes {}-{} of {} ({}/{} scroll, {} closes)",
-                first + 1,
-                (first + visible).min(lines.len()),
-                lines.len(),
-                k(PopupAction::Down),
-                k(PopupAction::Up),
-                k(PopupAction::Cancel)
-            )
-        } else {
-            format!("notes ({} closes)", k(PopupAction::Cancel))
-        };
-        let lines: Vec<Line> = lines.into_iter().skip(first).collect();
+        let (title, lines) = self.text.window("notes", lines, area, ctx);
         let h = lines.len() as u16 + 2;
         frame(&title, lines, (w, h), area, buf, ctx.theme);
     }
