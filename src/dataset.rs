@@ -233,6 +233,9 @@ pub struct Dataset {
     pub dropped: Vec<(usize, String)>,
     /// Feature columns left out for holding one value in every sample.
     pub constant: Vec<String>,
+    /// Feature columns left out for holding no value in any sample (an
+    /// unnamed one as "").
+    pub empty: Vec<String>,
     /// A column named like an id that repeats values: left out.
     pub repeated_id: Option<String>,
     /// String-valued feature columns (under `--categorical onehot`) with
@@ -430,6 +433,7 @@ fn finish(
         id_name: built.id_name,
         dropped: built.dropped,
         constant: built.constant,
+        empty: built.empty,
         repeated_id: built.repeated_id,
         categorical: built.categorical,
         sources: built.sources,

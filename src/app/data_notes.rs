@@ -19,6 +19,7 @@ pub fn data_notes(ds: &Dataset) -> Vec<String> {
     notes.extend(small_classes(&ds.classes, &counts));
     notes.extend(id_column(ds));
     notes.extend(left_out(ds));
+    notes.extend(empty(ds));
     notes.extend(constant(ds));
     notes.extend(filled_in(ds));
     notes
@@ -144,10 +145,18 @@ fn left_out(ds: &Dataset) -> Option<String> {
 }
 
 /// An id column relabel took by its name beyond the plain ones (id,
-/// sample, name): it is not a feature, which the curator may not expect;
-/// or a column named like one that repeats values, left out entirely.
+/// sample, name), or an unnamed first column (a row index): it is not a
+/// feature, which the curator may not expect; or such a column that
+/// repeats values, left out entirely.
 fn id_column(ds: &Dataset) -> Option<String> {
+    const INDEX: &str =
+        "the first column, which has no name (as pandas and R write a table's row index),";
     if let Some(name) = &ds.repeated_id {
+        if name.is_empty() {
+            return Some(format!(
+                "{INDEX} repeats values, so it is left out (neither sample ids nor a feature): name it to read it as a feature"
+            ));
+        }
         return Some(format!(
             "column {} is named like an identifier but repeats values, so it is left out (neither sample ids nor a feature): rename it to read it as a feature",
             shown(name)
@@ -158,10 +167,52 @@ fn id_column(ds: &Dataset) -> Option<String> {
         .iter()
         .any(|p| name.trim().eq_ignore_ascii_case(p));
     (ds.options.id.is_none() && !plain && !ds.layout.transpose).then(|| {
+        if name.is_empty() {
+            return format!(
+                "sample ids are taken from {INDEX} so it is not a feature (--id names another column)"
+            );
+        }
         format!(
             "sample ids are taken from column {}, named like an identifier, so it is not a feature (--id names another column)",
             shown(name)
         )
+    })
+}
+
+/// Columns left out for holding no value in any sample; an unnamed one
+/// is most often a delimiter at the end of every line.
+fn empty(ds: &Dataset) -> Option<String> {
+    let named: Vec<String> = ds.empty.iter().filter(|n| !n.is_empty()).cloned().collect();
+    let unnamed = ds.empty.len() - named.len();
+    let mut said = Vec::new();
+    match named.len() {
+        0 => {}
+        1 => said.push(format!(
+            "column {} has no value in any sample",
+            name_list(&named)
+        )),
+        _ => said.push(format!(
+            "columns {} have no value in any sample",
+            name_list(&named)
+        )),
+    }
+    match unnamed {
+        0 => {}
+        1 => said.push(
+            "a column without a name has no value in any sample (a delimiter at the end of every line makes one)"
+                .into(),
+        ),
+        k => said.push(format!(
+            "{k} columns without a name have no value in any sample (delimiters at the end of every line make them)"
+        )),
+    }
+    (!said.is_empty()).then(|| {
+        let it = if ds.empty.len() == 1 {
+            "it is"
+        } else {
+            "they are"
+        };
+        format!("{}, so {it} left out", said.join(", and "))
     })
 }
 
@@ -254,34 +305,55 @@ mod tests {
     }
 
     #[test]
-    fn a_column_of_one_value_is_said_left_out() {
-        let table = "a,k,label\n1,5,x\n2,5,x\n3,5,x\n4,5,y\n5,5,y\n6,5,y\n";
-        let notes = notes_of(table, &LoadOptions::default());
-        assert_eq!(
-            notes,
-            [
-                "column k holds one value in every sample, so it is left out: nothing in it tells the classes apart"
-            ]
-        );
+    fn columns_of_one_value_or_none_are_said_left_out() {
+        for (table, said) in [
+            (
+                "a,k,label\n1,5,x\n2,5,x\n3,5,x\n4,5,y\n5,5,y\n6,5,y\n",
+                "column k holds one value in every sample, so it is left out: nothing in it tells the classes apart",
+            ),
+            (
+                "a,notes,b,label,\n1,,2,x,\n2,,3,x,\n3,,1,x,\n4,,1,y,\n5,,2,y,\n6,,3,y,\n",
+                "column notes has no value in any sample, and a column without a name has no value in any sample (a delimiter at the end of every line makes one), so they are left out",
+            ),
+        ] {
+            assert_eq!(notes_of(table, &LoadOptions::default()), [said]);
+        }
     }
 
     #[test]
-    fn a_column_named_like_an_id_holds_the_ids_or_is_left_out() {
-        let table =
-            "patient_id,a,label\n1001,1,x\n1002,2,x\n1003,3,x\n1004,4,y\n1005,5,y\n1006,6,y\n";
-        let ds = load_bytes(
-            Path::new("t.csv"),
-            table.as_bytes().to_vec(),
-            &LoadOptions::default(),
-        )
-        .unwrap();
-        assert_eq!(ds.feature_names, ["a"]);
-        assert_eq!(ds.ids[0], "1001");
-        assert_eq!(
-            data_notes(&ds),
-            [
-                "sample ids are taken from column \"patient_id\", named like an identifier, so it is not a feature (--id names another column)"
-            ]
+    fn a_column_named_like_an_id_or_unnamed_first_holds_the_ids_or_is_left_out() {
+        // The unnamed one as pandas' to_csv writes a frame sorted by
+        // class: as a feature, the index would predict the labels.
+        for (head, first_id, said) in [
+            (
+                "patient_id",
+                "1001",
+                "sample ids are taken from column \"patient_id\", named like an identifier, so it is not a feature (--id names another column)",
+            ),
+            (
+                "",
+                "1001",
+                "sample ids are taken from the first column, which has no name (as pandas and R write a table's row index), so it is not a feature (--id names another column)",
+            ),
+        ] {
+            let table = format!(
+                "{head},a,label\n1001,1,x\n1002,2,x\n1003,3,x\n1004,4,y\n1005,5,y\n1006,6,y\n"
+            );
+            let ds = load_bytes(
+                Path::new("t.csv"),
+                table.into_bytes(),
+                &LoadOptions::default(),
+            )
+            .unwrap();
+            assert_eq!(ds.feature_names, ["a"]);
+            assert_eq!(ds.ids[0], first_id);
+            assert_eq!(data_notes(&ds), [said]);
+        }
+        let repeated = ",a,label\n0,1,x\n0,2,x\n1,3,x\n1,4,y\n2,5,y\n2,6,y\n";
+        let notes = notes_of(repeated, &LoadOptions::default());
+        assert!(
+            notes[0].starts_with("the first column, which has no name (as pandas and R write a table's row index), repeats values, so it is left out"),
+            "{notes:?}"
         );
         let table = "batch_id,a,label\n1,1,x\n1,2,x\n2,3,x\n2,4,y\n3,5,y\n3,6,y\n";
         let notes = notes_of(table, &LoadOptions::default());

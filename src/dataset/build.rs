@@ -29,6 +29,8 @@ pub struct Built {
     pub id_name: Option<String>,
     /// Columns left out for holding one value in every kept sample.
     pub constant: Vec<String>,
+    /// Columns left out for holding no value in any sample ("" unnamed).
+    pub empty: Vec<String>,
     /// A column guessed to hold ids (by its name) that repeats values: it
     /// is left out, neither ids nor a feature.
     pub repeated_id: Option<String>,
@@ -57,8 +59,7 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
     check_labels(path, &grid, opts)?;
     let n = grid.labels.codes.len();
     let (ids, id_name, repeated_id) = choose_ids(path, grid.ids, grid.id_name, opts)?;
-    let mut features = grid.features;
-    let mut values = grid.values;
+    let (mut features, mut values, empty) = without_empty(path, grid.features, grid.values, n)?;
     check_cells(path, &features, opts)?;
     if opts.log2 {
         take_log2(path, &mut features, &mut values, n)?;
@@ -90,8 +91,67 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
         sources: columns.sources,
         id_name,
         constant,
+        empty,
         repeated_id,
     })
+}
+
+/// Feature columns without those in which no sample has a value (every
+/// cell empty or a missing-value token), whose names are returned (an
+/// unnamed one as ""). Such a column says nothing of any sample; without
+/// this, the first of its cells stops the load as a missing value, and
+/// `--missing drop` would drop every row. A delimiter at the end of each
+/// line makes one, unnamed. A table with no other column is an error.
+type WithNames = (Vec<RawColumn>, Vec<f64>, Vec<String>);
+fn without_empty(
+    path: &Path,
+    features: Vec<RawColumn>,
+    mut values: Vec<f64>,
+    n: usize,
+) -> Result<WithNames, DataError> {
+    let empty: Vec<bool> = features
+        .iter()
+        .map(|c| c.first_number.is_none() && c.first_text.is_none() && c.first_infinite.is_none())
+        .collect();
+    if !empty.contains(&true) {
+        return Ok((features, values, Vec::new()));
+    }
+    if empty.iter().all(|&e| e) {
+        return Err(err(
+            path,
+            1,
+            0,
+            "no feature column holds a value in any sample".into(),
+            "check --ignore, --label and --transpose, or fill in the measurements",
+        ));
+    }
+    let (kept, names) = leave_out(features, &mut values, n, &empty);
+    Ok((kept, values, names))
+}
+
+/// The columns not marked in `out`, their values moved together in
+/// `values` (column-major, `n` rows each), and the names of the others.
+fn leave_out(
+    features: Vec<RawColumn>,
+    values: &mut Vec<f64>,
+    n: usize,
+    out: &[bool],
+) -> (Vec<RawColumn>, Vec<String>) {
+    let mut names = Vec::new();
+    let mut kept = Vec::new();
+    for (f, col) in features.into_iter().enumerate() {
+        if out[f] {
+            names.push(col.name);
+            continue;
+        }
+        let to = kept.len();
+        if to != f && n > 0 {
+            values.copy_within(f * n..(f + 1) * n, to * n);
+        }
+        kept.push(col);
+    }
+    values.truncate(kept.len() * n);
+    (kept, names)
 }
 
 /// Feature columns without those that hold one value (or one level) in
@@ -142,22 +202,13 @@ fn without_constant(
             "check --ignore, --label and --transpose, or add the columns that were measured",
         ));
     }
-    let mut names = Vec::new();
-    let (mut kept_features, mut kept_means) = (Vec::new(), Vec::new());
-    let mut to = 0;
-    for (f, (col, mean)) in features.into_iter().zip(means).enumerate() {
-        if constant[f] {
-            names.push(col.name);
-            continue;
-        }
-        if to != f && n > 0 {
-            values.copy_within(f * n..(f + 1) * n, to * n);
-        }
-        to += 1;
-        kept_features.push(col);
-        kept_means.push(mean);
-    }
-    values.truncate(to * n);
+    let kept_means = means
+        .into_iter()
+        .zip(&constant)
+        .filter(|(_, c)| !**c)
+        .map(|(m, _)| m)
+        .collect();
+    let (kept_features, names) = leave_out(features, &mut values, n, &constant);
     Ok((kept_features, values, kept_means, names))
 }
 

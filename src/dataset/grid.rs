@@ -405,15 +405,27 @@ impl Columns {
         let label_field = match &opts.label {
             Some(name) => the_one(path, "--label", header, name)
                 .ok_or_else(|| not_found(path, "label column", name, header))??,
-            None => find_named(header, &LABEL_NAMES).unwrap_or(n_fields - 1),
+            // The last column a curator sees is the last one with a name:
+            // a delimiter at the end of every line (as some spreadsheets
+            // write them) makes one more field, unnamed and empty.
+            None => find_named(header, &LABEL_NAMES).unwrap_or_else(|| {
+                header
+                    .iter()
+                    .rposition(|h| !h.is_empty())
+                    .unwrap_or(n_fields - 1)
+            }),
         };
         let id_field = match &opts.id {
             Some(name) => Some(
                 the_one(path, "--id", header, name)
                     .ok_or_else(|| not_found(path, "id column", name, header))??,
             ),
+            // An unnamed first column is the row index pandas' `to_csv`
+            // and R's `write.csv` write: row names, not a measurement (in
+            // a file sorted by class, 0..n would predict the labels).
             None => find_named(header, &ID_NAMES)
                 .or_else(|| header.iter().position(|h| named_like_an_id(h)))
+                .or_else(|| (n_fields > 1 && header[0].is_empty()).then_some(0))
                 .filter(|&i| i != label_field),
         };
         let mut ignored = HashSet::new();

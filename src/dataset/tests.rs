@@ -999,6 +999,44 @@ fn columns_of_one_value_are_left_out_and_named() {
 }
 
 #[test]
+fn a_delimiter_ending_every_line_is_no_label_and_no_feature() {
+    // As spreadsheets write it: the last field of every line is empty and
+    // unnamed, and "species" is the last column the curator sees.
+    let table = "sample,h,w,species,\r\nS1,30,4,cat,\r\nS2,50,20,dog,\r\nS3,31,5,cat,\r\n";
+    let d = load_str(table, &LoadOptions::default()).unwrap();
+    assert_eq!(d.label_name, "species");
+    assert_eq!(d.classes, ["cat", "dog"]);
+    assert_eq!(d.feature_names, ["h", "w"]);
+    assert_eq!(d.empty, [""]);
+    assert_eq!(d.ids, ["S1", "S2", "S3"]);
+    // The cleaned file keeps the line as it was, but for the label.
+    let out = rewrite(&d, &[(1, CellEdit::Relabel("cat".into()))], None);
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "sample,h,w,species,\r\nS1,30,4,cat,\r\nS2,50,20,cat,\r\nS3,31,5,cat,\r\n"
+    );
+}
+
+#[test]
+fn a_column_without_any_value_is_left_out_not_a_missing_value() {
+    let table = "a,notes,b,label\n1,,2,x\n2,NA,3,y\n3,,1,x\n";
+    let d = load_str(table, &LoadOptions::default()).unwrap();
+    assert_eq!(d.feature_names, ["a", "b"]);
+    assert_eq!(d.empty, ["notes"]);
+    // One value is enough to keep it: then its empty cells are missing.
+    let e = error(
+        "a,notes,b,label\n1,,2,x\n2,7,3,y\n",
+        &LoadOptions::default(),
+    );
+    assert!(e.contains("notes"), "{e}");
+    let e = error("a,b,label\n,,x\n?,,y\n", &LoadOptions::default());
+    assert!(
+        e.starts_with("t.csv:1: no feature column holds a value in any sample"),
+        "{e}"
+    );
+}
+
+#[test]
 fn columns_named_like_ids_are_recognised_by_their_last_word() {
     use super::grid::named_like_an_id;
     for id in [
