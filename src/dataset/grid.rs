@@ -311,6 +311,7 @@ pub fn samples_as_rows_in(
         .map(|(t, _)| t.trim().to_string())
         .collect();
     let n_fields = header.len();
+    no_numbers_for_names(path, &header, records[0].line)?;
     let Columns {
         label_field,
         id_field,
@@ -389,6 +390,29 @@ pub fn samples_as_rows_in(
         id_name: id_field.map(|f| header[f].clone()),
         n_fields,
     })
+}
+
+/// A header of numbers only is a data row: the file has none (as UCI's
+/// `.data` files), and read as one its first sample would be lost and its
+/// values taken for names. A header naming wavelengths keeps a label
+/// column's name, so it has a word.
+fn no_numbers_for_names(path: &Path, header: &[String], line: usize) -> Result<(), DataError> {
+    let numbers = header
+        .iter()
+        .all(|h| matches!(super::cells::read_cell(h), super::cells::Cell::Number(_)));
+    if header.len() < 2 || !numbers {
+        return Ok(());
+    }
+    Err(err(
+        path,
+        line,
+        0,
+        format!(
+            "the first line, read as the header, holds only numbers ({}), so the file seems to have no header line",
+            name_list(header)
+        ),
+        "add a first line naming the columns (the class column named label), so that the first sample is read as one",
+    ))
 }
 
 /// Which fields of a row-per-sample table hold the label, the id and the

@@ -1018,6 +1018,30 @@ fn a_delimiter_ending_every_line_is_no_label_and_no_feature() {
 }
 
 #[test]
+fn a_file_without_a_header_is_refused_not_read_one_sample_short() {
+    // As UCI's wine.data: the class first, no header.
+    let opts = LoadOptions {
+        label: Some("1".into()),
+        ..LoadOptions::default()
+    };
+    let e = error("1,14.23,1065\n1,13.2,1050\n2,12.4,520\n", &opts);
+    assert!(
+        e.starts_with(
+            "t.csv:1: the first line, read as the header, holds only numbers (1, 14.23, 1065)"
+        ),
+        "{e}"
+    );
+    // Wavelengths for names are a header: the label column has a word.
+    let d = load_str(
+        "400,401.5,label\n1,2,a\n2,1,b\n1,3,a\n",
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(d.feature_names, ["400", "401.5"]);
+    assert_eq!(d.n_samples(), 3);
+}
+
+#[test]
 fn a_column_without_any_value_is_left_out_not_a_missing_value() {
     let table = "a,notes,b,label\n1,,2,x\n2,NA,3,y\n3,,1,x\n";
     let d = load_str(table, &LoadOptions::default()).unwrap();
