@@ -238,6 +238,9 @@ pub struct Dataset {
     pub empty: Vec<String>,
     /// A column named like an id that repeats values: left out.
     pub repeated_id: Option<String>,
+    /// The ids are a string column's words, one per sample, not a column
+    /// named as ids.
+    pub ids_by_words: bool,
     /// String-valued feature columns (under `--categorical onehot`) with
     /// their levels and each sample's level, for models that use levels as
     /// they are.
@@ -435,6 +438,7 @@ fn finish(
         constant: built.constant,
         empty: built.empty,
         repeated_id: built.repeated_id,
+        ids_by_words: built.ids_by_words,
         categorical: built.categorical,
         sources: built.sources,
         layout,

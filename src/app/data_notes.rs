@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::evidence::FOLDS;
-use crate::dataset::{Dataset, FeatureSource, TextEncoding, name_list, shown};
+use crate::dataset::{Dataset, FeatureSource, SourceFormat, TextEncoding, name_list, shown};
 
 /// The notes on `ds`, most consequential first.
 pub fn data_notes(ds: &Dataset) -> Vec<String> {
@@ -163,6 +163,12 @@ fn id_column(ds: &Dataset) -> Option<String> {
         ));
     }
     let name = ds.id_name.as_ref()?;
+    if ds.ids_by_words {
+        return Some(format!(
+            "sample ids are taken from column {}: every sample has a word of its own there, too many to be categories, so it names the samples (--id names another column)",
+            shown(name)
+        ));
+    }
     let plain = ["id", "sample", "name"]
         .iter()
         .any(|p| name.trim().eq_ignore_ascii_case(p));
@@ -196,14 +202,22 @@ fn empty(ds: &Dataset) -> Option<String> {
             name_list(&named)
         )),
     }
+    // In a sheet they are cells beside the table that hold a blank or
+    // once held something; in a text file, delimiters ending every line.
+    let why = match (ds.raw.format, unnamed) {
+        (SourceFormat::Spreadsheet, _) => {
+            "cells beside the table that are blank make the sheet that wide"
+        }
+        (_, 1) => "a delimiter at the end of every line makes one",
+        _ => "delimiters at the end of every line make them",
+    };
     match unnamed {
         0 => {}
-        1 => said.push(
-            "a column without a name has no value in any sample (a delimiter at the end of every line makes one)"
-                .into(),
-        ),
+        1 => said.push(format!(
+            "a column without a name has no value in any sample ({why})"
+        )),
         k => said.push(format!(
-            "{k} columns without a name have no value in any sample (delimiters at the end of every line make them)"
+            "{k} columns without a name have no value in any sample ({why})"
         )),
     }
     (!said.is_empty()).then(|| {
@@ -349,6 +363,16 @@ mod tests {
             assert_eq!(ds.ids[0], first_id);
             assert_eq!(data_notes(&ds), [said]);
         }
+        let mut words = String::from("patient,a,label\n");
+        for i in 0..24 {
+            words.push_str(&format!("P{i},{i},{}\n", ["x", "y"][i % 2]));
+        }
+        assert_eq!(
+            notes_of(&words, &LoadOptions::default()),
+            [
+                "sample ids are taken from column \"patient\": every sample has a word of its own there, too many to be categories, so it names the samples (--id names another column)"
+            ]
+        );
         let repeated = ",a,label\n0,1,x\n0,2,x\n1,3,x\n1,4,y\n2,5,y\n2,6,y\n";
         let notes = notes_of(repeated, &LoadOptions::default());
         assert!(

@@ -31,6 +31,8 @@ pub struct Built {
     pub constant: Vec<String>,
     /// Columns left out for holding no value in any sample ("" unnamed).
     pub empty: Vec<String>,
+    /// The ids are a string column's words, one per sample.
+    pub ids_by_words: bool,
     /// A column guessed to hold ids (by its name) that repeats values: it
     /// is left out, neither ids nor a feature.
     pub repeated_id: Option<String>,
@@ -59,7 +61,13 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
     check_labels(path, &grid, opts)?;
     let n = grid.labels.codes.len();
     let (ids, id_name, repeated_id) = choose_ids(path, grid.ids, grid.id_name, opts)?;
-    let (mut features, mut values, empty) = without_empty(path, grid.features, grid.values, n)?;
+    let (features, values, empty) = without_empty(path, grid.features, grid.values, n)?;
+    let (mut features, mut values, ids, id_name, ids_by_words) =
+        if ids.is_none() && opts.id.is_none() && !opts.transpose {
+            words_for_ids(features, values, n, ids, id_name)
+        } else {
+            (features, values, ids, id_name, false)
+        };
     check_cells(path, &features, opts)?;
     if opts.log2 {
         take_log2(path, &mut features, &mut values, n)?;
@@ -93,7 +101,45 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
         constant,
         empty,
         repeated_id,
+        ids_by_words,
     })
+}
+
+/// Features, values, ids, the id column's name, and whether the ids are
+/// words of a feature column taken for them.
+type WordIds = (
+    Vec<RawColumn>,
+    Vec<f64>,
+    Option<Vec<String>>,
+    Option<String>,
+    bool,
+);
+
+/// In a table without an id column, the first string column in which
+/// every sample has a word of its own (a patient or specimen name): it
+/// cannot be a feature, since a level per sample is no category and the
+/// load would stop on it, so it names the samples.
+fn words_for_ids(
+    features: Vec<RawColumn>,
+    mut values: Vec<f64>,
+    n: usize,
+    ids: Option<Vec<String>>,
+    id_name: Option<String>,
+) -> WordIds {
+    let own_words = |c: &RawColumn| {
+        let Some(texts) = c.texts.as_ref().filter(|_| c.first_number.is_none()) else {
+            return false;
+        };
+        let distinct = texts.iter().collect::<HashSet<_>>().len();
+        n > FEW_LEVELS && distinct == n && c.first_missing.is_none()
+    };
+    let Some(f) = features.iter().position(own_words) else {
+        return (features, values, ids, id_name, false);
+    };
+    let out: Vec<bool> = (0..features.len()).map(|i| i == f).collect();
+    let words = features[f].texts.clone();
+    let (kept, mut names) = leave_out(features, &mut values, n, &out);
+    (kept, values, words, names.pop(), true)
 }
 
 /// Feature columns without those in which no sample has a value (every
@@ -278,7 +324,28 @@ fn guessed_label_holds_classes(
             "--label ROW",
         ),
     };
+    // Labels are most often words; a column of them is the likeliest pick.
+    let words: Vec<String> = grid
+        .features
+        .iter()
+        .filter(|c| c.first_text.is_some() && c.first_number.is_none())
+        .map(|c| c.name.clone())
+        .collect();
     let others: Vec<String> = grid.features.iter().map(|c| c.name.clone()).collect();
+    let hint = match words.as_slice() {
+        [] => format!(
+            "name the label column with {option} (the others: {})",
+            name_list(&others)
+        ),
+        [one] => format!(
+            "name the label column with {option}: perhaps {}, the only other column of words",
+            as_arg(one)
+        ),
+        _ => format!(
+            "name the label column with {option}: perhaps one of the columns of words, {}",
+            name_list(&words)
+        ),
+    };
     Err(err(
         path,
         line,
@@ -286,10 +353,7 @@ fn guessed_label_holds_classes(
         format!(
             "{how} was taken for the labels, but it has {levels} different values among {n} samples, too many to be classes"
         ),
-        &format!(
-            "name the label column with {option} (the others: {})",
-            name_list(&others)
-        ),
+        &hint,
     ))
 }
 
@@ -496,7 +560,7 @@ fn check_levels(
             ),
             &decimal_comma::hint(&at.text).unwrap_or_else(|| {
                 format!(
-                    "it looks like an identifier or free text: use --ignore {} to leave it out",
+                    "it looks like an identifier or free text: use --id {0} if it names the samples, else --ignore {0} to leave it out",
                     as_arg(&col.name)
                 )
             }),

@@ -372,8 +372,9 @@ pub fn samples_as_rows_in(
     // String columns become 0/1 columns, which needs every cell's text; but
     // most columns are numbers, and a String per cell would more than
     // double the memory of loading them. So only a column that turned out
-    // to hold a string is read again for its texts.
-    if opts.categorical == super::CategoricalPolicy::Onehot {
+    // to hold a string is read again for its texts. Without an id column,
+    // a string column may also hold the sample names (`build`).
+    if opts.categorical == super::CategoricalPolicy::Onehot || id_field.is_none() {
         for (col, &f) in features.iter_mut().zip(&feature_fields) {
             if col.first_text.is_some() {
                 col.texts = Some(column_texts(bytes, data, delimiter, f));

@@ -612,14 +612,14 @@ fn a_string_column_with_too_many_levels_is_refused_naming_it() {
         categorical: CategoricalPolicy::Onehot,
         ..LoadOptions::default()
     };
-    // An identifier: one level per row.
-    let mut text = String::from("a,code,label\n");
+    // An identifier beside the id column: one level per row.
+    let mut text = String::from("id,a,code,label\n");
     for i in 0..60 {
-        text.push_str(&format!("{i},c{i},{}\n", ["x", "y"][i % 2]));
+        text.push_str(&format!("s{i},{i},c{i},{}\n", ["x", "y"][i % 2]));
     }
     let e = error(&text, &onehot);
     assert!(
-        e.starts_with("t.csv:1:2: column \"code\" has 60 different strings among 60 samples")
+        e.starts_with("t.csv:1:3: column \"code\" has 60 different strings among 60 samples")
             && e.contains("--ignore code"),
         "{e}"
     );
@@ -922,9 +922,16 @@ fn a_guessed_label_column_of_unique_values_is_refused_naming_the_others() {
     assert!(
         e.starts_with("t.csv:1:3: column \"b\", the last (none is named")
             && e.contains("40 different values among 40 samples")
-            && e.contains("--label COL (the others: species, a)"),
+            && e.contains("--label COL: perhaps species, the only other column of words"),
         "{e}"
     );
+    // Without a column of words, every other column is named.
+    let numbers = table
+        .replace("species", "s")
+        .replace("x,", "1,")
+        .replace("y,", "2,");
+    let e = error(&numbers, &LoadOptions::default());
+    assert!(e.contains("--label COL (the others: s, a)"), "{e}");
     // Named by the user: theirs to decide (the fit says what it can).
     let opts = LoadOptions {
         label: Some("b".into()),
@@ -1015,6 +1022,44 @@ fn a_delimiter_ending_every_line_is_no_label_and_no_feature() {
         String::from_utf8(out).unwrap(),
         "sample,h,w,species,\r\nS1,30,4,cat,\r\nS2,50,20,cat,\r\nS3,31,5,cat,\r\n"
     );
+}
+
+#[test]
+fn a_string_column_with_a_word_per_sample_names_the_samples() {
+    let table = |head: &str, n: usize| {
+        let mut t = format!("{head}patient,age,label\n");
+        for i in 0..n {
+            let id = if head.is_empty() {
+                String::new()
+            } else {
+                format!("{i}A,")
+            };
+            t.push_str(&format!("{id}P{i:03},{},{}\n", 30 + i, ["x", "y"][i % 2]));
+        }
+        t
+    };
+    // Under either categorical policy: as a feature it could only be refused.
+    for categorical in [CategoricalPolicy::Error, CategoricalPolicy::Onehot] {
+        let opts = LoadOptions {
+            categorical,
+            ..LoadOptions::default()
+        };
+        let d = load_str(&table("", 30), &opts).unwrap();
+        assert_eq!(d.id_name.as_deref(), Some("patient"));
+        assert!(d.ids_by_words);
+        assert_eq!((d.ids[0].as_str(), d.ids[29].as_str()), ("P000", "P029"));
+        assert_eq!(d.feature_names, ["age"]);
+    }
+    // With an id column it stays a feature, refused as before.
+    let e = error(&table("id,", 30), &LoadOptions::default());
+    assert!(e.contains("\"patient\""), "{e}");
+    // Twenty samples with twenty words are twenty levels, as any column.
+    let onehot = LoadOptions {
+        categorical: CategoricalPolicy::Onehot,
+        ..LoadOptions::default()
+    };
+    let d = load_str(&table("", 20), &onehot).unwrap();
+    assert!(!d.ids_by_words && d.id_name.is_none());
 }
 
 #[test]
