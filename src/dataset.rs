@@ -172,6 +172,9 @@ pub struct RawTable {
     pub format: SourceFormat,
 }
 
+/// Why `--missing drop` left out a sample whose label is empty.
+pub const UNLABELLED: &str = "no label";
+
 /// The kind of file a table was read from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SourceFormat {

@@ -7,7 +7,9 @@
 use std::collections::BTreeMap;
 
 use super::evidence::FOLDS;
-use crate::dataset::{Dataset, FeatureSource, SourceFormat, TextEncoding, name_list, shown};
+use crate::dataset::{
+    Dataset, FeatureSource, SourceFormat, TextEncoding, UNLABELLED, name_list, shown,
+};
 
 /// The notes on `ds`, most consequential first.
 pub fn data_notes(ds: &Dataset) -> Vec<String> {
@@ -134,14 +136,47 @@ fn small_classes(classes: &[String], counts: &[usize]) -> Option<String> {
     ))
 }
 
-/// Samples `--missing drop` left out.
+/// Samples `--missing drop` left out: for a missing value, or for having
+/// no label (counted apart: the curator may want to label those).
 fn left_out(ds: &Dataset) -> Option<String> {
-    let (_, first) = ds.dropped.first()?;
-    let n = ds.dropped.len();
-    let samples = if n == 1 { "sample" } else { "samples" };
-    Some(format!(
-        "{n} {samples} left out for missing values (--missing drop; the first: {first}); they are kept unchanged in the cleaned file"
-    ))
+    let missing: Vec<&str> = ds
+        .dropped
+        .iter()
+        .map(|(_, why)| why.as_str())
+        .filter(|why| *why != UNLABELLED)
+        .collect();
+    let unlabelled = ds.dropped.len() - missing.len();
+    let samples = |n: usize| {
+        if n == 1 {
+            "1 sample".to_string()
+        } else {
+            format!("{n} samples")
+        }
+    };
+    let mut said = Vec::new();
+    if let Some(first) = missing.first() {
+        said.push(format!(
+            "{} left out for missing values (the first: {first})",
+            samples(missing.len())
+        ));
+    }
+    if unlabelled > 0 {
+        said.push(format!(
+            "{} left out for having no label",
+            samples(unlabelled)
+        ));
+    }
+    (!said.is_empty()).then(|| {
+        format!(
+            "{} by --missing drop; they are kept unchanged in the cleaned file{}",
+            said.join(", and "),
+            if unlabelled > 0 {
+                " (scan with --predict naming the same file gives the model's label for each)"
+            } else {
+                ""
+            }
+        )
+    })
 }
 
 /// An id column relabel took by its name beyond the plain ones (id,
@@ -442,6 +477,15 @@ mod tests {
             notes[0]
         );
         assert!(notes[0].contains("column \"b\""), "{}", notes[0]);
+        // Rows without a label are counted apart.
+        let unlabelled = format!("{table}8,7, \n9,8,\n");
+        let notes = notes_of(&unlabelled, &drop);
+        assert!(
+            notes[0].contains(", and 2 samples left out for having no label by --missing drop")
+                && notes[0].contains("--predict naming the same file"),
+            "{}",
+            notes[0]
+        );
         let mean = LoadOptions {
             missing: MissingPolicy::Mean,
             ..LoadOptions::default()

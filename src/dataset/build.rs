@@ -75,7 +75,8 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
     if !opts.log2 {
         check_magnitudes(path, &features)?;
     }
-    let missing = handle_missing(path, &mut features, &mut values, n, opts)?;
+    let unlabelled = unlabelled(&grid.labels, opts);
+    let missing = handle_missing(path, &mut features, &mut values, &unlabelled, opts)?;
     let kept = missing.kept;
     check_levels(path, &features, &kept, opts)?;
     let (features, values, means, constant) =
@@ -269,13 +270,15 @@ fn check_labels(path: &Path, grid: &Grid, opts: &LoadOptions) -> Result<(), Data
             "add data rows",
         ));
     }
-    if let Some((line, column)) = grid.labels.first_empty {
+    if let Some((line, column)) = grid.labels.first_empty
+        && opts.missing != MissingPolicy::Drop
+    {
         return Err(err(
             path,
             line,
             column,
             format!("the label in column {} is empty", shown(&grid.label_name)),
-            "every sample needs a label: fill it in, or remove the row",
+            "every sample needs a label: fill it in, remove the row, or use --missing drop to leave the unlabelled rows out",
         ));
     }
     if opts.label.is_none() {
@@ -580,15 +583,31 @@ struct Missing {
 }
 
 /// Missing values in numeric columns (string columns keep them as a level).
+/// Under `--missing drop`, the samples whose label is empty or blank: left
+/// out like those missing a value, since no model can learn from them or
+/// say their label is wrong.
+fn unlabelled(labels: &Labels, opts: &LoadOptions) -> Vec<bool> {
+    let blank: Vec<bool> = labels.levels.iter().map(|l| l.trim().is_empty()).collect();
+    labels
+        .codes
+        .iter()
+        .map(|&c| opts.missing == MissingPolicy::Drop && blank[c])
+        .collect()
+}
+
 fn handle_missing(
     path: &Path,
     features: &mut [RawColumn],
     values: &mut [f64],
-    n: usize,
+    unlabelled: &[bool],
     opts: &LoadOptions,
 ) -> Result<Missing, DataError> {
-    let mut drop = vec![false; n];
-    let mut reasons: Vec<Option<String>> = vec![None; n];
+    let n = unlabelled.len();
+    let mut drop = unlabelled.to_vec();
+    let mut reasons: Vec<Option<String>> = unlabelled
+        .iter()
+        .map(|&u| u.then(|| super::UNLABELLED.to_string()))
+        .collect();
     let mut means = vec![None; features.len()];
     for (f, (col, values)) in features
         .iter_mut()

@@ -1063,6 +1063,34 @@ fn a_string_column_with_a_word_per_sample_names_the_samples() {
 }
 
 #[test]
+fn rows_without_a_label_are_refused_or_left_out_by_missing_drop() {
+    let table = "id,a,label\ns1,1,x\ns2,2,\ns3,3,y\ns4,4, \ns5,5,x\n";
+    let e = error(table, &LoadOptions::default());
+    assert!(
+        e.starts_with("t.csv:3:3: the label in column \"label\" is empty")
+            && e.contains("--missing drop"),
+        "{e}"
+    );
+    let drop = LoadOptions {
+        missing: MissingPolicy::Drop,
+        ..LoadOptions::default()
+    };
+    let d = load_str(table, &drop).unwrap();
+    assert_eq!(d.ids, ["s1", "s3", "s5"]);
+    assert_eq!(d.classes, ["x", "y"]);
+    assert_eq!(
+        d.dropped,
+        [(1, UNLABELLED.to_string()), (3, UNLABELLED.to_string())]
+    );
+    // The cleaned file keeps them as they were.
+    let out = rewrite(&d, &[(2, CellEdit::Relabel("y".into()))], None);
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "id,a,label\ns1,1,x\ns2,2,\ns3,3,y\ns4,4, \ns5,5,y\n"
+    );
+}
+
+#[test]
 fn a_file_without_a_header_is_refused_not_read_one_sample_short() {
     // As UCI's wine.data: the class first, no header.
     let opts = LoadOptions {
