@@ -406,6 +406,30 @@ fn check_cells(path: &Path, features: &[RawColumn], opts: &LoadOptions) -> Resul
             "replace it with a number, or mark it missing (NA)",
         ));
     }
+    // A column of numbers with a stray word is a typo, not a set of levels:
+    // turning it into levels would hide the mistake from the curator.
+    if let Some((at, name)) = earliest(features, |c| {
+        c.first_number.as_ref().and(c.first_text.as_ref())
+    }) {
+        return Err(err(
+            path,
+            at.line,
+            at.column,
+            format!(
+                "cannot read {} as a number in column {}, whose other cells are numbers",
+                shown(&at.text),
+                shown(&name)
+            ),
+            &decimal_comma::hint(&at.text)
+                .or_else(|| beyond_a_limit(&at.text))
+                .unwrap_or_else(|| {
+                    format!(
+                        "fix the cell, mark it missing (NA), or use --ignore {} to leave the column out",
+                        as_arg(&name)
+                    )
+                }),
+        ));
+    }
     if opts.categorical == CategoricalPolicy::Error
         && let Some((at, name)) = earliest(features, |c| c.first_text.as_ref())
     {
@@ -422,29 +446,19 @@ fn check_cells(path: &Path, features: &[RawColumn], opts: &LoadOptions) -> Resul
         ));
     }
 
-    // A column of numbers with a stray word is a typo, not a set of levels:
-    // turning it into levels would hide the mistake from the curator.
-    if let Some((at, name)) = earliest(features, |c| {
-        c.first_number.as_ref().and(c.first_text.as_ref())
-    }) {
-        return Err(err(
-            path,
-            at.line,
-            at.column,
-            format!(
-                "cannot read {} as a number in column {}, whose other cells are numbers",
-                shown(&at.text),
-                shown(&name)
-            ),
-            &decimal_comma::hint(&at.text).unwrap_or_else(|| {
-                format!(
-                    "fix the cell, mark it missing (NA), or use --ignore {} to leave the column out",
-                    as_arg(&name)
-                )
-            }),
-        ));
-    }
     Ok(())
+}
+
+/// A cell like `<0.01` or `>2000`: a measurement beyond an instrument's
+/// detection limit, written as the limit. Which number stands for it is
+/// the curator's call (the limit, half of it, or missing), not a reader's.
+fn beyond_a_limit(text: &str) -> Option<String> {
+    let rest = text.trim().trim_start_matches(['<', '>', '≤', '≥']);
+    (rest.len() < text.trim().len()
+        && matches!(super::cells::read_cell(rest), super::cells::Cell::Number(_)))
+    .then(|| {
+        "it reads as a value beyond a detection limit: write the number that should stand for it (the limit, or half of it below), or mark it missing (NA)".to_string()
+    })
 }
 
 /// `--log2`: numeric columns become log2(value); a value <= 0 is an error.

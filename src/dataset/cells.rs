@@ -37,9 +37,18 @@ pub fn read_cell(text: &str) -> Cell {
     match t.parse::<f64>() {
         Ok(v) if v.is_finite() => Cell::Number(v),
         Ok(_) => Cell::Infinite,
+        // U+2212, the typographic minus, as text copied from a document or
+        // a web page has it: a minus all the same.
+        Err(_) if t.contains(MINUS_SIGN) => match t.replace(MINUS_SIGN, "-").parse::<f64>() {
+            Ok(v) if v.is_finite() => Cell::Number(v),
+            Ok(_) => Cell::Infinite,
+            Err(_) => Cell::Text,
+        },
         Err(_) => Cell::Text,
     }
 }
+
+const MINUS_SIGN: char = '\u{2212}';
 
 /// Powers of ten a double holds exactly.
 const EXACT_POW10: [f64; 23] = [
@@ -228,6 +237,9 @@ mod tests {
             assert_eq!(read_cell(m), Cell::Missing, "{m:?}");
         }
         assert_eq!(read_cell(" 1.5e3 "), Cell::Number(1500.0));
+        assert_eq!(read_cell("\u{2212}1.5"), Cell::Number(-1.5));
+        assert_eq!(read_cell("2e\u{2212}3"), Cell::Number(0.002));
+        assert_eq!(read_cell("\u{2212}x"), Cell::Text);
         assert_eq!(read_cell("abc"), Cell::Text);
         assert_eq!(read_cell("inf"), Cell::Infinite);
     }

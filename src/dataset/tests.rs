@@ -119,15 +119,28 @@ fn ignored_columns_are_not_features() {
 
 #[test]
 fn a_bad_cell_names_line_column_and_the_fixes() {
+    // A word among numbers is a typo: levels (onehot) would not take it.
     let e = error("a,b,label\n1,2,x\n3,oops,y\n", &LoadOptions::default());
     assert!(
-        e.starts_with("t.csv:3:2: cannot read \"oops\" as a number in column \"b\""),
+        e.starts_with(
+            "t.csv:3:2: cannot read \"oops\" as a number in column \"b\", whose other cells are numbers"
+        ) && e.contains("mark it missing (NA), or use --ignore b"),
         "{e}"
     );
+    // A column of words: leave it out, or read its levels.
+    let e = error("a,b,label\n1,u,x\n3,v,y\n", &LoadOptions::default());
     assert!(
-        e.contains("--ignore b") && e.contains("--categorical onehot"),
+        e.starts_with("t.csv:2:2: cannot read \"u\" as a number in column \"b\" —")
+            && e.contains("--ignore b")
+            && e.contains("--categorical onehot"),
         "{e}"
     );
+    // A value written as a detection limit is the curator's to replace.
+    let e = error("a,b,label\n1,2,x\n3,<0.01,y\n", &LoadOptions::default());
+    assert!(e.contains("beyond a detection limit"), "{e}");
+    // The typographic minus is a minus.
+    let d = ok("a,b,label\n1,\u{2212}2.5,x\n3,4,y\n");
+    assert_eq!(d.x[(0, 1)], -2.5);
 }
 
 #[test]
