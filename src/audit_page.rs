@@ -212,12 +212,7 @@ fn data_section(a: &AuditInput, file: &str) -> String {
         ("samples", ds.n_samples().to_string()),
         ("features", ds.x.ncols().to_string()),
         ("label column", esc(&ds.label_name)),
-        (
-            "id column",
-            ds.id_name
-                .as_deref()
-                .map_or("none (row numbers)".into(), esc),
-        ),
+        ("id column", id_fact(ds.id_name.as_deref())),
         ("classes, given labels", classes.join(", ")),
     ];
     if !ds.dropped.is_empty() {
@@ -241,6 +236,15 @@ fn data_section(a: &AuditInput, file: &str) -> String {
         "<section id=\"data\">\n<h2>Data set</h2>\n{}</section>\n",
         fact_list(&facts)
     )
+}
+
+/// The id column as the page says it; an unnamed one is a row index.
+fn id_fact(name: Option<&str>) -> String {
+    match name {
+        None => "none (row numbers)".into(),
+        Some("") => "the first, unnamed (a row index)".into(),
+        Some(name) => esc(name),
+    }
 }
 
 fn fact_list(facts: &[(&str, String)]) -> String {
@@ -349,4 +353,16 @@ fn decisions_section(a: &AuditInput) -> String {
          p_mislabel and model the review screen showed before the sample was first decided \
          (blank where the session did not record it).</p>\n</section>\n"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_id_column_is_named_or_said_what_it_is() {
+        assert_eq!(id_fact(None), "none (row numbers)");
+        assert_eq!(id_fact(Some("")), "the first, unnamed (a row index)");
+        assert_eq!(id_fact(Some("a<b")), "a&lt;b");
+    }
 }

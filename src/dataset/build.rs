@@ -445,7 +445,6 @@ fn check_cells(path: &Path, features: &[RawColumn], opts: &LoadOptions) -> Resul
             &decimal_comma::hint(&at.text).unwrap_or_else(|| hint_for(&name)),
         ));
     }
-
     Ok(())
 }
 
@@ -596,7 +595,6 @@ struct Missing {
     means: Vec<Option<f64>>,
 }
 
-/// Missing values in numeric columns (string columns keep them as a level).
 /// Under `--missing drop`, the samples whose label is empty or blank: left
 /// out like those missing a value, since no model can learn from them or
 /// say their label is wrong.
@@ -609,6 +607,8 @@ fn unlabelled(labels: &Labels, opts: &LoadOptions) -> Vec<bool> {
         .collect()
 }
 
+/// Missing values in numeric columns (string columns keep them as a
+/// level); samples marked `unlabelled` are left out first.
 fn handle_missing(
     path: &Path,
     features: &mut [RawColumn],
