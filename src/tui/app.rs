@@ -84,6 +84,10 @@ pub struct App {
     pub refitting: bool,
     /// Until when the rows the last refit moved far are marked.
     pub moved_until: Option<Instant>,
+    /// What the fit in flight said when it started: a learning refit's
+    /// summary does not replace a message the curator got since (an
+    /// export's path), as it finishes by itself while they work.
+    pub fit_said: Option<String>,
 }
 
 /// The start-up notices: how the session was resumed, then what reading its
@@ -179,6 +183,7 @@ impl App {
             changed_at: None,
             refitting: false,
             moved_until: None,
+            fit_said: None,
             id_width,
         }
     }

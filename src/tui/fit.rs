@@ -62,6 +62,7 @@ impl App {
                 };
                 let why = job.note.as_ref().map(|n| format!(" ({n})"));
                 self.info(format!("{verb} {}{}", job.model, why.unwrap_or_default()));
+                self.fit_said = self.message.as_ref().map(|m| m.text.clone());
                 self.refitting = refit;
                 self.job = Some(job);
             }
@@ -145,7 +146,10 @@ impl App {
                 } else {
                     self.session.cursor_top();
                 }
-                if notes.is_empty() {
+                let said_since = self.message.as_ref().map(|m| &m.text) != self.fit_said.as_ref();
+                if self.refitting && said_since {
+                    // Theirs stays; the status bar shows the new fit.
+                } else if notes.is_empty() {
                     self.info(status);
                 } else {
                     self.info(format!("{status}; {notes}"));

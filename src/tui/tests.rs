@@ -963,6 +963,26 @@ fn decisions_start_a_learning_refit_after_a_pause_and_keep_the_cursor() {
     assert!(!app.fitting(), "nothing new to learn");
     let status = screen(&app, 140, 30);
     assert!(status.contains("wrong left"), "{status}");
+    // An export while a learning refit runs: its message outlives the
+    // refit, which finished by itself (the first fit's summary was shown).
+    let dir = tempfile::tempdir().unwrap();
+    app.export_dir = Some(dir.path().to_path_buf());
+    press(&mut app, "d");
+    app.tick(t0 + 20 * LEARN_AFTER);
+    app.tick(t0 + 21 * LEARN_AFTER);
+    assert!(app.fitting());
+    press(&mut app, "e");
+    app.wait_for_fit();
+    let said = app.message.as_ref().map(|m| m.text.clone()).unwrap();
+    assert!(said.starts_with("exported "), "{said}");
+    // With nothing said since, a refit says how it went.
+    press(&mut app, "u");
+    app.tick(t0 + 30 * LEARN_AFTER);
+    app.tick(t0 + 31 * LEARN_AFTER);
+    assert!(app.fitting());
+    app.wait_for_fit();
+    let said = app.message.as_ref().map(|m| m.text.clone()).unwrap();
+    assert!(said.contains("converged after"), "{said}");
 }
 
 #[test]
