@@ -16,6 +16,11 @@ fn error(text: &str, opts: &LoadOptions) -> String {
     load_str(text, opts).unwrap_err().to_string()
 }
 
+/// The cleaned file, as text, with sample `i` relabelled `to`.
+fn relabelled(d: &Dataset, i: usize, to: &str) -> String {
+    String::from_utf8(rewrite(d, &[(i, CellEdit::Relabel(to.into()))], None)).unwrap()
+}
+
 #[test]
 fn label_is_the_named_column_else_a_conventional_name_else_the_last() {
     let d = ok("a,Class,b\n1,x,2\n3,y,4\n");
@@ -1030,9 +1035,8 @@ fn a_delimiter_ending_every_line_is_no_label_and_no_feature() {
     assert_eq!(d.empty, [""]);
     assert_eq!(d.ids, ["S1", "S2", "S3"]);
     // The cleaned file keeps the line as it was, but for the label.
-    let out = rewrite(&d, &[(1, CellEdit::Relabel("cat".into()))], None);
     assert_eq!(
-        String::from_utf8(out).unwrap(),
+        relabelled(&d, 1, "cat"),
         "sample,h,w,species,\r\nS1,30,4,cat,\r\nS2,50,20,cat,\r\nS3,31,5,cat,\r\n"
     );
 }
@@ -1096,9 +1100,8 @@ fn rows_without_a_label_are_refused_or_left_out_by_missing_drop() {
         [(1, UNLABELLED.to_string()), (3, UNLABELLED.to_string())]
     );
     // The cleaned file keeps them as they were.
-    let out = rewrite(&d, &[(2, CellEdit::Relabel("y".into()))], None);
     assert_eq!(
-        String::from_utf8(out).unwrap(),
+        relabelled(&d, 2, "y"),
         "id,a,label\ns1,1,x\ns2,2,\ns3,3,y\ns4,4, \ns5,5,y\n"
     );
 }

@@ -311,7 +311,7 @@ impl App {
                 &self.model,
                 &self.options,
             )))),
-            Action::Notes => Some(Popup::Notes(Notes::default())),
+            Action::Notes => Some(Popup::Notes(Notes::new(&self.popup_context()))),
             Action::Help => Some(Popup::Help(Help::default())),
             _ => None,
         };

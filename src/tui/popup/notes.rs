@@ -19,9 +19,21 @@ use crate::tui::text::wrap_words;
 /// than this are hard to follow.
 const MAX_WIDTH: u16 = 100;
 
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Notes {
     text: Scrolled,
+    /// Gathered when the notes open, not at every frame: the data notes
+    /// count every sample's label.
+    sections: Vec<Section>,
+}
+
+impl Notes {
+    pub fn new(ctx: &PopupContext) -> Notes {
+        Notes {
+            text: Scrolled::default(),
+            sections: sections(ctx),
+        }
+    }
 }
 
 /// A heading and its items, each a paragraph.
@@ -85,15 +97,21 @@ fn sections(ctx: &PopupContext) -> Vec<Section> {
         Some(fit) => out.extend(fit_sections(session.model_name().unwrap_or("model"), fit)),
         None => out.push(("the fit".into(), vec!["no fit yet".into()])),
     }
-    if let Some(m) = ctx.message.filter(|m| !tells_the_fit(m, session.fit())) {
+    let fitted = session.model_name().zip(session.fit());
+    if let Some(m) = ctx.message.filter(|m| !tells_the_fit(m, fitted)) {
         out.push(("the last message".into(), vec![m.to_string()]));
     }
     out
 }
 
-/// Whether `message` is the fit's own summary (its notes, said above).
-fn tells_the_fit(message: &str, fit: Option<&Fit>) -> bool {
-    fit.is_some_and(|f| message.ends_with(&f.extra.notes.join("; ")))
+/// Whether `message` is the fit's own summary ("MODEL converged after N
+/// iterations; NOTES"), said above.
+fn tells_the_fit(message: &str, fitted: Option<(&str, &Fit)>) -> bool {
+    fitted.is_some_and(|(model, f)| {
+        message.starts_with(model)
+            && message.contains(&format!(" after {} iterations", f.iterations))
+            && message.ends_with(&f.extra.notes.join("; "))
+    })
 }
 
 /// The sections as lines of at most `cells`: headings in bold, items
@@ -127,7 +145,7 @@ impl PopupComponent for Notes {
 
     fn render(&self, area: Rect, buf: &mut Buffer, ctx: &PopupContext) {
         let w = MAX_WIDTH.min(area.width);
-        let lines = lines(&sections(ctx), usize::from(w.saturating_sub(2)), ctx);
+        let lines = lines(&self.sections, usize::from(w.saturating_sub(2)), ctx);
         let (title, lines) = self.text.window("notes", lines, area, ctx);
         let h = lines.len() as u16 + 2;
         frame(&title, lines, (w, h), area, buf, ctx.theme);
@@ -180,10 +198,20 @@ mod tests {
         assert_eq!(s[1].1, ["rnda -0.500 ± 0.010, weight 1.00"]);
         assert!(tells_the_fit(
             "rnda converged after 7 iterations; auto chose rnda; calibrated",
-            Some(&fit)
+            Some(("rnda", &fit))
         ));
-        assert!(!tells_the_fit("rmda failed: too few rows", Some(&fit)));
+        assert!(!tells_the_fit(
+            "rmda failed: too few rows",
+            Some(("rnda", &fit))
+        ));
         assert!(!tells_the_fit("exported", None));
+        // A fit without notes does not swallow every other message.
+        fit.extra.notes.clear();
+        assert!(tells_the_fit(
+            "rnda converged after 7 iterations",
+            Some(("rnda", &fit))
+        ));
+        assert!(!tells_the_fit("exported a.csv", Some(("rnda", &fit))));
     }
 
     #[test]
