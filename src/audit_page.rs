@@ -9,13 +9,14 @@
 //! from the data (ids, labels, column names, the file name) goes through
 //! [`esc`]: an input file is not trusted to be free of markup.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::analysis::projection::Projection;
 use crate::dataset::Dataset;
 use crate::models::Fit;
-use crate::review::Decision;
 use crate::review::journal::Seen;
+use crate::review::{Comment, Decision};
 
 mod charts;
 
@@ -30,6 +31,8 @@ pub struct AuditInput<'a> {
     /// What the screen showed of each sample before it was first decided
     /// (p_mislabel and model), where the journal recorded it.
     pub seen: &'a [Option<Seen>],
+    /// The curator's comments, by sample.
+    pub comments: &'a BTreeMap<usize, Comment>,
     /// The fit whose p_mislabel the page reports, on every sample.
     pub fit: &'a Fit,
     /// The model that made `fit` (never `auto`).
@@ -306,11 +309,12 @@ fn format_scalar(v: f64) -> String {
     }
 }
 
-/// Every decided sample in input order, with what the model said of it.
+/// Every decided or commented sample in input order, with what the model
+/// said of it (the audit file's rows).
 fn decisions_section(a: &AuditInput) -> String {
     let ds = a.dataset;
     let mut order: Vec<usize> = (0..ds.n_samples())
-        .filter(|&i| a.decisions[i].is_some())
+        .filter(|&i| a.decisions[i].is_some() || a.comments.contains_key(&i))
         .collect();
     order.sort_by_key(|&i| ds.rows[i]);
     if order.is_empty() {
@@ -318,40 +322,46 @@ fn decisions_section(a: &AuditInput) -> String {
     }
     let mut rows = String::new();
     for i in order {
-        let Some(d) = a.decisions[i] else { continue };
-        let (class, what) = match d {
-            Decision::Relabel(_) => (
+        let (class, what) = match a.decisions[i] {
+            Some(d @ Decision::Relabel(_)) => (
                 "relabelled",
                 format!("relabel &rarr; {}", esc(&d.describe(&ds.classes))),
             ),
-            Decision::Keep => ("kept", "keep".into()),
-            Decision::Drop => ("dropped", "drop".into()),
+            Some(Decision::Keep) => ("kept", "keep".into()),
+            Some(Decision::Drop) => ("dropped", "drop".into()),
+            None => ("undecided", "undecided".into()),
         };
+        let comment = a.comments.get(&i);
+        let when = a.decided_at[i]
+            .as_deref()
+            .or(comment.map(|c| c.time.as_str()))
+            .map_or(String::new(), esc);
+        let comment = comment.map_or(String::new(), |c| esc(&c.text));
         let shown = a.seen[i].as_ref().map_or(String::new(), |s| {
             format!("{} ({})", prob(s.p_mislabel), esc(&s.model))
         });
         rows.push_str(&format!(
             "<tr class=\"decision {class}\"><td class=\"num\">{}</td><td>{}</td><td>{}</td>\
              <td class=\"what\">{what}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td>\
-             <td class=\"shown\">{shown}</td><td>{}</td></tr>\n",
+             <td class=\"shown\">{shown}</td><td>{when}</td><td class=\"comment\">{comment}</td></tr>\n",
             ds.rows[i],
             esc(&ds.ids[i]),
             esc(ds.given_label(i)),
             esc(&ds.classes[a.fit.suggested[i]]),
             prob(a.fit.p_mislabel[i]),
             esc(a.model),
-            a.decided_at[i].as_deref().map_or(String::new(), esc),
         ));
     }
     format!(
         "<section id=\"decisions\">\n<h2>Decisions</h2>\n<table class=\"decisions\">\n\
          <tr><th>row</th><th>id</th><th>given</th><th>decision</th><th>model's suggestion</th>\
-         <th>p_mislabel</th><th>model</th><th>shown when decided</th><th>decided at</th></tr>\n\
+         <th>p_mislabel</th><th>model</th><th>shown when decided</th><th>decided at</th><th>comment</th></tr>\n\
          {rows}</table>\n\
          <p class=\"note\">row: the 0-based data row of the input (header excluded). \
          Suggestion, p_mislabel and model: this page's fit. Shown when decided: the \
          p_mislabel and model the review screen showed before the sample was first decided \
-         (blank where the session did not record it).</p>\n</section>\n"
+         (blank where the session did not record it). An undecided row is there for its \
+         comment; its time is the comment's.</p>\n</section>\n"
     )
 }
 

@@ -13,7 +13,7 @@ pub mod view;
 
 pub use decision::{Decision, DecisionFilter};
 pub use export::{ExportOptions, ExportSummary};
-pub use session::{Accepted, Counts, ResumeInfo, Session};
+pub use session::{Accepted, Comment, Counts, ResumeInfo, Session};
 pub use view::{Filter, SortKey};
 
 use crate::dataset::{LoadOptions, load};

@@ -5,8 +5,8 @@
 mod common;
 
 use common::{
-    HOSTILE_CLASS, HOSTILE_IDS, HOSTILE_LABEL, HOSTILE_MODEL, Reviewed, hostile_review, parse_csv,
-    sample, succeed,
+    HOSTILE_CLASS, HOSTILE_COMMENT, HOSTILE_IDS, HOSTILE_LABEL, HOSTILE_MODEL, Reviewed,
+    hostile_review, parse_csv, sample, succeed,
 };
 
 fn escaped(s: &str) -> String {
@@ -61,6 +61,10 @@ fn the_page_has_the_heat_map_histogram_scatter_and_every_decision() {
         html.matches("<tr class=\"decision dropped\">").count(),
         dropped.len()
     );
+    // An undecided sample is listed for its comment, as in the audit file.
+    assert_eq!(html.matches("<tr class=\"decision undecided\">").count(), 1);
+    let comment = format!("<td class=\"comment\">{}</td>", escaped(HOSTILE_COMMENT));
+    assert_eq!(html.matches(&comment).count(), 2, "{comment}");
     assert!(html.contains("<dt>model</dt><dd>rnda</dd>"), "model named");
     // Beside this page's fit, what the screen showed before each decision.
     let shown = format!(
@@ -81,10 +85,12 @@ fn the_page_has_the_heat_map_histogram_scatter_and_every_decision() {
 fn data_strings_are_escaped_and_nothing_is_fetched() {
     let r = hostile_review("rnda");
     let html = report(&r, &[]);
-    for s in HOSTILE_IDS
-        .iter()
-        .chain([&HOSTILE_CLASS, &HOSTILE_LABEL, &HOSTILE_MODEL])
-    {
+    for s in HOSTILE_IDS.iter().chain([
+        &HOSTILE_CLASS,
+        &HOSTILE_LABEL,
+        &HOSTILE_MODEL,
+        &HOSTILE_COMMENT,
+    ]) {
         assert!(html.contains(&escaped(s)), "{s} escaped");
     }
     let lower = html.to_lowercase();
@@ -93,6 +99,7 @@ fn data_strings_are_escaped_and_nothing_is_fetched() {
         "no script, from the data or not"
     );
     assert!(!lower.contains("<b>set") && !lower.contains("<u>label"));
+    assert!(!lower.contains("<b>why"));
     for needle in ["http://", "https://", "src=", "url(", "@import"] {
         assert!(!lower.contains(needle), "{needle}");
     }
@@ -171,4 +178,35 @@ fn bad_requests_are_one_line_and_exit_2() {
     succeed(&mut r.relabel(&["report", "--model", "nda", "--out", other.to_str().unwrap()]));
     let html = std::fs::read_to_string(&other).unwrap();
     assert!(html.contains("<dt>model</dt><dd>nda</dd>") && html.contains("given with --model"));
+}
+
+/// `relabel export` writes the same trail as the page: every decision and
+/// every comment, an undecided sample's row saying so.
+#[test]
+fn the_headless_export_carries_the_comments() {
+    let r = hostile_review("rnda");
+    succeed(&mut r.relabel(&["export"]));
+    let audit = std::fs::read_to_string(r.dir.path().join("iris_noisy.audit.csv")).unwrap();
+    let (header, rows) = parse_csv(&audit);
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let decided: usize = r.decided.iter().map(Vec::len).sum();
+    assert_eq!(rows.len(), decided + 1, "{audit}");
+    let commented: Vec<(&str, &str)> = rows
+        .iter()
+        .filter(|row| !row[col("comment")].is_empty())
+        .map(|row| {
+            (
+                row[col("row")].as_str(),
+                row[col("new_label_or_action")].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(commented.len(), 2, "{audit}");
+    assert_eq!(commented[1], ("10", "undecided"));
+    assert_ne!(commented[0].1, "undecided");
+    assert!(
+        rows.iter()
+            .filter(|row| !row[col("comment")].is_empty())
+            .all(|row| row[col("comment")] == HOSTILE_COMMENT)
+    );
 }

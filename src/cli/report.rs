@@ -63,6 +63,7 @@ pub fn run(a: &ReportArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), Cli
         decisions: &decisions,
         decided_at: &decided_at,
         seen: &seen,
+        comments: session.comments(),
         fit: &fit,
         model: &plan.name,
         fit_note: &fit_note,

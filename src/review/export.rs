@@ -148,8 +148,11 @@ fn gzip(bytes: &[u8]) -> Result<Vec<u8>, ReviewError> {
         .map_err(|e| ReviewError::Io(format!("cannot compress the cleaned file: {e}")))
 }
 
+/// The audit's action for a sample that has a comment and no decision.
+pub const UNDECIDED: &str = "undecided";
+
 /// Writes the cleaned file and the audit file of the session's decisions
-/// (audit rows in input order), then journals the export.
+/// and comments (audit rows in input order), then journals the export.
 pub fn export(session: &mut Session, opts: &ExportOptions) -> Result<ExportSummary, ReviewError> {
     let ds = session.dataset();
     let input = ds.raw.path.clone();
@@ -183,25 +186,32 @@ pub fn export(session: &mut Session, opts: &ExportOptions) -> Result<ExportSumma
             "p_mislabel",
             "model",
             "time",
+            "comment",
         ])
         .map_err(csv_err)?;
     let fit = session.fit();
     let mut order: Vec<usize> = (0..ds.n_samples()).collect();
     order.sort_by_key(|&i| ds.rows[i]);
     for i in order {
-        let Some(d) = session.decisions()[i] else {
+        let decision = session.decisions()[i];
+        let comment = session.comments().get(&i);
+        // An undecided sample is in the audit when the curator commented
+        // on it (left for someone else, say): the comment is part of the
+        // trail, and its row says nothing was decided.
+        if decision.is_none() && comment.is_none() {
             continue;
-        };
-        match d {
-            Decision::Relabel(c) => {
+        }
+        match decision {
+            Some(Decision::Relabel(c)) => {
                 relabelled += 1;
                 edits.push((i, CellEdit::Relabel(ds.classes[c].clone())));
             }
-            Decision::Drop => {
+            Some(Decision::Drop) => {
                 dropped += 1;
                 edits.push((i, CellEdit::Drop));
             }
-            Decision::Keep => kept += 1,
+            Some(Decision::Keep) => kept += 1,
+            None => {}
         }
         // What the curator was shown before deciding; a session whose
         // journal predates that record falls back to the fit at hand.
@@ -213,18 +223,21 @@ pub fn export(session: &mut Session, opts: &ExportOptions) -> Result<ExportSumma
             .filter(|p| !p.is_nan())
             .map(|p| format!("{p:.6}"))
             .unwrap_or_default();
+        let time = session
+            .decided_at(i)
+            .or(comment.map(|c| c.time.as_str()))
+            .map(str::to_string)
+            .unwrap_or_else(now);
         audit_rows
             .write_record([
                 ds.rows[i].to_string(),
                 ds.ids[i].clone(),
                 ds.given_label(i).to_string(),
-                d.describe(&ds.classes),
+                decision.map_or_else(|| UNDECIDED.to_string(), |d| d.describe(&ds.classes)),
                 p,
                 model,
-                session
-                    .decided_at(i)
-                    .map(str::to_string)
-                    .unwrap_or_else(now),
+                time,
+                comment.map(|c| c.text.clone()).unwrap_or_default(),
             ])
             .map_err(csv_err)?;
     }

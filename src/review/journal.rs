@@ -93,6 +93,15 @@ pub enum Entry {
         cleaned: String,
         time: String,
     },
+    /// The curator's comment on a sample; empty text removes it. Not an
+    /// undo step: a comment is changed by writing it again. An older
+    /// relabel skips the line as one it cannot read and keeps the rest.
+    Comment {
+        row: usize,
+        id: String,
+        text: String,
+        time: String,
+    },
 }
 
 /// The session key: the input's content and the load options that decide

@@ -3,6 +3,7 @@
 //! this, and every key it handles ends in one of these methods.
 
 use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use nalgebra::DMatrix;
@@ -17,6 +18,9 @@ use super::time::now;
 use super::view::{self, Filter, SortKey, ViewInputs};
 use crate::dataset::Dataset;
 use crate::models::{Fit, Guide, ModelOptions, SampleColumn};
+
+mod comments;
+pub use comments::Comment;
 
 /// Whether opening found an earlier session.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,6 +104,10 @@ pub struct Session {
     /// decision is set: an undo back to what was exported (or to no
     /// decision at all) leaves nothing to export.
     unexported: usize,
+    /// The curator's comments, by sample (few: typed by hand).
+    comments: BTreeMap<usize, Comment>,
+    /// The comments as the last export wrote them.
+    exported_comments: BTreeMap<usize, String>,
     next_group: u64,
     /// Counts changes to the decisions (a refit is due when it moved).
     version: u64,
@@ -148,6 +156,8 @@ impl Session {
             recovery: Recovery::default(),
             exported: None,
             unexported: 0,
+            comments: BTreeMap::new(),
+            exported_comments: BTreeMap::new(),
             next_group: 1,
             version: 0,
             moved: Vec::new(),
@@ -278,6 +288,13 @@ impl Session {
                     self.model_choice = Some((name.clone(), (**options).clone()));
                 }
                 Entry::Export { .. } => self.exported_now(),
+                Entry::Comment {
+                    row, text, time, ..
+                } => {
+                    if let Some(&s) = by_row.get(row) {
+                        self.set_comment(s, comments::tidy(text), time.clone());
+                    }
+                }
                 Entry::Header { .. } => {}
             }
         }
@@ -287,6 +304,7 @@ impl Session {
     fn exported_now(&mut self) {
         self.exported = Some(self.decisions.clone());
         self.unexported = 0;
+        self.comments_exported();
     }
 
     /// Sets `sample`'s decision, keeping count of the samples that differ
@@ -783,11 +801,13 @@ impl Session {
 
     fn refresh_view(&mut self) {
         let selected = self.selected();
+        let comments = &self.comments;
         self.view = view::compute(&ViewInputs {
             dataset: &self.dataset,
             fit: self.fit.as_ref(),
             rank: self.rank.as_deref(),
             decisions: &self.decisions,
+            has_comment: &|i| comments.contains_key(&i),
             filter: &self.filter,
             sort: &self.sort,
             descending: self.descending,
@@ -1035,8 +1055,10 @@ impl Session {
         c
     }
 
+    /// Whether a decision or a comment differs from what the last export
+    /// wrote.
     pub fn has_unexported(&self) -> bool {
-        self.unexported > 0
+        self.unexported > 0 || self.comments_unexported()
     }
 
     pub(crate) fn decisions(&self) -> &[Option<Decision>] {

@@ -17,6 +17,8 @@ pub struct Filter {
     pub min_p_mislabel: Option<f64>,
     /// Only samples whose id contains this text (case-insensitive).
     pub id_contains: Option<String>,
+    /// Only samples with a comment.
+    pub commented: bool,
 }
 
 impl Filter {
@@ -41,6 +43,9 @@ impl Filter {
         }
         if let Some(s) = &self.id_contains {
             parts.push(format!("id~{s}"));
+        }
+        if self.commented {
+            parts.push("commented".into());
         }
         parts.join(" ")
     }
@@ -92,6 +97,8 @@ pub struct ViewInputs<'a> {
     /// follow it); computed once per fit.
     pub rank: Option<&'a [usize]>,
     pub decisions: &'a [Option<Decision>],
+    /// Whether a sample has a comment (the filter's `commented`).
+    pub has_comment: &'a dyn Fn(usize) -> bool,
     pub filter: &'a Filter,
     pub sort: &'a SortKey,
     pub descending: bool,
@@ -116,6 +123,7 @@ pub fn compute(v: &ViewInputs<'_>) -> Vec<usize> {
         .filter(|&i| v.filter.class.is_none_or(|c| ds.labels[i] == c))
         .filter(|&i| v.filter.decision.is_none_or(|d| d.admits(v.decisions[i])))
         .filter(|&i| v.filter.min_p_mislabel.is_none_or(|t| p(i) >= t))
+        .filter(|&i| !v.filter.commented || (v.has_comment)(i))
         .filter(|&i| {
             needle
                 .as_ref()

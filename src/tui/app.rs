@@ -17,8 +17,8 @@ use super::keys::{Action, KeyMap};
 // The open popup is part of the app's state (tests compare it).
 pub use super::popup::Popup;
 use super::popup::{
-    ClassPicker, Command, FilterMenu, Help, ModelPicker, Notes, PopupContext, PopupOutcome,
-    SearchPrompt, ThresholdPrompt,
+    ClassPicker, Command, CommentPrompt, FilterMenu, Help, ModelPicker, Notes, PopupContext,
+    PopupOutcome, SearchPrompt, ThresholdPrompt,
 };
 use super::text::width;
 use super::theme::Theme;
@@ -265,6 +265,7 @@ impl App {
             | Action::Filter
             | Action::Relabel
             | Action::Threshold
+            | Action::Comment
             | Action::Model
             | Action::Notes
             | Action::Help => self.open_popup(action),
@@ -307,6 +308,10 @@ impl App {
             Action::Threshold => Some(Popup::Threshold(ThresholdPrompt::new(
                 self.session.threshold(),
             ))),
+            Action::Comment => self
+                .session
+                .selected()
+                .map(|s| Popup::Comment(CommentPrompt::new(s, self.session.comment_of(s)))),
             Action::Model => Some(Popup::ModelPicker(Box::new(ModelPicker::new(
                 &self.model,
                 &self.options,
@@ -392,6 +397,20 @@ impl App {
         };
         if self.report(r).is_some() {
             self.session.move_cursor(1);
+        }
+    }
+
+    /// Saves a comment and says what became of it.
+    fn comment(&mut self, sample: usize, text: &str) {
+        let r = self.session.comment(sample, text);
+        if let Some(changed) = self.report(r) {
+            let id = &self.session.dataset().ids[sample];
+            let said = match (changed, self.session.comment_of(sample)) {
+                (false, _) => format!("comment on {id} unchanged"),
+                (true, Some(_)) => format!("comment on {id} saved (in the audit file at export)"),
+                (true, None) => format!("comment on {id} removed"),
+            };
+            self.info(said);
         }
     }
 
@@ -527,6 +546,7 @@ impl App {
                     self.info(format!("no id contains \"{text}\""));
                 }
             }
+            Command::Comment { sample, text } => self.comment(sample, &text),
             Command::Quit => self.quit = true,
             Command::Export { overwrite } => self.export(overwrite),
             Command::Info(text) => self.info(text),

@@ -9,7 +9,7 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::app::{App, Pane};
 use super::keys::Action;
-use super::text::{bar, num, pad, width};
+use super::text::{bar, num, pad, short, width, wrap_words};
 use super::ui::pane_block;
 
 /// "1-9" when the relabel keys are the digits, else the keys one by one.
@@ -103,6 +103,29 @@ fn sample_lines(app: &App, i: usize, cells: u16, lines: &mut Vec<Line<'static>>)
     }
 }
 
+/// The sample's comment, in at most two lines (the rest cut with `…`): the
+/// pane's other lines matter as much, and the comment popup shows it whole.
+fn comment_lines(app: &App, i: usize, cells: u16, lines: &mut Vec<Line<'static>>) {
+    let Some(text) = app.session.comment_of(i) else {
+        return;
+    };
+    let cells = usize::from(cells).max(8);
+    let mut rows = wrap_words(&format!("✎ {text}"), cells);
+    if rows.len() > 2 {
+        rows.truncate(2);
+        let cut = short(&rows[1], cells - 1);
+        rows[1] = if cut.ends_with('…') {
+            cut
+        } else {
+            format!("{cut}…")
+        };
+    }
+    lines.extend(
+        rows.into_iter()
+            .map(|r| Line::from(Span::styled(r, app.theme.given))),
+    );
+}
+
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     let s = &app.session;
     let ds = s.dataset();
@@ -118,6 +141,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Span::raw(format!("(row {}) given ", ds.rows[i])),
         Span::styled(ds.given_label(i).to_string(), app.theme.given),
     ])];
+    comment_lines(app, i, inner.width, &mut lines);
     posterior_lines(app, i, inner.width, &mut lines);
     sample_lines(app, i, inner.width, &mut lines);
     Paragraph::new(lines).render(inner, buf);

@@ -91,14 +91,19 @@ impl Frame<'_> {
     fn decision_cell(&self, i: usize) -> Cell<'static> {
         let theme = &self.app.theme;
         let classes = &self.app.session.dataset().classes;
-        let class_w = self.plan.core.decision as usize - 2;
+        // A commented sample ends its cell with a pen (the detail pane
+        // shows the comment), taking two cells from a relabel's class.
+        let commented = self.app.session.comment_of(i).is_some();
+        let mark = if commented { " ✎" } else { "" };
+        let class_w = self.plan.core.decision as usize - 2 - 2 * usize::from(commented);
         match self.app.session.decision(i) {
             Some(Decision::Relabel(c)) => {
-                Cell::from(format!("→ {}", short(&classes[c], class_w))).style(theme.relabelled)
+                Cell::from(format!("→ {}{mark}", short(&classes[c], class_w)))
+                    .style(theme.relabelled)
             }
-            Some(Decision::Keep) => Cell::from("keep").style(theme.kept),
-            Some(Decision::Drop) => Cell::from("drop").style(theme.dropped),
-            None => Cell::from(""),
+            Some(Decision::Keep) => Cell::from(format!("keep{mark}")).style(theme.kept),
+            Some(Decision::Drop) => Cell::from(format!("drop{mark}")).style(theme.dropped),
+            None => Cell::from(mark.trim_start().to_string()),
         }
     }
 

@@ -15,6 +15,7 @@ use crate::models::ModelOptions;
 use crate::review::{Filter, Session};
 
 pub mod class_picker;
+pub mod comment;
 pub mod confirm;
 pub mod filter;
 pub mod help;
@@ -25,6 +26,7 @@ pub mod search;
 pub mod threshold;
 
 pub use class_picker::ClassPicker;
+pub use comment::CommentPrompt;
 pub use filter::FilterMenu;
 pub use help::Help;
 pub use model_picker::ModelPicker;
@@ -42,6 +44,7 @@ pub enum Popup {
     ModelPicker(Box<ModelPicker>),
     Threshold(ThresholdPrompt),
     Search(SearchPrompt),
+    Comment(CommentPrompt),
     ConfirmQuit,
     ConfirmOverwrite,
 }
@@ -77,6 +80,11 @@ pub enum Command {
     RelabelToRank(usize),
     SetThreshold(f64),
     Search(String),
+    /// Set (empty: remove) a sample's comment.
+    Comment {
+        sample: usize,
+        text: String,
+    },
     Quit,
     Export {
         overwrite: bool,
@@ -105,6 +113,7 @@ impl Popup {
             Popup::ModelPicker(p) => p.handle_key(key, ctx),
             Popup::Threshold(p) => p.handle_key(key, ctx),
             Popup::Search(p) => p.handle_key(key, ctx),
+            Popup::Comment(p) => p.handle_key(key, ctx),
             Popup::ConfirmQuit => confirm::Quit.handle_key(key, ctx),
             Popup::ConfirmOverwrite => confirm::Overwrite.handle_key(key, ctx),
         }
@@ -119,6 +128,7 @@ impl Popup {
             Popup::ModelPicker(p) => p.render(area, buf, ctx),
             Popup::Threshold(p) => p.render(area, buf, ctx),
             Popup::Search(p) => p.render(area, buf, ctx),
+            Popup::Comment(p) => p.render(area, buf, ctx),
             Popup::ConfirmQuit => confirm::Quit.render(area, buf, ctx),
             Popup::ConfirmOverwrite => confirm::Overwrite.render(area, buf, ctx),
         }

@@ -141,6 +141,7 @@ fn every_popup_renders() {
         ("m", "model_picker"),
         ("t", "threshold"),
         ("/", "search"),
+        ("c", "comment"),
     ] {
         press(&mut app, keys);
         assert!(app.popup.is_some(), "{keys} opened nothing");
@@ -202,10 +203,83 @@ fn the_notes_come_back_after_the_first_key_and_say_the_fit() {
 }
 
 #[test]
+fn a_comment_is_typed_saved_shown_and_journaled() {
+    let store = tempfile::tempdir().unwrap();
+    let (session, resume) = Session::open(demo(), Some(store.path())).unwrap();
+    let mut app = App::with_keys(
+        session,
+        &resume,
+        "rnda",
+        ModelOptions::default(),
+        KeyMap::load(None).unwrap(),
+    );
+    app.start_fit(false);
+    app.wait_for_fit();
+    app.refresh_detail();
+    let sample = app.session.selected().unwrap();
+    let id = app.session.dataset().ids[sample].clone();
+    press(&mut app, "c");
+    // Keys that act on the list (q quits, j moves, d drops) are typing here.
+    press(&mut app, "ask the lab, do not drop yet");
+    let typing = screen(&app, 100, 30);
+    assert!(typing.contains(&format!("comment on {id}")), "{typing}");
+    assert!(typing.contains("ask the lab, do not drop yet▏"), "{typing}");
+    app.handle_key(&code(KeyCode::Enter));
+    assert_eq!(app.popup, None);
+    assert!(!app.quit);
+    assert_eq!(app.session.decision(sample), None, "nothing decided");
+    assert_eq!(
+        app.session.comment_of(sample),
+        Some("ask the lab, do not drop yet")
+    );
+    let saved = screen(&app, 160, 48);
+    assert!(saved.contains(&format!("comment on {id} saved")), "{saved}");
+    assert!(
+        saved.contains("✎ ask the lab, do not drop yet"),
+        "detail:\n{saved}"
+    );
+    let row = saved.lines().find(|l| l.starts_with("│1 ")).unwrap();
+    assert!(row.contains('✎'), "the list marks it: {row}");
+    assert!(
+        saved.contains("[+]"),
+        "a comment is unexported work: {saved}"
+    );
+    // Reopened, the comment is back (it was journaled), and the prompt
+    // starts from it; emptying it removes it.
+    drop(app);
+    let (session, resume) = Session::open(demo(), Some(store.path())).unwrap();
+    let mut app = App::with_keys(
+        session,
+        &resume,
+        "rnda",
+        ModelOptions::default(),
+        KeyMap::load(None).unwrap(),
+    );
+    assert_eq!(
+        app.session.comment_of(sample),
+        Some("ask the lab, do not drop yet")
+    );
+    while app.session.selected() != Some(sample) {
+        press(&mut app, "j");
+    }
+    press(&mut app, "c");
+    for _ in 0.."ask the lab, do not drop yet".len() {
+        app.handle_key(&code(KeyCode::Backspace));
+    }
+    let emptied = screen(&app, 100, 30);
+    assert!(emptied.contains(&format!("comment on {id}")), "{emptied}");
+    assert!(!emptied.contains("ask the lab"), "{emptied}");
+    app.handle_key(&code(KeyCode::Enter));
+    assert_eq!(app.session.comment_of(sample), None);
+    assert!(screen(&app, 160, 48).contains(&format!("comment on {id} removed")));
+}
+
+#[test]
 fn the_help_lists_what_the_key_table_binds() {
     let mut app = fitted(demo());
     press(&mut app, "?");
-    let s = screen(&app, 100, 48);
+    // Tall enough for every line (the scrolling is tested with the notes).
+    let s = screen(&app, 100, app.keys.help_lines().len() as u16 + 4);
     for (keys, description) in app.keys.help_lines() {
         assert!(s.contains(&description), "help lacks {description}");
         assert!(s.contains(&keys), "help lacks {keys}");

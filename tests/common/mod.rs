@@ -47,6 +47,10 @@ pub const HOSTILE_CLASS: &str = "<b>set&osa</b>";
 /// The model [`hostile_review`]'s screen showed before each decision.
 pub const HOSTILE_MODEL: &str = "<i>shown</i> & \"model\"";
 
+/// The comment [`hostile_review`] writes on a relabelled sample (0) and
+/// on an undecided one (10).
+pub const HOSTILE_COMMENT: &str = "<b>why</b> & \"see\" 'sheet 2'";
+
 /// A reviewed copy of iris_noisy.csv in a temp dir, its session in a temp
 /// data home (the Linux layout the binary finds with XDG_DATA_HOME).
 pub struct Reviewed {
@@ -72,7 +76,8 @@ impl Reviewed {
 /// iris_noisy.csv with markup in two ids, a class name and the label
 /// column's name, reviewed with model `model`: samples 0..4 relabelled to
 /// the next class, 5 kept, 6 dropped, each shown 0.25 suspect by
-/// [`HOSTILE_MODEL`] before it was decided.
+/// [`HOSTILE_MODEL`] before it was decided; 0 and the undecided 10 carry
+/// [`HOSTILE_COMMENT`].
 pub fn hostile_review(model: &str) -> Reviewed {
     use relabel::dataset::{LoadOptions, load};
     let dir = tempfile::tempdir().unwrap();
@@ -125,6 +130,8 @@ pub fn hostile_review(model: &str) -> Reviewed {
     }
     session.keep(5).unwrap();
     session.drop_sample(6).unwrap();
+    session.comment(0, HOSTILE_COMMENT).unwrap();
+    session.comment(10, HOSTILE_COMMENT).unwrap();
     Reviewed {
         dir,
         data_home,

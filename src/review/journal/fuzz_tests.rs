@@ -78,6 +78,14 @@ fn entry() -> impl Strategy<Value = Entry> {
         text().prop_map(|time| Entry::Undo { time }),
         text().prop_map(|time| Entry::Redo { time }),
         (text(), text()).prop_map(|(cleaned, time)| Entry::Export { cleaned, time }),
+        (any::<usize>(), text(), text(), text()).prop_map(|(row, id, text, time)| {
+            Entry::Comment {
+                row,
+                id,
+                text,
+                time,
+            }
+        }),
         text().prop_map(|name| Entry::Model {
             name,
             options: Box::default(),

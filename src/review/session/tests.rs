@@ -493,7 +493,7 @@ fn export_changes_only_the_decided_cells_and_writes_an_audit() {
     let lines: Vec<&str> = audit.lines().collect();
     assert_eq!(
         lines[0],
-        "row,id,given,new_label_or_action,p_mislabel,model,time"
+        "row,id,given,new_label_or_action,p_mislabel,model,time,comment"
     );
     assert!(
         lines[1].starts_with("0,a,p,keep,0.100000,m,"),
@@ -640,6 +640,11 @@ fn a_second_session_on_the_same_file_is_read_only_until_the_first_closes() {
         "even a decision that changes nothing is refused"
     );
     assert!(second.undo().is_err());
+    assert!(
+        matches!(second.comment(0, "x"), Err(ReviewError::ReadOnly { .. })),
+        "a comment is refused as a decision is"
+    );
+    assert_eq!(second.comment_of(0), None);
     // Choosing a model and exporting read the session: they still work.
     second
         .set_model_choice("rnda", &ModelOptions::default())
@@ -940,4 +945,110 @@ fn a_refit_that_moves_a_sample_far_reports_it() {
     next[(0, 1 - labels[0])] = 1.0;
     s.set_fit("m", Fit::from_posterior(next, &labels));
     assert_eq!(s.moved(), &[0]);
+}
+
+#[test]
+fn comments_survive_a_crash_stay_out_of_undo_and_count_as_unexported() {
+    let (store, _dir, input) = stored_input();
+    let (mut s, _) = open_in(&input, store.path());
+    s.keep(0).unwrap();
+    assert!(s.comment(1, "  asked the lab,\nno reply  ").unwrap());
+    assert_eq!(
+        s.comment_of(1),
+        Some("asked the lab, no reply"),
+        "one line, trimmed"
+    );
+    assert!(
+        !s.comment(1, "asked the lab, no reply").unwrap(),
+        "unchanged"
+    );
+    s.comment(2, "blurred").unwrap();
+    s.comment(2, " ").unwrap();
+    assert_eq!(s.comment_of(2), None, "empty removes");
+    // Undo takes back the last decision, not the comment.
+    assert!(s.undo().unwrap());
+    assert_eq!(s.decision(0), None);
+    assert_eq!(s.comment_of(1), Some("asked the lab, no reply"));
+    assert!(s.has_unexported(), "a comment alone is worth exporting");
+    drop(s);
+
+    let (mut s, _) = open_in(&input, store.path());
+    assert_eq!(s.comment_of(1), Some("asked the lab, no reply"));
+    assert_eq!(s.comment_of(2), None);
+    assert_eq!(s.comments().len(), 1);
+    assert!(s.has_unexported());
+    s.export(&ExportOptions::default()).unwrap();
+    assert!(!s.has_unexported());
+    s.comment(1, "lab says tumour").unwrap();
+    assert!(s.has_unexported());
+    s.comment(1, "asked the lab, no reply").unwrap();
+    assert!(!s.has_unexported(), "back at what the export wrote");
+    drop(s);
+    let (s, _) = open_in(&input, store.path());
+    assert!(
+        !s.has_unexported(),
+        "replayed: the export wrote this comment"
+    );
+}
+
+#[test]
+fn the_audit_carries_comments_and_commented_undecided_samples() {
+    let (store, dir, input) = stored_input();
+    let (mut s, _) = open_in(&input, store.path());
+    s.set_fit("m", fit(s.dataset()));
+    s.relabel(1, 1).unwrap();
+    s.comment(1, "label swapped at intake, \"see sheet 2\"")
+        .unwrap();
+    s.comment(4, "ask Dr Rao").unwrap();
+    s.keep(5).unwrap();
+    let summary = s.export(&ExportOptions::default()).unwrap();
+    assert_eq!(summary.relabelled, 1);
+    let audit = std::fs::read_to_string(&summary.audit).unwrap();
+    let mut reader = csv::Reader::from_reader(audit.as_bytes());
+    let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(header.last().map(String::as_str), Some("comment"));
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    let cell = |r: &csv::StringRecord, name: &str| {
+        r[header.iter().position(|h| h == name).unwrap()].to_string()
+    };
+    let ids: Vec<String> = rows.iter().map(|r| cell(r, "id")).collect();
+    assert_eq!(
+        ids,
+        ["b", "e", "f"],
+        "input order; e is there for its comment"
+    );
+    assert_eq!(cell(&rows[0], "new_label_or_action"), "q");
+    assert_eq!(
+        cell(&rows[0], "comment"),
+        "label swapped at intake, \"see sheet 2\""
+    );
+    assert_eq!(cell(&rows[1], "new_label_or_action"), "undecided");
+    assert_eq!(cell(&rows[1], "comment"), "ask Dr Rao");
+    assert_eq!(
+        cell(&rows[1], "p_mislabel"),
+        "0.700000",
+        "what the screen shows"
+    );
+    assert!(!cell(&rows[1], "time").is_empty());
+    assert_eq!(cell(&rows[2], "comment"), "");
+    // The cleaned file changes only the decided label.
+    let cleaned = std::fs::read_to_string(&summary.cleaned).unwrap();
+    assert_eq!(cleaned, TEXT.replace("b,2,\"p\"", "b,2,q"));
+    drop(dir);
+}
+
+#[test]
+fn the_commented_filter_shows_commented_samples_as_they_change() {
+    let mut s = session();
+    s.comment(3, "check").unwrap();
+    s.set_filter(Filter {
+        commented: true,
+        ..Filter::default()
+    });
+    assert_eq!(ids(&s), ["d"]);
+    s.comment(0, "also").unwrap();
+    assert_eq!(ids(&s), ["a", "d"], "by p_mislabel, as the list sorts");
+    s.comment(3, "").unwrap();
+    assert_eq!(ids(&s), ["a"]);
+    assert_eq!(s.filter().describe(&s.dataset().classes), "commented");
 }

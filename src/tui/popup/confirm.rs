@@ -1,4 +1,5 @@
-//! Questions: quit with unexported decisions, replace an earlier export.
+//! Questions: quit with unexported decisions or comments, replace an
+//! earlier export.
 //! The popup table's `yes` (and `export`) keys answer; any other key is no.
 
 use crossterm::event::KeyEvent;
@@ -9,7 +10,7 @@ use ratatui::text::Line;
 use super::{Command, PopupComponent, PopupContext, PopupOutcome, frame};
 use crate::tui::keys::PopupAction;
 
-/// "Quit with decisions not exported?"
+/// "Quit with decisions or comments not exported?"
 pub struct Quit;
 
 /// "Replace the files an earlier export wrote?"
@@ -27,7 +28,7 @@ impl PopupComponent for Quit {
     fn render(&self, area: Rect, buf: &mut Buffer, ctx: &PopupContext) {
         let k = |a| ctx.keys.popup_hint(a);
         let lines = vec![
-            Line::from("Some decisions are not exported yet."),
+            Line::from("Some decisions or comments are not exported."),
             Line::from("They are saved in the session journal and"),
             Line::from("come back when you open this file again."),
             Line::from(""),

@@ -1,5 +1,5 @@
-//! The filter menu: all, one given label, one kind of decision, or the
-//! flagged samples.
+//! The filter menu: all, one given label, one kind of decision, the
+//! commented samples, or the flagged samples.
 
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
@@ -37,6 +37,13 @@ fn entries(ctx: &PopupContext) -> Vec<(String, Filter)> {
             },
         ));
     }
+    v.push((
+        "with a comment".to_string(),
+        Filter {
+            commented: true,
+            ..Filter::default()
+        },
+    ));
     let t = ctx.session.threshold();
     v.push((
         format!("p_mislabel >= {t:.2}"),
