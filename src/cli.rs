@@ -86,11 +86,12 @@ fn export(a: &args::ExportArgs, data: &DataArgs, model: &str) -> Result<(), CliE
     match export_from_journal(&a.data, &load_options, &store, &opts, &mut notice) {
         Ok(s) => {
             println!(
-                "wrote {} ({} relabelled, {} dropped, {} kept) and {}",
+                "wrote {} ({} relabelled, {} dropped, {} kept{}) and {}",
                 s.cleaned.display(),
                 s.relabelled,
                 s.dropped,
                 s.kept,
+                s.commented_part(),
                 s.audit.display()
             );
             Ok(())

@@ -185,7 +185,9 @@ fn bad_requests_are_one_line_and_exit_2() {
 #[test]
 fn the_headless_export_carries_the_comments() {
     let r = hostile_review("rnda");
-    succeed(&mut r.relabel(&["export"]));
+    let said = succeed(&mut r.relabel(&["export"])).stdout;
+    let said = String::from_utf8(said).unwrap();
+    assert!(said.contains(", 1 kept, 2 commented) and "), "{said}");
     let audit = std::fs::read_to_string(r.dir.path().join("iris_noisy.audit.csv")).unwrap();
     let (header, rows) = parse_csv(&audit);
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();

@@ -52,10 +52,11 @@ pub fn run(a: &ReportArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), Cli
         .map(|i| session.decided_at(i).map(str::to_string))
         .collect();
     let seen: Vec<_> = (0..n).map(|i| session.seen(i).cloned()).collect();
+    let shown_model = page_model(&plan.name, &fit);
     let fit_note = format!(
-        "fitted for this page with {} ({}), on all {n} samples with their given labels: \
-         the ranking the review screen shows when the session is reopened",
-        plan.name, choice.why
+        "fitted for this page with {shown_model} ({}), on all {n} samples with their given \
+         labels: the ranking the review screen shows when the session is reopened",
+        choice.why
     );
     let generated = crate::review::time::now();
     let html = render(&AuditInput {
@@ -65,7 +66,7 @@ pub fn run(a: &ReportArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), Cli
         seen: &seen,
         comments: session.comments(),
         fit: &fit,
-        model: &plan.name,
+        model: &shown_model,
         fit_note: &fit_note,
         journal: session.journal_path(),
         generated: &generated,
@@ -156,6 +157,16 @@ fn open_session(
 /// screen resumes it); options typed without `--model` would silently
 /// change that fit, so they are refused. A session that never fitted gets
 /// `auto`.
+/// The model the page names: for `auto`, what it chose ("auto: rnda 0.98 +
+/// rlr 0.02"). A reader of the page cannot rerun the choice, and "auto"
+/// alone says nothing of which model ranked the samples.
+fn page_model(requested: &str, fit: &crate::models::Fit) -> String {
+    match &fit.extra.selection {
+        Some(s) => format!("auto: {}", crate::app::evidence::combination(s)),
+        None => requested.to_string(),
+    }
+}
+
 fn choose_model(session: &Session, model: &ModelArgs) -> Result<Choice, CliError> {
     if model.model.is_some() {
         return Ok(Choice {
@@ -185,5 +196,31 @@ fn choose_model(session: &Session, model: &ModelArgs) -> Result<Choice, CliError
                 why: "the session has not chosen a model; the default".into(),
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::{CandidateScore, Fit, Selection};
+
+    #[test]
+    fn the_page_names_what_auto_chose() {
+        let mut fit = Fit::from_posterior(
+            nalgebra::DMatrix::from_row_slice(2, 2, &[0.9, 0.1, 0.2, 0.8]),
+            &[0, 1],
+        );
+        assert_eq!(page_model("rnda", &fit), "rnda");
+        let member = |model: &str, weight: f64| CandidateScore {
+            weight: Some(weight),
+            ..CandidateScore::scored(model, -0.5)
+        };
+        fit.extra.selection = Some(Selection {
+            chosen: "rlr".into(),
+            criterion: "held-out log-likelihood".into(),
+            candidates: vec![member("shift", 0.3), member("rlr", 0.7)],
+            wrong_label_odds: None,
+        });
+        assert_eq!(page_model("auto", &fit), "auto: rlr 0.70 + shift 0.30");
     }
 }

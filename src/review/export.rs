@@ -33,6 +33,20 @@ pub struct ExportSummary {
     pub relabelled: usize,
     pub dropped: usize,
     pub kept: usize,
+    /// Samples with a comment, decided or not.
+    pub commented: usize,
+}
+
+impl ExportSummary {
+    /// ", 2 commented" when there are comments: the curator's messages
+    /// name the count only where it says something.
+    pub fn commented_part(&self) -> String {
+        if self.commented == 0 {
+            String::new()
+        } else {
+            format!(", {} commented", self.commented)
+        }
+    }
 }
 
 /// Splits `dir/name.csv.gz` into (`dir`, `name`, `csv`, gz?). An input that
@@ -264,6 +278,7 @@ pub fn export(session: &mut Session, opts: &ExportOptions) -> Result<ExportSumma
         relabelled,
         dropped,
         kept,
+        commented: session.comments().len(),
     })
 }
 

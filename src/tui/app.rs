@@ -496,10 +496,11 @@ impl App {
         }
         match self.session.export(&opts) {
             Ok(s) => self.info(format!(
-                "exported {} ({} relabelled, {} dropped) and {}",
+                "exported {} ({} relabelled, {} dropped{}) and {}",
                 s.cleaned.display(),
                 s.relabelled,
                 s.dropped,
+                s.commented_part(),
                 s.audit.display()
             )),
             Err(ReviewError::Exists(p)) => {

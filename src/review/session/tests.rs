@@ -1002,7 +1002,7 @@ fn the_audit_carries_comments_and_commented_undecided_samples() {
     s.comment(4, "ask Dr Rao").unwrap();
     s.keep(5).unwrap();
     let summary = s.export(&ExportOptions::default()).unwrap();
-    assert_eq!(summary.relabelled, 1);
+    assert_eq!((summary.relabelled, summary.commented), (1, 2));
     let audit = std::fs::read_to_string(&summary.audit).unwrap();
     let mut reader = csv::Reader::from_reader(audit.as_bytes());
     let header: Vec<String> = reader.headers().unwrap().iter().map(String::from).collect();
