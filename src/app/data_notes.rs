@@ -483,7 +483,7 @@ mod tests {
         let mut logged = raw.clone();
         for i in 0..6 {
             let values: Vec<f64> = (0..genes)
-                .map(|g| 2f64.powi(2 + g as i32) * (1.0 + 0.1 * ((i * 7 + g) % 5) as f64))
+                .map(|g| 2f64.powi(2 + g) * (1.0 + 0.1 * ((i * 7 + g) % 5) as f64))
                 .collect();
             let label = if i % 2 == 0 { "x" } else { "y" };
             let row = |f: &dyn Fn(f64) -> f64| {
