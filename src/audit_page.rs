@@ -329,7 +329,7 @@ fn decisions_section(a: &AuditInput) -> String {
             ),
             Some(Decision::Keep) => ("kept", "keep".into()),
             Some(Decision::Drop) => ("dropped", "drop".into()),
-            None => ("undecided", "undecided".into()),
+            None => ("undecided", crate::review::export::UNDECIDED.into()),
         };
         let comment = a.comments.get(&i);
         let when = a.decided_at[i]

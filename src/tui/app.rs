@@ -100,24 +100,34 @@ fn start_notices(session: &Session, resume: &ResumeInfo) -> Vec<Message> {
         .into_iter()
         .chain(crate::app::data_notes(session.dataset()))
         .map(|text| Message { text, error: true });
-    resume_message(resume).into_iter().chain(journal).collect()
+    resume_message(resume, session.comments().len())
+        .into_iter()
+        .chain(journal)
+        .collect()
 }
 
-fn resume_message(resume: &ResumeInfo) -> Option<Message> {
-    let text = match resume {
-        ResumeInfo::Resumed { decisions: 0 } => {
+/// "3 decisions", "1 comment".
+fn counted(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+fn resume_message(resume: &ResumeInfo, comments: usize) -> Option<Message> {
+    let text = match (resume, comments) {
+        (ResumeInfo::Resumed { decisions: 0 }, 0) => {
             "resumed the earlier session (no decisions in it yet)".into()
         }
-        ResumeInfo::Resumed { decisions: 1 } => {
-            "resumed the earlier session: 1 decision restored".into()
+        (ResumeInfo::Resumed { decisions }, comments) => {
+            let restored = match (*decisions, comments) {
+                (d, 0) => counted(d, "decision"),
+                (0, c) => counted(c, "comment"),
+                (d, c) => format!("{} and {}", counted(d, "decision"), counted(c, "comment")),
+            };
+            format!("resumed the earlier session: {restored} restored")
         }
-        ResumeInfo::Resumed { decisions } => {
-            format!("resumed the earlier session: {decisions} decisions restored")
-        }
-        ResumeInfo::InputChanged => {
+        (ResumeInfo::InputChanged, _) => {
             "the file changed since the last session: starting a new one".into()
         }
-        ResumeInfo::New => return None,
+        (ResumeInfo::New, _) => return None,
     };
     Some(Message { text, error: false })
 }

@@ -905,9 +905,13 @@ fn resumable(dir: &Path, store: &Path) -> std::path::PathBuf {
 
 #[test]
 fn the_resume_message_counts_in_words() {
-    let said = |decisions| {
+    let said = |decisions, comments| {
+        let mut session = Session::open(demo(), None).unwrap().0;
+        for s in 0..comments {
+            session.comment(s, "seen").unwrap();
+        }
         let app = App::with_keys(
-            Session::open(demo(), None).unwrap().0,
+            session,
             &ResumeInfo::Resumed { decisions },
             "rnda",
             ModelOptions::default(),
@@ -915,9 +919,34 @@ fn the_resume_message_counts_in_words() {
         );
         screen(&app, 100, 30)
     };
-    assert!(said(0).contains("resumed the earlier session (no decisions in it yet)"));
-    assert!(said(1).contains("resumed the earlier session: 1 decision restored"));
-    assert!(said(3).contains("resumed the earlier session: 3 decisions restored"));
+    let resumed = |decisions, comments| {
+        let text = said(decisions, comments);
+        text.lines()
+            .find(|l| l.contains("resumed"))
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    };
+    assert_eq!(
+        resumed(0, 0),
+        "resumed the earlier session (no decisions in it yet)"
+    );
+    assert_eq!(
+        resumed(1, 0),
+        "resumed the earlier session: 1 decision restored"
+    );
+    assert_eq!(
+        resumed(3, 0),
+        "resumed the earlier session: 3 decisions restored"
+    );
+    assert_eq!(
+        resumed(0, 1),
+        "resumed the earlier session: 1 comment restored"
+    );
+    assert_eq!(
+        resumed(3, 2),
+        "resumed the earlier session: 3 decisions and 2 comments restored"
+    );
 }
 
 /// Issue 12 item 6: the fit that starts at once used to replace the resume
