@@ -15,7 +15,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind};
+use crossterm::event::{
+    self, DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    Event, KeyEventKind,
+};
 use crossterm::execute;
 
 pub mod app;
@@ -117,9 +120,13 @@ fn review(
     let mut app = App::new(session, &resume, model, options);
     app.start_fit(false);
     app.refresh_detail();
-    let _ = execute!(std::io::stdout(), EnableMouseCapture);
+    let _ = execute!(std::io::stdout(), EnableMouseCapture, EnableBracketedPaste);
     let result = event_loop(terminal, &mut app);
-    let _ = execute!(std::io::stdout(), DisableMouseCapture);
+    let _ = execute!(
+        std::io::stdout(),
+        DisableMouseCapture,
+        DisableBracketedPaste
+    );
     result
 }
 
@@ -194,6 +201,7 @@ fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> anyhow:
             match event::read()? {
                 Event::Key(k) if k.kind == KeyEventKind::Press => app.handle_key(&k),
                 Event::Mouse(m) => app.handle_mouse(&m),
+                Event::Paste(text) => app.handle_paste(&text),
                 _ => {}
             }
         }

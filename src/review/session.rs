@@ -20,7 +20,7 @@ use crate::dataset::Dataset;
 use crate::models::{Fit, Guide, ModelOptions, SampleColumn};
 
 mod comments;
-pub use comments::Comment;
+pub use comments::{Comment, tidy};
 
 /// Whether opening found an earlier session.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -572,6 +572,23 @@ impl App {
         }
     }
 
+    /// Pasted text (the terminal's bracketed paste): typed into the open
+    /// text field, one line (a newline would otherwise confirm it half
+    /// way). Never read as keys: pasted "drop all" would drop a sample,
+    /// open the class picker and accept every suggestion.
+    pub fn handle_paste(&mut self, text: &str) {
+        let line = crate::review::session::tidy(text);
+        if let Some(field) = self.popup.as_mut().and_then(Popup::text_field) {
+            field.push_str(&line);
+            return;
+        }
+        let comment = self.keys.hint(Action::Comment);
+        let search = self.keys.hint(Action::Search);
+        self.info(format!(
+            "pasted text goes into a text field ({comment} comments, {search} searches); it is never read as keys"
+        ));
+    }
+
     /// Mouse: the wheel scrolls, a click on a row selects it.
     pub fn handle_mouse(&mut self, m: &MouseEvent) {
         use crossterm::event::{MouseButton, MouseEventKind};

@@ -119,6 +119,19 @@ impl Popup {
         }
     }
 
+    /// The text being typed, when this popup is a text field (a search, the
+    /// threshold, a comment, a model option being edited): where pasted
+    /// text goes.
+    pub fn text_field(&mut self) -> Option<&mut String> {
+        match self {
+            Popup::Search(p) => Some(&mut p.input),
+            Popup::Threshold(p) => Some(&mut p.input),
+            Popup::Comment(p) => Some(&mut p.input),
+            Popup::ModelPicker(p) => p.editing.as_mut(),
+            _ => None,
+        }
+    }
+
     pub fn render(&self, area: Rect, buf: &mut Buffer, ctx: &PopupContext) {
         match self {
             Popup::Help(p) => p.render(area, buf, ctx),

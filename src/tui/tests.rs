@@ -275,6 +275,37 @@ fn a_comment_is_typed_saved_shown_and_journaled() {
 }
 
 #[test]
+fn pasted_text_is_typed_into_a_field_and_never_read_as_keys() {
+    let mut app = fitted(demo());
+    let sample = app.session.selected().unwrap();
+    // On the list, a paste would be a string of commands: d drops, A
+    // accepts every suggestion. It is refused, and said.
+    app.handle_paste("dA\nq");
+    assert_eq!(app.session.counts().decided, 0);
+    assert!(!app.quit);
+    let said = screen(&app, 120, 30);
+    assert!(
+        said.contains("pasted text goes into a text field"),
+        "{said}"
+    );
+    // In the comment field it is one line of text; Enter then saves it.
+    press(&mut app, "c");
+    app.handle_paste("from the lab sheet:\r\nswapped at intake\n");
+    assert!(app.popup.is_some(), "a pasted newline does not confirm");
+    app.handle_key(&code(KeyCode::Enter));
+    assert_eq!(
+        app.session.comment_of(sample),
+        Some("from the lab sheet: swapped at intake")
+    );
+    // And in the search.
+    press(&mut app, "/");
+    app.handle_paste("13");
+    app.handle_key(&code(KeyCode::Enter));
+    let found = app.session.selected().unwrap();
+    assert!(app.session.dataset().ids[found].contains("13"));
+}
+
+#[test]
 fn the_help_lists_what_the_key_table_binds() {
     let mut app = fitted(demo());
     press(&mut app, "?");

@@ -19,14 +19,19 @@ pub struct Comment {
 }
 
 /// One line of text as the curator meant it: control characters (a pasted
-/// newline or tab) become spaces, and the ends are trimmed, so a comment
-/// reads the same in the list, the audit file and the HTML page.
+/// line break, "\r\n" included, or a tab) become one space, and the ends
+/// are trimmed, so a comment reads the same in the list, the audit file and
+/// the HTML page.
 pub fn tidy(text: &str) -> String {
-    let spaced: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    spaced.trim().to_string()
+    let mut line = String::with_capacity(text.len());
+    for c in text.chars() {
+        if !c.is_control() {
+            line.push(c);
+        } else if !line.ends_with(' ') {
+            line.push(' ');
+        }
+    }
+    line.trim().to_string()
 }
 
 impl Session {
