@@ -338,7 +338,7 @@ fn skewness(values: impl Iterator<Item = f64> + Clone) -> f64 {
 fn pooled_raw_intensities(x: &nalgebra::DMatrix<f64>, numeric: &[usize]) -> bool {
     let mut pooled: Vec<f64> = numeric
         .iter()
-        .flat_map(|&j| x.column(j).iter().copied().collect::<Vec<_>>())
+        .flat_map(|&j| (0..x.nrows()).map(move |i| x[(i, j)]))
         .collect();
     let n = pooled.len();
     if n < 3 {

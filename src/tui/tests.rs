@@ -205,14 +205,7 @@ fn the_notes_come_back_after_the_first_key_and_say_the_fit() {
 #[test]
 fn a_comment_is_typed_saved_shown_and_journaled() {
     let store = tempfile::tempdir().unwrap();
-    let (session, resume) = Session::open(demo(), Some(store.path())).unwrap();
-    let mut app = App::with_keys(
-        session,
-        &resume,
-        "rnda",
-        ModelOptions::default(),
-        KeyMap::load(None).unwrap(),
-    );
+    let mut app = app_with(demo(), Some(store.path()));
     app.start_fit(false);
     app.wait_for_fit();
     app.refresh_detail();
@@ -247,14 +240,7 @@ fn a_comment_is_typed_saved_shown_and_journaled() {
     // Reopened, the comment is back (it was journaled), and the prompt
     // starts from it; emptying it removes it.
     drop(app);
-    let (session, resume) = Session::open(demo(), Some(store.path())).unwrap();
-    let mut app = App::with_keys(
-        session,
-        &resume,
-        "rnda",
-        ModelOptions::default(),
-        KeyMap::load(None).unwrap(),
-    );
+    let mut app = app_with(demo(), Some(store.path()));
     assert_eq!(
         app.session.comment_of(sample),
         Some("ask the lab, do not drop yet")
