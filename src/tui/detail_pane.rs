@@ -104,7 +104,7 @@ fn sample_lines(app: &App, i: usize, cells: u16, lines: &mut Vec<Line<'static>>)
 }
 
 /// The sample's comment, in at most two lines (the rest cut with `…`): the
-/// pane's other lines matter as much, and the comment popup shows it whole.
+/// pane's other lines matter as much, and the comment key shows it whole.
 fn comment_lines(app: &App, i: usize, cells: u16, lines: &mut Vec<Line<'static>>) {
     let Some(text) = app.session.comment_of(i) else {
         return;

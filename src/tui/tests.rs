@@ -237,24 +237,39 @@ fn a_comment_is_typed_saved_shown_and_journaled() {
         saved.contains("[+]"),
         "a comment is unexported work: {saved}"
     );
+    // A long comment: two lines in the detail pane, whole in the prompt.
+    let long = "word ".repeat(60);
+    press(&mut app, "c");
+    app.handle_paste(&long);
+    let prompt = screen(&app, 100, 30);
+    assert_eq!(prompt.matches("word").count(), 60, "{prompt}");
+    app.handle_key(&code(KeyCode::Esc));
+    assert_eq!(
+        app.session.comment_of(sample),
+        Some("ask the lab, do not drop yet"),
+        "Esc keeps the comment as it was"
+    );
+    app.session.comment(sample, &long).unwrap();
+    app.refresh_detail();
+    let detail = screen(&app, 160, 48);
+    let shown: Vec<&str> = detail.lines().filter(|l| l.contains("word word")).collect();
+    assert_eq!(shown.len(), 2, "{detail}");
+    assert!(shown[1].contains('…'), "{detail}");
     // Reopened, the comment is back (it was journaled), and the prompt
     // starts from it; emptying it removes it.
     drop(app);
     let mut app = app_with(demo(), Some(store.path()));
-    assert_eq!(
-        app.session.comment_of(sample),
-        Some("ask the lab, do not drop yet")
-    );
+    assert_eq!(app.session.comment_of(sample), Some(long.trim()));
     while app.session.selected() != Some(sample) {
         press(&mut app, "j");
     }
     press(&mut app, "c");
-    for _ in 0.."ask the lab, do not drop yet".len() {
+    for _ in 0..long.trim().len() {
         app.handle_key(&code(KeyCode::Backspace));
     }
     let emptied = screen(&app, 100, 30);
     assert!(emptied.contains(&format!("comment on {id}")), "{emptied}");
-    assert!(!emptied.contains("ask the lab"), "{emptied}");
+    assert!(!emptied.contains("word"), "{emptied}");
     app.handle_key(&code(KeyCode::Enter));
     assert_eq!(app.session.comment_of(sample), None);
     assert!(screen(&app, 160, 48).contains(&format!("comment on {id} removed")));

@@ -19,10 +19,6 @@ pub struct CommentPrompt {
     pub input: String,
 }
 
-/// Lines of typed text the prompt shows at most; a longer comment shows
-/// its end, where the typing is.
-const ROWS: usize = 4;
-
 impl CommentPrompt {
     pub fn new(sample: usize, current: Option<&str>) -> CommentPrompt {
         CommentPrompt {
@@ -60,9 +56,12 @@ impl PopupComponent for CommentPrompt {
             ctx.keys.popup_hint(PopupAction::Cancel)
         );
         let typed = format!("{}▏", self.input);
+        // The whole comment while the screen has room (borders and the
+        // hint take three lines); beyond it, its end, where the typing is.
+        let room = usize::from(area.height).saturating_sub(3).max(1);
         let mut rows = wrap_words(&typed, inner);
-        if rows.len() > ROWS {
-            rows.drain(..rows.len() - ROWS);
+        if rows.len() > room {
+            rows.drain(..rows.len() - room);
         }
         let mut lines: Vec<Line> = rows.into_iter().map(Line::from).collect();
         lines.push(Line::from(Span::styled(
