@@ -937,14 +937,17 @@ impl Session {
         }
     }
 
+    /// Whether the sample at `pos` has the search text in its id or its
+    /// comment ("Rao" finds the samples left for Dr Rao).
     fn matches(&self, pos: usize) -> bool {
         let Some(q) = &self.search else { return false };
-        self.dataset.ids[self.view[pos]]
-            .to_lowercase()
-            .contains(q.as_str())
+        let sample = self.view[pos];
+        let has = |text: &str| text.to_lowercase().contains(q.as_str());
+        has(&self.dataset.ids[sample]) || self.comment_of(sample).is_some_and(has)
     }
 
-    /// Finds `query` in the ids (case-insensitive), starting at the cursor.
+    /// Finds `query` in the ids and comments (case-insensitive), starting
+    /// at the cursor.
     pub fn search(&mut self, query: &str) -> bool {
         let q = query.trim().to_lowercase();
         if q.is_empty() {

@@ -554,7 +554,7 @@ impl App {
             }
             Command::Search(text) => {
                 if !self.session.search(&text) {
-                    self.info(format!("no id contains \"{text}\""));
+                    self.info(format!("no id or comment contains \"{text}\""));
                 }
             }
             Command::Comment { sample, text } => self.comment(sample, &text),

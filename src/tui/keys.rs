@@ -185,7 +185,7 @@ impl Action {
             Action::Bottom => "last sample".into(),
             Action::PageDown => "page down".into(),
             Action::PageUp => "page up".into(),
-            Action::Search => "search ids".into(),
+            Action::Search => "search ids and comments".into(),
             Action::NextMatch => "next match".into(),
             Action::PrevMatch => "previous match".into(),
             Action::Filter => "filter the list".into(),

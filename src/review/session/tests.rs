@@ -339,6 +339,15 @@ fn search_jumps_and_wraps_both_ways() {
     assert!(s.search_prev());
     assert_eq!(s.selected(), Some(2));
     assert!(!s.search("zzz"));
+    // Comments are searched too.
+    s.comment(3, "ask Dr Rao").unwrap();
+    s.comment(1, "scan blurred").unwrap();
+    assert!(s.search("rao"));
+    assert_eq!(s.selected(), Some(3));
+    assert!(s.search("BLUR"));
+    assert_eq!(s.selected(), Some(1));
+    assert!(s.search_next(), "the only match wraps to itself");
+    assert_eq!(s.selected(), Some(1));
 }
 
 #[test]

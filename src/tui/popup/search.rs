@@ -1,4 +1,5 @@
-//! Search the ids: the first id containing the text is selected.
+//! Search the ids and comments: the first sample whose id or comment
+//! contains the text is selected.
 
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
@@ -23,7 +24,10 @@ impl PopupComponent for SearchPrompt {
     }
 
     fn render(&self, area: Rect, buf: &mut Buffer, ctx: &PopupContext) {
-        let title = format!("search id ({})", ctx.keys.popup_hint(PopupAction::Confirm));
+        let title = format!(
+            "search ids, comments ({})",
+            ctx.keys.popup_hint(PopupAction::Confirm)
+        );
         // "/" is the prompt, as in vim and less, whatever key opened it.
         let lines = vec![Line::from(format!("/{}▏", self.input))];
         frame(&title, lines, (34, 3), area, buf, ctx.theme);
