@@ -23,7 +23,7 @@ pub use compatible::TestTable;
 pub use encoding::TextEncoding;
 pub use read::content_hash;
 pub use rewrite::rewrite;
-pub use shown::{name_list, one_line, shown};
+pub use shown::{counted, name_list, one_line, shown};
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use super::evidence::FOLDS;
 use crate::dataset::{
-    Dataset, FeatureSource, SourceFormat, TextEncoding, UNLABELLED, name_list, shown,
+    Dataset, FeatureSource, SourceFormat, TextEncoding, UNLABELLED, counted, name_list, shown,
 };
 
 /// The notes on `ds`, most consequential first.
@@ -118,10 +118,7 @@ fn small_classes(classes: &[String], counts: &[usize]) -> Option<String> {
         .iter()
         .zip(counts)
         .filter(|&(_, &c)| (1..FOLDS).contains(&c))
-        .map(|(name, &c)| {
-            let samples = if c == 1 { "sample" } else { "samples" };
-            format!("{} ({c} {samples})", shown(name))
-        })
+        .map(|(name, &c)| format!("{} ({})", shown(name), counted(c, "sample")))
         .collect();
     if small.is_empty() {
         return None;
@@ -147,24 +144,17 @@ fn left_out(ds: &Dataset) -> Option<String> {
         .filter(|why| *why != UNLABELLED)
         .collect();
     let unlabelled = ds.dropped.len() - missing.len();
-    let samples = |n: usize| {
-        if n == 1 {
-            "1 sample".to_string()
-        } else {
-            format!("{n} samples")
-        }
-    };
     let mut said = Vec::new();
     if let Some(first) = missing.first() {
         said.push(format!(
             "{} left out for missing values (the first: {first})",
-            samples(missing.len())
+            counted(missing.len(), "sample")
         ));
     }
     if unlabelled > 0 {
         said.push(format!(
             "{} left out for having no label",
-            samples(unlabelled)
+            counted(unlabelled, "sample")
         ));
     }
     (!said.is_empty()).then(|| {

@@ -56,6 +56,11 @@ pub fn one_line(text: &str) -> String {
     out
 }
 
+/// "1 sample", "3 samples": a count and its noun (plural with an s).
+pub fn counted(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 /// A cell (or a name) quoted for a message: `"text"`, on one line and
 /// short, with a quote inside written `\"`.
 pub fn shown(text: &str) -> String {

@@ -106,12 +106,8 @@ fn start_notices(session: &Session, resume: &ResumeInfo) -> Vec<Message> {
         .collect()
 }
 
-/// "3 decisions", "1 comment".
-fn counted(n: usize, what: &str) -> String {
-    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
-}
-
 fn resume_message(resume: &ResumeInfo, comments: usize) -> Option<Message> {
+    use crate::dataset::counted;
     let text = match (resume, comments) {
         (ResumeInfo::Resumed { decisions: 0 }, 0) => {
             "resumed the earlier session (no decisions in it yet)".into()
