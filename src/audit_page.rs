@@ -26,7 +26,8 @@ pub struct AuditInput<'a> {
     pub dataset: &'a Dataset,
     /// One per sample; `None` is undecided.
     pub decisions: &'a [Option<Decision>],
-    /// When each sample's decision was made, as the journal recorded it.
+    /// When each sample's decision was made, as the journal recorded it;
+    /// for an undecided sample with a comment, when the comment was.
     pub decided_at: &'a [Option<String>],
     /// What the screen showed of each sample before it was first decided
     /// (p_mislabel and model), where the journal recorded it.
@@ -35,7 +36,8 @@ pub struct AuditInput<'a> {
     pub comments: &'a BTreeMap<usize, Comment>,
     /// The fit whose p_mislabel the page reports, on every sample.
     pub fit: &'a Fit,
-    /// The model that made `fit` (never `auto`).
+    /// The model that made `fit` as the page names it (for `auto`, what it
+    /// chose).
     pub model: &'a str,
     /// Which fit this is and why this model, in a sentence for the reader.
     pub fit_note: &'a str,
@@ -331,12 +333,8 @@ fn decisions_section(a: &AuditInput) -> String {
             Some(Decision::Drop) => ("dropped", "drop".into()),
             None => ("undecided", crate::review::export::UNDECIDED.into()),
         };
-        let comment = a.comments.get(&i);
-        let when = a.decided_at[i]
-            .as_deref()
-            .or(comment.map(|c| c.time.as_str()))
-            .map_or(String::new(), esc);
-        let comment = comment.map_or(String::new(), |c| esc(&c.text));
+        let when = a.decided_at[i].as_deref().map_or(String::new(), esc);
+        let comment = a.comments.get(&i).map_or(String::new(), |c| esc(&c.text));
         let shown = a.seen[i].as_ref().map_or(String::new(), |s| {
             format!("{} ({})", prob(s.p_mislabel), esc(&s.model))
         });

@@ -49,7 +49,7 @@ pub fn run(a: &ReportArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), Cli
     let n = ds.n_samples();
     let decisions: Vec<_> = (0..n).map(|i| session.decision(i)).collect();
     let decided_at: Vec<Option<String>> = (0..n)
-        .map(|i| session.decided_at(i).map(str::to_string))
+        .map(|i| session.audit_time(i).map(str::to_string))
         .collect();
     let seen: Vec<_> = (0..n).map(|i| session.seen(i).cloned()).collect();
     let shown_model = page_model(&plan.name, &fit);

@@ -238,8 +238,7 @@ pub fn export(session: &mut Session, opts: &ExportOptions) -> Result<ExportSumma
             .map(|p| format!("{p:.6}"))
             .unwrap_or_default();
         let time = session
-            .decided_at(i)
-            .or(comment.map(|c| c.time.as_str()))
+            .audit_time(i)
             .map(str::to_string)
             .unwrap_or_else(now);
         audit_rows

@@ -69,6 +69,13 @@ impl Session {
         &self.comments
     }
 
+    /// When the audit says `sample` was seen to: its decision's time, or,
+    /// undecided, its comment's. `None` for a sample the audit leaves out.
+    pub fn audit_time(&self, sample: usize) -> Option<&str> {
+        self.decided_at(sample)
+            .or_else(|| self.comments.get(&sample).map(|c| c.time.as_str()))
+    }
+
     /// Whether a comment differs from what the last export wrote.
     pub(super) fn comments_unexported(&self) -> bool {
         self.comments.len() != self.exported_comments.len()
