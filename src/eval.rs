@@ -5,6 +5,7 @@ pub mod cbt_papers;
 pub mod detection;
 pub mod logistic_papers;
 pub mod metrics;
+pub mod microarray_papers;
 pub mod noise;
 pub mod papers;
 pub mod review_curve;

@@ -256,6 +256,27 @@ fn bad_options_and_missing_files_exit_2() {
     }
 }
 
+/// A paper's check on the wrong table says which ids it looks for and
+/// which file to pass, before any fit.
+#[test]
+fn a_papers_check_on_another_table_names_the_file_it_needs() {
+    for (paper, table, missing) in [
+        ("breast", "colon.csv", "A11"),
+        ("colon", "breast_west.csv.gz", "T2"),
+    ] {
+        let out = relabel()
+            .args(["eval", "--paper", paper])
+            .arg(sample(table))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{paper}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(missing), "{stderr}");
+        assert!(stderr.contains("pass sample_data/"), "{stderr}");
+    }
+}
+
 #[test]
 fn eval_reports_detection_figures_for_each_model() {
     let out = succeed(

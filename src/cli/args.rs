@@ -406,7 +406,8 @@ pub struct EvalArgs {
     /// Run a paper's experiment instead: shift-table1 (Tibshirani & Manning,
     /// Table 1, unregularised rows); rlr-synth (Bootkrajang & Kaban Fig. 1);
     /// colon DATA (both logistic papers' colon checks, on
-    /// sample_data/colon.csv); rmda-sim2, rmda-sim3 (Bouveyron & Girard
+    /// sample_data/colon.csv); breast DATA (Bootkrajang & Kaban Table 5, on
+    /// sample_data/breast_west.csv.gz); rmda-sim2, rmda-sim3 (Bouveyron & Girard
     /// sections 4.2, 4.4); rmda-usps DATA (section 4.3); cbt-fig1 (Lynch &
     /// Willett Fig. 1: P(e) against M, 100 x --repeats trials per point).
     #[arg(long, value_enum)]
@@ -481,6 +482,9 @@ pub enum Paper {
     RlrSynth,
     /// Both logistic papers' colon checks, on DATA = sample_data/colon.csv.
     Colon,
+    /// Bootkrajang & Kaban's breast cancer checks (Table 5), on DATA =
+    /// sample_data/breast_west.csv.gz.
+    Breast,
     /// Bouveyron & Girard, section 4.2.
     #[value(name = "rmda-sim2")]
     RmdaSim2,

@@ -1,19 +1,13 @@
-//! The logistic papers' experiments: Bootkrajang & Kaban's Synth-500 /
-//! Synth-100 (Fig. 1-2) and their colon cancer checks (Tables 2 and 6),
-//! which the shift paper repeats (its Table 2).
+//! Bootkrajang & Kaban's Synth-500 / Synth-100 (Fig. 1-2). Their
+//! microarray checks are in `microarray_papers`.
 
 use nalgebra::DMatrix;
 
 use super::detection::mean_sd;
 use crate::models::logistic::rlr::Rlr;
-use crate::models::logistic::shift::ShiftLr;
 use crate::models::numerics::sigmoid;
 use crate::models::{Fit, FitError, ModelOptions, RobustModel, argmax, no_progress};
 use crate::rng::Rng;
-
-/// Samples with biological evidence of a wrong label (Alon et al. 1999;
-/// the set both papers compare against).
-pub const COLON_SUSPECTS: [&str; 9] = ["T2", "T30", "T33", "T36", "T37", "N8", "N12", "N34", "N36"];
 
 /// Relevant weights of the Synth data (Ng 2004): w_1..3 = 10/3.
 const SYNTH_RELEVANT: usize = 3;
@@ -176,194 +170,6 @@ pub fn bootkrajang_synth(
     })
 }
 
-/// The colon data with the literature's suspects located.
-pub struct Colon<'a> {
-    pub x: &'a DMatrix<f64>,
-    pub given: &'a [usize],
-    pub ids: &'a [String],
-}
-
-impl Colon<'_> {
-    fn is_suspect(&self, i: usize) -> bool {
-        COLON_SUSPECTS.contains(&self.ids[i].as_str())
-    }
-
-    /// The labels with every suspect flipped (the paper's "corrected").
-    fn corrected(&self) -> Vec<usize> {
-        (0..self.given.len())
-            .map(|i| {
-                if self.is_suspect(i) {
-                    1 - self.given[i]
-                } else {
-                    self.given[i]
-                }
-            })
-            .collect()
-    }
-
-    /// P(given | true) implied by the suspects, as `--gamma` text: the
-    /// table RLogReg-F is given in the paper ("the true label flipping
-    /// proportions").
-    pub fn suspect_gamma(&self) -> String {
-        let truth = self.corrected();
-        let mut counts = [[0.0f64; 2]; 2];
-        for (t, g) in truth.iter().zip(self.given) {
-            counts[*t][*g] += 1.0;
-        }
-        let row = |t: usize| {
-            let total = counts[t][0] + counts[t][1];
-            format!("{:.4},{:.4}", counts[t][0] / total, counts[t][1] / total)
-        };
-        format!("{};{}", row(0), row(1))
-    }
-}
-
-/// A model and the name the tables print for it.
-pub type NamedModel = (String, Box<dyn RobustModel>);
-
-/// The models of the colon checks, by the names the tables print.
-pub fn colon_models(colon: &Colon<'_>) -> Result<Vec<NamedModel>, FitError> {
-    let fixed = ModelOptions {
-        gamma: Some(colon.suspect_gamma()),
-        fix_gamma: true,
-        ..ModelOptions::default()
-    };
-    let ml = ModelOptions {
-        gamma_prior: 0.0,
-        ..ModelOptions::default()
-    };
-    let shift_noise = ModelOptions {
-        noise_fraction: Some(0.15),
-        ..ModelOptions::default()
-    };
-    Ok(vec![
-        (
-            "lr".into(),
-            Box::new(Rlr::baseline(&ModelOptions::default())?),
-        ),
-        (
-            "rlr".into(),
-            Box::new(Rlr::robust(&ModelOptions::default())?),
-        ),
-        ("rlr (ML gamma)".into(), Box::new(Rlr::robust(&ml)?)),
-        ("rlr-F".into(), Box::new(Rlr::robust(&fixed)?)),
-        (
-            "shift (cv)".into(),
-            Box::new(ShiftLr::new(&ModelOptions::default())?),
-        ),
-        (
-            "shift (noise 0.15)".into(),
-            Box::new(ShiftLr::new(&shift_noise)?),
-        ),
-    ])
-}
-
-/// What one model flags on the whole colon set.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ColonFlags {
-    pub model: String,
-    /// p_mislabel >= 0.5, most suspect first.
-    pub flagged: Vec<String>,
-    /// The nine most suspect samples.
-    pub top9: Vec<String>,
-    /// Samples with a non-zero shift (shift models only).
-    pub shifted: Option<Vec<String>>,
-    pub seconds: f64,
-}
-
-impl ColonFlags {
-    pub fn suspects_in(list: &[String]) -> usize {
-        list.iter()
-            .filter(|s| COLON_SUSPECTS.contains(&s.as_str()))
-            .count()
-    }
-}
-
-pub fn colon_flags(colon: &Colon<'_>) -> Result<Vec<ColonFlags>, FitError> {
-    let mut out = Vec::new();
-    for (name, model) in colon_models(colon)? {
-        let start = std::time::Instant::now();
-        let fit = model.fit(colon.x, colon.given, 2, &mut no_progress())?;
-        let seconds = start.elapsed().as_secs_f64();
-        let order = fit.ranking();
-        let id = |i: usize| colon.ids[i].clone();
-        let flagged = order
-            .iter()
-            .filter(|&&i| fit.p_mislabel[i] >= 0.5)
-            .map(|&i| id(i))
-            .collect();
-        let top9 = order.iter().take(9).map(|&i| id(i)).collect();
-        let shifted = fit.shifts.as_ref().map(|s| {
-            order
-                .iter()
-                .filter(|&&i| s.row(i).iter().any(|v| *v != 0.0))
-                .map(|&i| id(i))
-                .collect()
-        });
-        out.push(ColonFlags {
-            model: name,
-            flagged,
-            top9,
-            shifted,
-            seconds,
-        });
-    }
-    Ok(out)
-}
-
-/// Leave-one-out errors of Table 2.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LooRow {
-    pub model: String,
-    /// Errors against the corrected labels, over all 62 samples (LOO-CRT).
-    pub crt: f64,
-    /// Errors over the non-suspects only; suspects always train (LOO-CLN).
-    pub cln: f64,
-    /// Mean number of selected genes over the CLN runs.
-    pub genes: f64,
-    pub seconds: f64,
-}
-
-/// Table 2: LOO-CRT and LOO-CLN errors (%) for lr, rlr and rlr-F.
-pub fn colon_loo(colon: &Colon<'_>) -> Result<Vec<LooRow>, FitError> {
-    let n = colon.given.len();
-    let corrected = colon.corrected();
-    let mut out = Vec::new();
-    for (name, model) in colon_models(colon)? {
-        if name.starts_with("shift") {
-            continue;
-        }
-        let start = std::time::Instant::now();
-        let (mut crt, mut cln, mut cln_n) = (0usize, 0usize, 0usize);
-        let mut genes = Vec::new();
-        for (held, &truth) in corrected.iter().enumerate() {
-            let rows: Vec<usize> = (0..n).filter(|&i| i != held).collect();
-            let x = colon.x.select_rows(rows.iter());
-            let g: Vec<usize> = rows.iter().map(|&i| colon.given[i]).collect();
-            let fit = model.fit(&x, &g, 2, &mut no_progress())?;
-            let Some(c) = &fit.classifier else {
-                continue;
-            };
-            let p = c.predict_proba(&colon.x.rows(held, 1).into_owned());
-            let predicted = argmax(p.row(0).iter().copied());
-            crt += usize::from(predicted != truth);
-            if !colon.is_suspect(held) {
-                cln += usize::from(predicted != colon.given[held]);
-                cln_n += 1;
-                genes.push(fit.extra.scalar("n_selected").unwrap_or(f64::NAN));
-            }
-        }
-        out.push(LooRow {
-            model: name,
-            crt: 100.0 * crt as f64 / n as f64,
-            cln: 100.0 * cln as f64 / cln_n.max(1) as f64,
-            genes: mean_sd(genes).0,
-            seconds: start.elapsed().as_secs_f64(),
-        });
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -399,20 +205,5 @@ mod tests {
         for c in &row.cells {
             assert!(c.relevant_found > 2.5, "{c:?}");
         }
-    }
-
-    #[test]
-    fn suspect_gamma_counts_the_literature_flips() {
-        let ids: Vec<String> = ["T2", "T1", "N8", "N1"].map(String::from).to_vec();
-        let x = DMatrix::zeros(4, 1);
-        let given = [0, 0, 1, 1];
-        let colon = Colon {
-            x: &x,
-            given: &given,
-            ids: &ids,
-        };
-        // True tumors: T1 and N8 (given normal); true normals: T2 (given tumor), N1.
-        assert_eq!(colon.suspect_gamma(), "0.5000,0.5000;0.5000,0.5000");
-        assert_eq!(colon.corrected(), vec![1, 0, 0, 1]);
     }
 }

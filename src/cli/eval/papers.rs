@@ -3,6 +3,7 @@
 
 use super::super::CliError;
 use super::super::args::{DataArgs, EvalArgs, ModelArgs, Paper};
+use crate::models::ModelOptions;
 use clap::ValueEnum;
 
 use super::super::progress::Bar;
@@ -16,7 +17,8 @@ macro_rules! say {
 }
 
 pub fn run(paper: Paper, a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliError> {
-    let seed = model.model_options()?.seed;
+    let options = model.model_options()?;
+    let seed = options.seed;
     // The experiments run their own fits: the bar says which one runs and
     // for how long (and, where the experiment has rows, how far it is).
     let bar = Bar::new(a.quiet, "eval --paper");
@@ -31,7 +33,20 @@ pub fn run(paper: Paper, a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Re
         Paper::RmdaSim3 => rmda_simulation(bar, 3, a.repeats, seed),
         Paper::RmdaUsps => rmda_usps(bar, a, seed),
         Paper::RlrSynth => rlr_synth(bar, a.repeats, seed),
-        Paper::Colon => colon_checks(bar, a, data),
+        Paper::Colon => suspect_checks(
+            bar,
+            a,
+            data,
+            &options,
+            crate::eval::microarray_papers::COLON,
+        ),
+        Paper::Breast => suspect_checks(
+            bar,
+            a,
+            data,
+            &options,
+            crate::eval::microarray_papers::BREAST,
+        ),
         Paper::CbtFig1 => cbt_fig1(bar, a.repeats, seed),
     }
 }
@@ -154,49 +169,81 @@ fn cbt_fig1(bar: &Bar, repeats: usize, seed: u64) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `relabel eval --paper colon DATA`: which samples each logistic model
-/// flags on Alon's colon data, and the leave-one-out errors of Table 2.
-fn colon_checks(bar: &Bar, a: &EvalArgs, data: &DataArgs) -> Result<(), CliError> {
-    use crate::eval::logistic_papers::{COLON_SUSPECTS, Colon, ColonFlags, colon_flags, colon_loo};
+/// `relabel eval --paper colon|breast DATA`: which samples each logistic
+/// model flags against the literature's suspects, and the leave-one-out
+/// errors of the paper's table beside the paper's own figures.
+fn suspect_checks(
+    bar: &Bar,
+    a: &EvalArgs,
+    data: &DataArgs,
+    options: &ModelOptions,
+    study: crate::eval::microarray_papers::Study,
+) -> Result<(), CliError> {
+    use crate::app::pipeline::{FitInputs, FitPlan};
+    use crate::eval::microarray_papers::{Suspected, flags, loo};
+    use crate::models::{AUTO, no_progress};
     let Some(path) = &a.data else {
-        return Err(CliError::BadInput(
-            "colon needs the colon table as DATA (sample_data/colon.csv, ids T*/N*)".into(),
-        ));
+        return Err(CliError::BadInput(format!(
+            "{} needs its table as DATA ({})",
+            study.name, study.expected
+        )));
     };
-    let ds = crate::dataset::load(path, &data.load_options_for(&["rlr"])?)?;
-    let missing: Vec<&str> = COLON_SUSPECTS
+    let ds = crate::dataset::load(path, &data.load_options_for(&["rlr", AUTO])?)?;
+    let missing: Vec<&str> = study
+        .suspects
         .iter()
         .copied()
         .filter(|s| !ds.ids.iter().any(|id| id == s))
         .collect();
-    if !missing.is_empty() || ds.classes.len() != 2 {
+    if !missing.is_empty() {
+        let absent = if missing.len() == study.suspects.len() {
+            "none of them is in this table".to_string()
+        } else {
+            format!("{} missing", missing.join(" "))
+        };
         return Err(CliError::BadInput(format!(
-            "{}: expected two classes and the ids {} (missing: {})",
+            "{}: {} checks the ids {}, and {absent}; pass {}",
             path.display(),
-            COLON_SUSPECTS.join(" "),
-            missing.join(" ")
+            study.name,
+            study.suspects.join(" "),
+            study.expected
         )));
     }
-    let colon = Colon {
+    if ds.classes.len() != 2 {
+        return Err(CliError::BadInput(format!(
+            "{}: {} needs two classes, and the labels hold {}; pass {}",
+            path.display(),
+            study.name,
+            ds.classes.len(),
+            study.expected
+        )));
+    }
+    let table = Suspected {
+        study,
         x: &ds.x,
         given: &ds.labels,
         ids: &ds.ids,
     };
     say!(
         bar,
-        "colon: {} samples x {} genes{}; literature suspects {}; rlr-F gamma (P(given | true), rows {}) = {}",
+        "{}: {} samples x {} genes{}; literature suspects {}; rlr-F gamma (P(given | true), rows {}) = {}",
+        study.name,
         ds.n_samples(),
         ds.n_features(),
         if ds.options.log2 { " (log2)" } else { "" },
-        COLON_SUSPECTS.join(" "),
+        study.suspects.join(" "),
         ds.classes.join(", "),
-        colon.suspect_gamma()
+        table.suspect_gamma()
     );
-    say!(bar, "\nflags on all 62 samples (suspects in brackets):");
+    say!(
+        bar,
+        "\nflags on all {} samples (suspects in brackets):",
+        ds.n_samples()
+    );
     let mark = |list: &[String]| {
         list.iter()
             .map(|s| {
-                if COLON_SUSPECTS.contains(&s.as_str()) {
+                if table.is_suspect_id(s) {
                     format!("[{s}]")
                 } else {
                     s.clone()
@@ -205,48 +252,74 @@ fn colon_checks(bar: &Bar, a: &EvalArgs, data: &DataArgs) -> Result<(), CliError
             .collect::<Vec<_>>()
             .join(" ")
     };
-    for f in colon_flags(&colon)? {
+    // Beside the papers' models, what a curator's `relabel FILE` ranks.
+    let default = {
+        let plan = FitPlan::for_table(&ds, AUTO, options)?;
+        let start = std::time::Instant::now();
+        let fit = plan.fit(
+            &FitInputs::of_table(&ds, &plan, None),
+            &ds.labels,
+            &mut no_progress(),
+        )?;
+        let chosen = fit
+            .extra
+            .selection
+            .as_ref()
+            .map_or_else(|| plan.name.clone(), crate::app::evidence::combination);
+        let name = format!("the default ({chosen})");
+        table.flags_of(name, &fit, start.elapsed().as_secs_f64())
+    };
+    for f in flags(&table)?.into_iter().chain([default]) {
         say!(bar, "{} ({:.0} ms)", f.model, 1000.0 * f.seconds);
         say!(
             bar,
             "  p >= 0.5 ({}, {} suspects): {}",
             f.flagged.len(),
-            ColonFlags::suspects_in(&f.flagged),
+            table.suspects_in(&f.flagged),
             mark(&f.flagged)
         );
         say!(
             bar,
-            "  top 9 ({} suspects): {}",
-            ColonFlags::suspects_in(&f.top9),
-            mark(&f.top9)
+            "  top {} ({} suspects): {}",
+            f.top.len(),
+            table.suspects_in(&f.top),
+            mark(&f.top)
         );
         if let Some(s) = &f.shifted {
             say!(
                 bar,
                 "  non-zero shifts ({}, {} suspects): {}",
                 s.len(),
-                ColonFlags::suspects_in(s),
+                table.suspects_in(s),
                 mark(s)
             );
         }
     }
     say!(
         bar,
-        "\nleave-one-out (Table 2): error % against corrected labels (CRT) and on non-suspects (CLN)"
+        "\nleave-one-out ({}): error % against corrected labels (CRT) and on non-suspects (CLN); the paper's in the last columns",
+        study.table
     );
     say!(
         bar,
-        "{:>16} {:>8} {:>8} {:>7} {:>8}",
+        "{:>16} {:>8} {:>8} {:>7} {:>8} {:>10} {:>10} {:>11}",
         "model",
         "LOO-CRT",
         "LOO-CLN",
         "genes",
-        "seconds"
+        "seconds",
+        "paper CRT",
+        "paper CLN",
+        "paper genes"
     );
-    for r in colon_loo(&colon)? {
+    for r in loo(&table)? {
+        let paper = study.reported.iter().find(|p| p.0 == r.model).map_or_else(
+            || format!("{:>10} {:>10} {:>11}", "-", "-", "-"),
+            |p| format!("{:>10.2} {:>10.2} {:>11.2}", p.1, p.2, p.3),
+        );
         say!(
             bar,
-            "{:>16} {:>8.2} {:>8.2} {:>7.2} {:>8.2}",
+            "{:>16} {:>8.2} {:>8.2} {:>7.2} {:>8.2} {paper}",
             r.model,
             r.crt,
             r.cln,
