@@ -4,6 +4,9 @@ copy and its truth file as written by `relabel eval DATA --write-noisy NOISY.csv
 so both tools rank exactly the same labels.
 
 usage: python3 benches/peer/peer_detection.py NOISY.csv [--models lr,qda,nb]
+       python3 benches/peer/peer_detection.py TABLE.csv --suspects SUSPECTS.csv
+(the second scores against the ids a suspects file lists, for a table whose
+wrong labels are known from the literature, e.g. sample_data/breast_west.csv.gz)
 prints: model, AUROC of cleanlab's label quality score against the flips,
 number flagged by find_label_issues, number flipped, seconds (whole pipeline
 after the read)."""
@@ -35,11 +38,15 @@ def main() -> None:
     ap.add_argument("noisy")
     ap.add_argument("--models", default="lr,qda,nb")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--suspects", help="CSV with an id column: the labels known to be wrong")
     a = ap.parse_args()
     noisy = Path(a.noisy)
-    truth = noisy.with_name(noisy.name.split(".")[0] + ".truth.csv")
     table = pd.read_csv(noisy)
-    flips = pd.read_csv(truth)["flipped"].to_numpy().astype(bool)
+    if a.suspects:
+        flips = table["id"].astype(str).isin(pd.read_csv(a.suspects)["id"].astype(str)).to_numpy()
+    else:
+        truth = noisy.with_name(noisy.name.split(".")[0] + ".truth.csv")
+        flips = pd.read_csv(truth)["flipped"].to_numpy().astype(bool)
     label = "label" if "label" in table.columns else table.columns[-1]
     features = table.drop(columns=[c for c in ("id", label) if c in table.columns])
     # String columns (house votes' y / n / ?) as 0/1 columns, as a user would.

@@ -159,6 +159,9 @@ pub struct Flags {
     pub top: Vec<String>,
     /// Samples with a non-zero shift (shift models only).
     pub shifted: Option<Vec<String>>,
+    /// Of p_mislabel against the suspects: the chance that a suspect
+    /// ranks above an array nobody suspects.
+    pub auroc: Option<f64>,
     pub seconds: f64,
 }
 
@@ -195,11 +198,13 @@ impl Suspected<'_> {
                 .map(|&i| id(i))
                 .collect()
         });
+        let suspect: Vec<bool> = (0..self.ids.len()).map(|i| self.is_suspect(i)).collect();
         Flags {
             model,
             flagged,
             top,
             shifted,
+            auroc: super::metrics::auroc(&fit.p_mislabel, &suspect),
             seconds,
         }
     }

@@ -270,7 +270,13 @@ fn suspect_checks(
         table.flags_of(name, &fit, start.elapsed().as_secs_f64())
     };
     for f in flags(&table)?.into_iter().chain([default]) {
-        say!(bar, "{} ({:.0} ms)", f.model, 1000.0 * f.seconds);
+        let auroc = f.auroc.map_or_else(|| "-".into(), |a| format!("{a:.3}"));
+        say!(
+            bar,
+            "{} ({:.0} ms), AUROC against the suspects {auroc}",
+            f.model,
+            1000.0 * f.seconds
+        );
         say!(
             bar,
             "  p >= 0.5 ({}, {} suspects): {}",
