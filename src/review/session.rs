@@ -19,6 +19,7 @@ use super::view::{self, Filter, SortKey, ViewInputs};
 use crate::dataset::Dataset;
 use crate::models::{Fit, Guide, ModelOptions, SampleColumn};
 
+mod class_keys;
 mod comments;
 pub use comments::{Comment, tidy};
 
@@ -772,7 +773,7 @@ impl Session {
         !self.redo.is_empty()
     }
 
-    /// Classes by the sample's posterior, highest first (keys 1..9).
+    /// Classes by the sample's posterior, highest first.
     pub fn classes_by_posterior(&self, sample: usize) -> Vec<usize> {
         let k = self.dataset.classes.len();
         let mut order: Vec<usize> = (0..k).collect();

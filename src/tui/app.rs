@@ -278,7 +278,7 @@ impl App {
             Action::NextMatch | Action::PrevMatch => self.next_match(action == Action::NextMatch),
             Action::Sort | Action::SortBack => self.sort(action == Action::Sort),
             Action::Accept => self.accept(),
-            Action::RelabelNth(n) => self.relabel_to_rank(usize::from(n) - 1),
+            Action::RelabelNth(n) => self.relabel_by_key(n),
             Action::Keep | Action::Drop | Action::Clear => self.decide(action),
             Action::AcceptAll => self.accept_all(),
             Action::Undo => self.step_history(false),
@@ -373,17 +373,39 @@ impl App {
         }
     }
 
-    /// Relabels the selected sample to its `rank`-th class by posterior.
+    /// Relabels the selected sample to its `rank`-th class by posterior
+    /// (the class picker's order).
     fn relabel_to_rank(&mut self, rank: usize) {
         let Some(s) = self.session.selected() else {
             return;
         };
-        let order = self.session.classes_by_posterior(s);
-        if let Some(&c) = order.get(rank) {
-            let r = self.session.relabel(s, c);
-            if self.report(r).is_some() {
-                self.session.move_cursor(1);
+        if let Some(&c) = self.session.classes_by_posterior(s).get(rank) {
+            self.relabel_to(s, c);
+        }
+    }
+
+    /// Relabels the selected sample to the class digit key `digit` keys in
+    /// the detail pane (see `Session::class_for_key`).
+    fn relabel_by_key(&mut self, digit: u8) {
+        let Some(s) = self.session.selected() else {
+            return;
+        };
+        match self.session.class_for_key(s, digit) {
+            Some(c) => self.relabel_to(s, c),
+            None if self.session.digit_keys_name_classes() => {
+                let picker = self.keys.hint(Action::Relabel);
+                self.info(format!(
+                    "no class is named {digit}: {picker} picks any class"
+                ));
             }
+            None => {}
+        }
+    }
+
+    fn relabel_to(&mut self, sample: usize, class: usize) {
+        let r = self.session.relabel(sample, class);
+        if self.report(r).is_some() {
+            self.session.move_cursor(1);
         }
     }
 

@@ -25,6 +25,15 @@ fn relabel_keys(app: &App) -> String {
     }
 }
 
+/// The posterior's heading: what the key beside each class does.
+fn posterior_heading(app: &App) -> String {
+    if app.session.digit_keys_name_classes() {
+        "posterior (digit keys relabel to the class of that name):".into()
+    } else {
+        format!("posterior (keys {} relabel to these):", relabel_keys(app))
+    }
+}
+
 /// Cells for one of `names` in a line with `fixed` other cells, in a pane
 /// `cells` wide: `least` (the lines keep their alignment), more when the
 /// names are longer and the pane has room for them whole.
@@ -44,19 +53,14 @@ fn posterior_lines(app: &App, i: usize, cells: u16, lines: &mut Vec<Line<'static
     let s = &app.session;
     let Some(fit) = s.fit() else { return };
     let classes = &s.dataset().classes;
-    lines.push(Line::from(format!(
-        "posterior (keys {} relabel to these):",
-        relabel_keys(app)
-    )));
+    lines.push(Line::from(posterior_heading(app)));
     // " k name 0.123 " and a 12-cell bar.
     let name_w = class_width(app, cells, 22);
-    for (n, c) in s.classes_by_posterior(i).into_iter().enumerate() {
+    for c in s.classes_by_posterior(i) {
         let p = fit.posterior[(i, c)];
-        let key = u8::try_from(n + 1)
-            .ok()
-            .filter(|k| *k <= 9)
-            .map(|k| app.keys.hint(Action::RelabelNth(k)))
-            .unwrap_or_else(|| " ".into());
+        let key = s
+            .key_for_class(i, c)
+            .map_or_else(|| " ".into(), |k| app.keys.hint(Action::RelabelNth(k)));
         lines.push(Line::from(format!(
             " {key} {} {} {}",
             pad(&classes[c], name_w),

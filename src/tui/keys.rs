@@ -136,6 +136,19 @@ impl Bindable for PopupAction {
     }
 }
 
+/// The digit keys that relabel (`relabel_0` .. `relabel_9`).
+const RELABEL_KEYS: usize = 10;
+
+/// "0-9" for the default relabel keys, else the keys one by one.
+fn digit_range(keys: &[String]) -> String {
+    let digits = (1..=9).chain([0]).map(|d: u8| d.to_string());
+    if keys.iter().cloned().eq(digits) {
+        "0-9".into()
+    } else {
+        keys.join(" ")
+    }
+}
+
 impl Action {
     /// Every action in help order, with its name in the keymap file.
     pub fn all() -> Vec<(Action, String)> {
@@ -154,7 +167,12 @@ impl Action {
             (Action::SortBack, "sort_back".into()),
             (Action::Accept, "accept".into()),
         ];
-        v.extend((1..=9).map(|n| (Action::RelabelNth(n), format!("relabel_{n}"))));
+        // 0 after 9, as on the keyboard.
+        v.extend(
+            (1..=9)
+                .chain([0])
+                .map(|n| (Action::RelabelNth(n), format!("relabel_{n}"))),
+        );
         v.extend([
             (Action::Relabel, "relabel".to_string()),
             (Action::Keep, "keep".into()),
@@ -192,7 +210,7 @@ impl Action {
             Action::Sort => "next sort order (p_mislabel, model columns…)".into(),
             Action::SortBack => "previous sort order".into(),
             Action::Accept => "accept the suggested label (keep if the same)".into(),
-            Action::RelabelNth(n) => format!("relabel to class #{n} of the detail pane"),
+            Action::RelabelNth(n) => format!("relabel to the class keyed {n} in the detail pane"),
             Action::Relabel => "relabel through a class picker".into(),
             Action::Keep => "keep the given label (again: clear)".into(),
             Action::Drop => "drop the sample (again: clear)".into(),
@@ -508,7 +526,7 @@ impl KeyMap {
     }
 
     /// (keys, description) for every bound main-screen action, in help
-    /// order; the nine relabel-to-class-n actions share one line.
+    /// order; the ten relabel-to-a-class actions share one line.
     pub fn help_lines(&self) -> Vec<(String, String)> {
         let nth = "relabel to that class of the detail pane";
         let mut lines = Vec::new();
@@ -519,14 +537,14 @@ impl KeyMap {
             }
             if let Action::RelabelNth(_) = a {
                 nth_keys.push(self.keys_of(a));
-                if nth_keys.len() == 9 {
-                    lines.push((nth_keys.join(" "), nth.to_string()));
+                if nth_keys.len() == RELABEL_KEYS {
+                    lines.push((digit_range(&nth_keys), nth.to_string()));
                 }
                 continue;
             }
             lines.push((self.keys_of(a), a.describe()));
         }
-        if !nth_keys.is_empty() && nth_keys.len() < 9 {
+        if !nth_keys.is_empty() && nth_keys.len() < RELABEL_KEYS {
             lines.push((nth_keys.join(" "), nth.to_string()));
         }
         lines
@@ -578,6 +596,10 @@ mod tests {
         assert_eq!(
             k.action(&ev(KeyCode::Char('3'), KeyModifiers::NONE)),
             Some(Action::RelabelNth(3))
+        );
+        assert_eq!(
+            k.action(&ev(KeyCode::Char('0'), KeyModifiers::NONE)),
+            Some(Action::RelabelNth(0))
         );
     }
 

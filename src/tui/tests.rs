@@ -1237,3 +1237,54 @@ fn a_label_written_two_ways_is_said_on_opening() {
     press(&mut app, "j");
     assert!(!screen(&app, 120, 30).contains("differ only"));
 }
+
+/// Classes named by digits: the digit key is the class of that name, not
+/// the class in that place by posterior, and the pane keys each class by
+/// its own name.
+#[test]
+fn digit_named_classes_are_keyed_by_their_names() {
+    let mut app = fitted(renamed(&[
+        ("setosa", "1"),
+        ("versicolor", "2"),
+        ("virginica", "3"),
+    ]));
+    let classes = app.session.dataset().classes.clone();
+    // A sample and a class other than its given one whose name is not its
+    // place by posterior: there the two readings of the key differ.
+    let (row, s, target) = (0..app.session.view().len())
+        .find_map(|row| {
+            let s = app.session.view()[row];
+            let given = app.session.dataset().labels[s];
+            let order = app.session.classes_by_posterior(s);
+            order
+                .iter()
+                .enumerate()
+                .find(|&(rank, &c)| c != given && classes[c] != (rank + 1).to_string())
+                .map(|(_, &c)| (row, s, c))
+        })
+        .unwrap();
+    app.session.move_cursor(row as isize);
+    assert_eq!(app.session.selected(), Some(s));
+    let order = app.session.classes_by_posterior(s);
+    let wide = screen(&app, 160, 48);
+    assert!(
+        wide.contains("digit keys relabel to the class of that name"),
+        "{wide}"
+    );
+    for c in &order {
+        assert!(
+            wide.contains(&format!(" {} {}", classes[*c], classes[*c])),
+            "{wide}"
+        );
+    }
+    press(&mut app, &classes[target]);
+    assert_eq!(
+        app.session.decision(s),
+        Some(crate::review::Decision::Relabel(target))
+    );
+    // A digit no class is named: nothing decided, and the message says so.
+    let next = app.session.selected().unwrap();
+    press(&mut app, "7");
+    assert_eq!(app.session.decision(next), None);
+    assert!(screen(&app, 160, 48).contains("no class is named 7"));
+}

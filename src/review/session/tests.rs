@@ -1061,3 +1061,61 @@ fn the_commented_filter_shows_commented_samples_as_they_change() {
     assert_eq!(ids(&s), ["a"]);
     assert_eq!(s.filter().describe(&s.dataset().classes), "commented");
 }
+
+/// TEXT with the classes renamed: p -> `p`, q -> `q`.
+fn session_with_classes(p: &str, q: &str) -> Session {
+    let text = TEXT
+        .replace(",p\r", &format!(",{p}\r"))
+        .replace(",\"p\"\r", &format!(",{p}\r"))
+        .replace(",q\r", &format!(",{q}\r"));
+    let ds = load_bytes(
+        Path::new("mem.csv"),
+        text.into_bytes(),
+        &LoadOptions::default(),
+    )
+    .unwrap();
+    let f = fit(&ds);
+    let (mut s, _) = Session::open(ds, None).unwrap();
+    s.set_fit("test", f);
+    s
+}
+
+#[test]
+fn digit_keys_count_classes_by_posterior_unless_classes_are_digits() {
+    // Named classes: 1 is the likeliest, 2 the next (b: q 0.9, p 0.1).
+    let s = session_with_classes("p", "q");
+    let (p, q) = (
+        s.dataset().class_index("p").unwrap(),
+        1 - s.dataset().class_index("p").unwrap(),
+    );
+    assert!(!s.digit_keys_name_classes());
+    assert_eq!(s.class_for_key(1, 1), Some(q));
+    assert_eq!(s.class_for_key(1, 2), Some(p));
+    assert_eq!(s.class_for_key(1, 3), None);
+    assert_eq!(s.key_for_class(1, p), Some(2));
+    // a: p 0.9 is the likeliest there.
+    assert_eq!(s.class_for_key(0, 1), Some(p));
+
+    // Classes "1" and "2": a key is the class of its name, whatever the
+    // posterior says, so key 1 never relabels to "2".
+    let s = session_with_classes("1", "2");
+    let (one, two) = (
+        s.dataset().class_index("1").unwrap(),
+        s.dataset().class_index("2").unwrap(),
+    );
+    assert!(s.digit_keys_name_classes());
+    for sample in 0..6 {
+        assert_eq!(s.class_for_key(sample, 1), Some(one));
+        assert_eq!(s.class_for_key(sample, 2), Some(two));
+        assert_eq!(s.class_for_key(sample, 3), None);
+        assert_eq!(s.key_for_class(sample, two), Some(2));
+    }
+
+    // 0/1 labels: key 0 reaches class "0"; a class not named by a digit
+    // has no key (the class picker reaches it).
+    let s = session_with_classes("0", "other");
+    let zero = s.dataset().class_index("0").unwrap();
+    assert_eq!(s.class_for_key(1, 0), Some(zero));
+    assert_eq!(s.class_for_key(1, 1), None);
+    assert_eq!(s.key_for_class(1, 1 - zero), None);
+}
