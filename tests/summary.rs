@@ -207,3 +207,47 @@ fn scan_notes_a_label_written_two_ways_before_its_summary() {
     );
     assert!(quiet.stderr.is_empty());
 }
+
+/// A data note reaches both stderr and the report, worked out once for the
+/// two; `-q` silences stderr and the report still has it.
+#[test]
+fn data_notes_go_to_stderr_and_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("t.csv");
+    let mut text = String::from("id,a,flat,label\n");
+    for i in 0..12 {
+        text.push_str(&format!(
+            "s{i},{},7,{}\n",
+            i % 5,
+            if i < 6 { "x" } else { "y" }
+        ));
+    }
+    std::fs::write(&table, text).unwrap();
+    for quiet in [false, true] {
+        let report = dir.path().join(format!("r{quiet}.json"));
+        let mut cmd = relabel();
+        cmd.arg("scan")
+            .arg(&table)
+            .args(["--model", "nda", "--out"])
+            .arg(dir.path().join("rank.csv"))
+            .arg("--report")
+            .arg(&report);
+        if quiet {
+            cmd.arg("-q");
+        }
+        let out = succeed(&mut cmd);
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(
+            stderr.contains("note: column flat holds one value"),
+            !quiet,
+            "{stderr}"
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        let notes = json["data_notes"].as_array().unwrap();
+        assert!(
+            notes.iter().any(|n| n.as_str().unwrap().contains("flat")),
+            "{notes:?}"
+        );
+    }
+}

@@ -16,6 +16,9 @@ pub struct RunInfo {
     pub model: String,
     pub options: ModelOptions,
     pub wall_seconds: f64,
+    /// `app::data_notes` of the table, worked out once for stderr and the
+    /// report (on a large table they read a sample of every column).
+    pub data_notes: Vec<String>,
 }
 
 /// The ranking's fixed columns (DESIGN §3), before the per-class ones.
@@ -179,7 +182,7 @@ pub fn report_value(ds: &Dataset, fit: &Fit, info: &RunInfo) -> serde_json::Valu
         "options": info.options,
         "classes": ds.classes,
         "class_counts": ds.class_counts(),
-        "data_notes": crate::app::data_notes(ds),
+        "data_notes": info.data_notes,
         "gamma": fit.gamma.as_ref().map(gamma_json),
         "has_shifts": fit.shifts.is_some(),
         "extra": extra,

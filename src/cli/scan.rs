@@ -47,6 +47,11 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
         model: name.clone(),
         options,
         wall_seconds: wall.as_secs_f64(),
+        data_notes: if a.quiet && a.report.is_none() {
+            Vec::new()
+        } else {
+            crate::app::data_notes(&ds)
+        },
     };
     let predictions = match &a.predict {
         Some(test) if a.predictions.is_some() => {
@@ -97,7 +102,7 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
             _ => None,
         };
         // After the fit, so that a table the fit refuses gets one line.
-        for note in crate::app::data_notes(&ds) {
+        for note in &info.data_notes {
             eprintln!("relabel scan: note: {note}");
         }
         eprintln!("{}", summary(a, &plan, &fit, test));
