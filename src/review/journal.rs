@@ -160,10 +160,9 @@ impl Recovery {
         }
         let mut parts = Vec::new();
         if !self.skipped.is_empty() {
-            let n = self.skipped.len();
-            let lines = if n == 1 { "line" } else { "lines" };
             parts.push(format!(
-                "skipped {n} unreadable {lines} ({})",
+                "skipped {} ({})",
+                crate::dataset::counted(self.skipped.len(), "unreadable line"),
                 line_list(&self.skipped)
             ));
         }
