@@ -226,8 +226,9 @@ impl GroupBuffers {
     }
 }
 
-/// softmax(eta + s) into `q`.
-fn softmax_into(eta: &[f64], s: &[f64], q: &mut [f64]) {
+/// softmax(eta + s) into `q`; returns log sum exp(eta + s), the
+/// normaliser.
+fn softmax_into(eta: &[f64], s: &[f64], q: &mut [f64]) -> f64 {
     let top = eta
         .iter()
         .zip(s)
@@ -239,6 +240,7 @@ fn softmax_into(eta: &[f64], s: &[f64], q: &mut [f64]) {
         total += *q;
     }
     q.iter_mut().for_each(|q| *q /= total);
+    top + total.ln()
 }
 
 fn norm(v: &[f64]) -> f64 {
@@ -248,18 +250,7 @@ fn norm(v: &[f64]) -> f64 {
 /// [`group_objective`], leaving softmax(eta + s) in `q`: the exponentials
 /// of the objective are the probabilities the next Newton step needs.
 fn group_objective_into(eta: &[f64], g: usize, lambda: f64, s: &[f64], q: &mut [f64]) -> f64 {
-    let top = eta
-        .iter()
-        .zip(s)
-        .map(|(e, s)| e + s)
-        .fold(f64::NEG_INFINITY, f64::max);
-    let mut total = 0.0;
-    for ((q, e), s) in q.iter_mut().zip(eta).zip(s) {
-        *q = (e + s - top).exp();
-        total += *q;
-    }
-    q.iter_mut().for_each(|q| *q /= total);
-    top + total.ln() - (eta[g] + s[g]) + lambda * norm(s)
+    softmax_into(eta, s, q) - (eta[g] + s[g]) + lambda * norm(s)
 }
 
 /// One sample's group objective: -log softmax(eta + s)[g] + lambda ||s||.
