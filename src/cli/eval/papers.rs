@@ -3,6 +3,7 @@
 
 use super::super::CliError;
 use super::super::args::{DataArgs, EvalArgs, ModelArgs, Paper};
+use crate::eval::microarray_papers::{BREAST, COLON, Flags, LooRow, Study, Suspected};
 use crate::models::ModelOptions;
 use clap::ValueEnum;
 
@@ -33,20 +34,8 @@ pub fn run(paper: Paper, a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Re
         Paper::RmdaSim3 => rmda_simulation(bar, 3, a.repeats, seed),
         Paper::RmdaUsps => rmda_usps(bar, a, seed),
         Paper::RlrSynth => rlr_synth(bar, a.repeats, seed),
-        Paper::Colon => suspect_checks(
-            bar,
-            a,
-            data,
-            &options,
-            crate::eval::microarray_papers::COLON,
-        ),
-        Paper::Breast => suspect_checks(
-            bar,
-            a,
-            data,
-            &options,
-            crate::eval::microarray_papers::BREAST,
-        ),
+        Paper::Colon => suspect_checks(bar, a, data, &options, COLON),
+        Paper::Breast => suspect_checks(bar, a, data, &options, BREAST),
         Paper::CbtFig1 => cbt_fig1(bar, a.repeats, seed),
     }
 }
@@ -177,11 +166,10 @@ fn suspect_checks(
     a: &EvalArgs,
     data: &DataArgs,
     options: &ModelOptions,
-    study: crate::eval::microarray_papers::Study,
+    study: Study,
 ) -> Result<(), CliError> {
-    use crate::app::pipeline::{FitInputs, FitPlan};
-    use crate::eval::microarray_papers::{Suspected, flags, loo};
-    use crate::models::{AUTO, no_progress};
+    use crate::eval::microarray_papers::{flags, loo};
+    use crate::models::AUTO;
     let Some(path) = &a.data else {
         return Err(CliError::BadInput(format!(
             "{} needs its table as DATA ({})",
@@ -240,6 +228,42 @@ fn suspect_checks(
         "\nflags on all {} samples (suspects in brackets):",
         ds.n_samples()
     );
+    print_flags(
+        bar,
+        &table,
+        default_flags(&ds, &table, options)?,
+        flags(&table)?,
+    );
+    print_loo(bar, study, &loo(&table)?);
+    Ok(())
+}
+
+/// What a curator's `relabel FILE` (the default) flags on the table.
+fn default_flags(
+    ds: &crate::dataset::Dataset,
+    table: &Suspected<'_>,
+    options: &ModelOptions,
+) -> Result<Flags, CliError> {
+    use crate::app::pipeline::{FitInputs, FitPlan};
+    use crate::models::{AUTO, no_progress};
+    let plan = FitPlan::for_table(ds, AUTO, options)?;
+    let start = std::time::Instant::now();
+    let fit = plan.fit(
+        &FitInputs::of_table(ds, &plan, None),
+        &ds.labels,
+        &mut no_progress(),
+    )?;
+    let chosen = fit
+        .extra
+        .selection
+        .as_ref()
+        .map_or_else(|| plan.name.clone(), crate::app::evidence::combination);
+    let name = format!("the default ({chosen})");
+    Ok(table.flags_of(name, &fit, start.elapsed().as_secs_f64()))
+}
+
+/// Each model's flags, then the default's, suspects in brackets.
+fn print_flags(bar: &Bar, table: &Suspected<'_>, default: Flags, models: Vec<Flags>) {
     let mark = |list: &[String]| {
         list.iter()
             .map(|s| {
@@ -252,24 +276,7 @@ fn suspect_checks(
             .collect::<Vec<_>>()
             .join(" ")
     };
-    // Beside the papers' models, what a curator's `relabel FILE` ranks.
-    let default = {
-        let plan = FitPlan::for_table(&ds, AUTO, options)?;
-        let start = std::time::Instant::now();
-        let fit = plan.fit(
-            &FitInputs::of_table(&ds, &plan, None),
-            &ds.labels,
-            &mut no_progress(),
-        )?;
-        let chosen = fit
-            .extra
-            .selection
-            .as_ref()
-            .map_or_else(|| plan.name.clone(), crate::app::evidence::combination);
-        let name = format!("the default ({chosen})");
-        table.flags_of(name, &fit, start.elapsed().as_secs_f64())
-    };
-    for f in flags(&table)?.into_iter().chain([default]) {
+    for f in models.into_iter().chain([default]) {
         let auroc = f.auroc.map_or_else(|| "-".into(), |a| format!("{a:.3}"));
         say!(
             bar,
@@ -301,6 +308,10 @@ fn suspect_checks(
             );
         }
     }
+}
+
+/// The leave-one-out table, the paper's figures in the last columns.
+fn print_loo(bar: &Bar, study: Study, rows: &[LooRow]) {
     say!(
         bar,
         "\nleave-one-out ({}): error % against corrected labels (CRT) and on non-suspects (CLN); the paper's in the last columns",
@@ -318,7 +329,7 @@ fn suspect_checks(
         "paper CLN",
         "paper genes"
     );
-    for r in loo(&table)? {
+    for r in rows {
         let paper = study.reported.iter().find(|p| p.0 == r.model).map_or_else(
             || format!("{:>10} {:>10} {:>11}", "-", "-", "-"),
             |p| format!("{:>10.2} {:>10.2} {:>11.2}", p.1, p.2, p.3),
@@ -333,5 +344,4 @@ fn suspect_checks(
             r.seconds
         );
     }
-    Ok(())
 }
