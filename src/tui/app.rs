@@ -40,6 +40,10 @@ pub enum Pane {
 pub struct Message {
     pub text: String,
     pub error: bool,
+    /// Outlives the announcement of a learning refit that starts by itself
+    /// (errors do too): what an export wrote must not vanish because the
+    /// curator paused after deciding.
+    pub lasting: bool,
 }
 
 pub struct App {
@@ -99,7 +103,11 @@ fn start_notices(session: &Session, resume: &ResumeInfo) -> Vec<Message> {
         .journal_notices()
         .into_iter()
         .chain(crate::app::data_notes(session.dataset()))
-        .map(|text| Message { text, error: true });
+        .map(|text| Message {
+            text,
+            error: true,
+            lasting: false,
+        });
     resume_message(resume, session.comments().len())
         .into_iter()
         .chain(journal)
@@ -125,7 +133,11 @@ fn resume_message(resume: &ResumeInfo, comments: usize) -> Option<Message> {
         }
         (ResumeInfo::New, _) => return None,
     };
-    Some(Message { text, error: false })
+    Some(Message {
+        text,
+        error: false,
+        lasting: false,
+    })
 }
 
 /// (fit generation, threshold bits) and the flagged samples for them.
@@ -215,6 +227,17 @@ impl App {
         self.message = Some(Message {
             text: text.into(),
             error: false,
+            lasting: false,
+        });
+    }
+
+    /// [`App::info`] for news a learning refit must not cover (see
+    /// [`Message::lasting`]).
+    fn lasting_info(&mut self, text: impl Into<String>) {
+        self.message = Some(Message {
+            text: text.into(),
+            error: false,
+            lasting: true,
         });
     }
 
@@ -222,6 +245,7 @@ impl App {
         self.message = Some(Message {
             text: text.into(),
             error: true,
+            lasting: false,
         });
     }
 
@@ -523,7 +547,7 @@ impl App {
             }
         }
         match self.session.export(&opts) {
-            Ok(s) => self.info(format!(
+            Ok(s) => self.lasting_info(format!(
                 "exported {} ({} relabelled, {} dropped{}) and {}",
                 s.cleaned.display(),
                 s.relabelled,

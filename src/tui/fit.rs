@@ -58,7 +58,10 @@ impl App {
                 let verb = match (refit, learned) {
                     (false, _) => "fitting".to_string(),
                     (true, 0) => "refitting".to_string(),
-                    (true, n) => format!("learning from {n} decisions: refitting"),
+                    (true, n) => format!(
+                        "learning from {}: refitting",
+                        crate::dataset::counted(n, "decision")
+                    ),
                 };
                 let why = job.note.as_ref().map(|n| format!(" ({n})"));
                 self.info(format!("{verb} {}{}", job.model, why.unwrap_or_default()));
@@ -89,7 +92,14 @@ impl App {
             && !first_fit_running
         {
             self.changed_at = None;
+            // The gauge in the status bar says a refit runs; an error or
+            // an export's news stays in the message line, and the refit's
+            // end leaves it too (something was said since it started).
+            let lasting = self.message.clone().filter(|m| m.error || m.lasting);
             self.start_fit(true);
+            if let Some(m) = lasting.filter(|_| self.job.is_some()) {
+                self.message = Some(m);
+            }
         }
     }
 

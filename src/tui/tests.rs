@@ -1118,6 +1118,19 @@ fn decisions_start_a_learning_refit_after_a_pause_and_keep_the_cursor() {
     app.wait_for_fit();
     let said = app.message.as_ref().map(|m| m.text.clone()).unwrap();
     assert!(said.contains("converged after"), "{said}");
+    // An export in the pause before the learning refit: the refit starts
+    // and ends without covering what the export wrote.
+    press(&mut app, "d");
+    app.tick(t0 + 40 * LEARN_AFTER);
+    press(&mut app, "e");
+    press(&mut app, "y");
+    app.tick(t0 + 41 * LEARN_AFTER);
+    assert!(app.fitting());
+    for _ in 0..2 {
+        let said = app.message.as_ref().map(|m| m.text.clone()).unwrap();
+        assert!(said.starts_with("exported "), "{said}");
+        app.wait_for_fit();
+    }
 }
 
 #[test]
