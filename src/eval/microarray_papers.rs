@@ -144,39 +144,7 @@ impl Suspected<'_> {
             ),
         ])
     }
-}
 
-/// A model and the name the tables print for it.
-pub type NamedModel = (String, Box<dyn RobustModel>);
-
-/// What one model flags on the whole table.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Flags {
-    pub model: String,
-    /// p_mislabel >= 0.5, most suspect first.
-    pub flagged: Vec<String>,
-    /// As many of the most suspect samples as there are suspects.
-    pub top: Vec<String>,
-    /// Samples with a non-zero shift (shift models only).
-    pub shifted: Option<Vec<String>>,
-    /// Of p_mislabel against the suspects: the chance that a suspect
-    /// ranks above an array nobody suspects.
-    pub auroc: Option<f64>,
-    pub seconds: f64,
-}
-
-/// Every model of the checks fitted on the whole table.
-pub fn flags(table: &Suspected<'_>) -> Result<Vec<Flags>, FitError> {
-    let mut out = Vec::new();
-    for (name, model) in table.models()? {
-        let start = std::time::Instant::now();
-        let fit = model.fit(table.x, table.given, 2, &mut no_progress())?;
-        out.push(table.flags_of(name, &fit, start.elapsed().as_secs_f64()));
-    }
-    Ok(out)
-}
-
-impl Suspected<'_> {
     /// What a fit on the whole table flags.
     pub fn flags_of(&self, model: String, fit: &Fit, seconds: f64) -> Flags {
         let order = fit.ranking();
@@ -208,6 +176,36 @@ impl Suspected<'_> {
             seconds,
         }
     }
+}
+
+/// A model and the name the tables print for it.
+pub type NamedModel = (String, Box<dyn RobustModel>);
+
+/// What one model flags on the whole table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Flags {
+    pub model: String,
+    /// p_mislabel >= 0.5, most suspect first.
+    pub flagged: Vec<String>,
+    /// As many of the most suspect samples as there are suspects.
+    pub top: Vec<String>,
+    /// Samples with a non-zero shift (shift models only).
+    pub shifted: Option<Vec<String>>,
+    /// Of p_mislabel against the suspects: the chance that a suspect
+    /// ranks above an array nobody suspects.
+    pub auroc: Option<f64>,
+    pub seconds: f64,
+}
+
+/// Every model of the checks fitted on the whole table.
+pub fn flags(table: &Suspected<'_>) -> Result<Vec<Flags>, FitError> {
+    let mut out = Vec::new();
+    for (name, model) in table.models()? {
+        let start = std::time::Instant::now();
+        let fit = model.fit(table.x, table.given, 2, &mut no_progress())?;
+        out.push(table.flags_of(name, &fit, start.elapsed().as_secs_f64()));
+    }
+    Ok(out)
 }
 
 /// Leave-one-out errors of the paper's table.

@@ -223,30 +223,26 @@ impl App {
         v
     }
 
-    pub(super) fn info(&mut self, text: impl Into<String>) {
+    fn say(&mut self, text: impl Into<String>, error: bool, lasting: bool) {
         self.message = Some(Message {
             text: text.into(),
-            error: false,
-            lasting: false,
+            error,
+            lasting,
         });
+    }
+
+    pub(super) fn info(&mut self, text: impl Into<String>) {
+        self.say(text, false, false);
     }
 
     /// [`App::info`] for news a learning refit must not cover (see
     /// [`Message::lasting`]).
     fn lasting_info(&mut self, text: impl Into<String>) {
-        self.message = Some(Message {
-            text: text.into(),
-            error: false,
-            lasting: true,
-        });
+        self.say(text, false, true);
     }
 
     pub(super) fn error(&mut self, text: impl Into<String>) {
-        self.message = Some(Message {
-            text: text.into(),
-            error: true,
-            lasting: false,
-        });
+        self.say(text, true, false);
     }
 
     fn report<T>(&mut self, r: Result<T, ReviewError>) -> Option<T> {

@@ -8,21 +8,18 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
 use super::app::{App, Pane};
-use super::keys::Action;
+use super::keys::{Action, digit_range};
 use super::text::{bar, num, pad, short, width, wrap_words};
 use super::ui::pane_block;
 
 /// "1-9" when the relabel keys are the digits, else the keys one by one.
 fn relabel_keys(app: &App) -> String {
-    let keys: Vec<String> = (1..=9)
-        .map(|n| app.keys.hint(Action::RelabelNth(n)))
+    let digits: Vec<u8> = (1..=9).collect();
+    let keys: Vec<String> = digits
+        .iter()
+        .map(|&n| app.keys.hint(Action::RelabelNth(n)))
         .collect();
-    let digits: Vec<String> = (1..=9).map(|n: u8| n.to_string()).collect();
-    if keys == digits {
-        "1-9".to_string()
-    } else {
-        keys.join(" ")
-    }
+    digit_range(&digits, &keys)
 }
 
 /// The posterior's heading: what the key beside each class does.
@@ -56,11 +53,9 @@ fn posterior_lines(app: &App, i: usize, cells: u16, lines: &mut Vec<Line<'static
     lines.push(Line::from(posterior_heading(app)));
     // " k name 0.123 " and a 12-cell bar.
     let name_w = class_width(app, cells, 22);
-    for c in s.classes_by_posterior(i) {
+    for (c, key) in s.keyed_classes(i) {
         let p = fit.posterior[(i, c)];
-        let key = s
-            .key_for_class(i, c)
-            .map_or_else(|| " ".into(), |k| app.keys.hint(Action::RelabelNth(k)));
+        let key = key.map_or_else(|| " ".into(), |k| app.keys.hint(Action::RelabelNth(k)));
         lines.push(Line::from(format!(
             " {key} {} {} {}",
             pad(&classes[c], name_w),

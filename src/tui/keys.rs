@@ -136,16 +136,18 @@ impl Bindable for PopupAction {
     }
 }
 
-/// The digit keys that relabel (`relabel_0` .. `relabel_9`).
-const RELABEL_KEYS: usize = 10;
+/// The digits of the relabel actions (`relabel_1` .. `relabel_9`, then
+/// `relabel_0`: 0 after 9, as on the keyboard).
+pub const RELABEL_DIGITS: [u8; 10] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 0];
 
-/// "0-9" for the default relabel keys, else the keys one by one.
-fn digit_range(keys: &[String]) -> String {
-    let digits = (1..=9).chain([0]).map(|d: u8| d.to_string());
-    if keys.iter().cloned().eq(digits) {
-        "0-9".into()
-    } else {
-        keys.join(" ")
+/// The keys of `RelabelNth(d)` for `digits` in one hint: "1-9" or "0-9"
+/// when each is its own digit (the default), else the keys one by one.
+pub fn digit_range(digits: &[u8], keys: &[String]) -> String {
+    let own =
+        digits.len() == keys.len() && digits.iter().zip(keys).all(|(d, k)| *k == d.to_string());
+    match (own, digits.iter().min(), digits.iter().max()) {
+        (true, Some(lo), Some(hi)) => format!("{lo}-{hi}"),
+        _ => keys.join(" "),
     }
 }
 
@@ -167,11 +169,10 @@ impl Action {
             (Action::SortBack, "sort_back".into()),
             (Action::Accept, "accept".into()),
         ];
-        // 0 after 9, as on the keyboard.
         v.extend(
-            (1..=9)
-                .chain([0])
-                .map(|n| (Action::RelabelNth(n), format!("relabel_{n}"))),
+            RELABEL_DIGITS
+                .iter()
+                .map(|&n| (Action::RelabelNth(n), format!("relabel_{n}"))),
         );
         v.extend([
             (Action::Relabel, "relabel".to_string()),
@@ -531,20 +532,22 @@ impl KeyMap {
         let nth = "relabel to that class of the detail pane";
         let mut lines = Vec::new();
         let mut nth_keys = Vec::new();
+        let mut nth_digits = Vec::new();
         for (a, _) in Action::all() {
             if !self.main.by_action.contains_key(&a) {
                 continue;
             }
-            if let Action::RelabelNth(_) = a {
+            if let Action::RelabelNth(d) = a {
                 nth_keys.push(self.keys_of(a));
-                if nth_keys.len() == RELABEL_KEYS {
-                    lines.push((digit_range(&nth_keys), nth.to_string()));
+                nth_digits.push(d);
+                if nth_keys.len() == RELABEL_DIGITS.len() {
+                    lines.push((digit_range(&nth_digits, &nth_keys), nth.to_string()));
                 }
                 continue;
             }
             lines.push((self.keys_of(a), a.describe()));
         }
-        if !nth_keys.is_empty() && nth_keys.len() < RELABEL_KEYS {
+        if !nth_keys.is_empty() && nth_keys.len() < RELABEL_DIGITS.len() {
             lines.push((nth_keys.join(" "), nth.to_string()));
         }
         lines

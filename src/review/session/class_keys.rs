@@ -18,35 +18,32 @@ impl Session {
 
     /// The class digit key `digit` (0-9) relabels `sample` to, if any.
     pub fn class_for_key(&self, sample: usize, digit: u8) -> Option<usize> {
-        if self.digit_keys_name_classes() {
-            return self
-                .dataset
-                .classes
-                .iter()
-                .position(|c| digit_of(c) == Some(digit));
-        }
-        let rank = if digit == 0 {
-            9
-        } else {
-            usize::from(digit) - 1
-        };
-        self.classes_by_posterior(sample).get(rank).copied()
+        self.keyed_classes(sample)
+            .into_iter()
+            .find(|&(_, key)| key == Some(digit))
+            .map(|(c, _)| c)
     }
 
-    /// The digit key that relabels `sample` to `class`, if one does.
-    pub fn key_for_class(&self, sample: usize, class: usize) -> Option<u8> {
-        if self.digit_keys_name_classes() {
-            return digit_of(&self.dataset.classes[class]);
-        }
-        let rank = self
-            .classes_by_posterior(sample)
-            .iter()
-            .position(|&c| c == class)?;
-        match rank {
-            0..=8 => u8::try_from(rank + 1).ok(),
-            9 => Some(0),
-            _ => None,
-        }
+    /// The sample's classes by posterior, each with the digit key that
+    /// relabels to it, if one does (the detail pane's lines).
+    pub fn keyed_classes(&self, sample: usize) -> Vec<(usize, Option<u8>)> {
+        let by_name = self.digit_keys_name_classes();
+        self.classes_by_posterior(sample)
+            .into_iter()
+            .enumerate()
+            .map(|(rank, c)| {
+                let key = if by_name {
+                    digit_of(&self.dataset.classes[c])
+                } else {
+                    match rank {
+                        0..=8 => u8::try_from(rank + 1).ok(),
+                        9 => Some(0),
+                        _ => None,
+                    }
+                };
+                (c, key)
+            })
+            .collect()
     }
 }
 
