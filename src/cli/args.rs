@@ -454,7 +454,9 @@ fn model_names() -> PossibleValuesParser {
 /// shift's rules for picking lambda on the path (`ModelOptions::lambda_rule`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum LambdaRule {
-    /// Cross-validated log-likelihood.
+    /// Training accuracy under an L2 theta (wide tables), else cv.
+    Auto,
+    /// Held-out accuracy over cv_folds folds.
     Cv,
     /// The point where the expected fraction of labels is shifted (--noise-fraction).
     Noise,
@@ -465,6 +467,7 @@ pub enum LambdaRule {
 impl LambdaRule {
     fn as_str(self) -> &'static str {
         match self {
+            Self::Auto => "auto",
             Self::Cv => "cv",
             Self::Noise => "noise",
             Self::Accuracy => "accuracy",

@@ -5,5 +5,6 @@
 pub mod bayes_lambda;
 pub mod classifier;
 pub mod l1_logistic;
+pub mod ridge_logistic;
 pub mod rlr;
 pub mod shift;

@@ -90,18 +90,21 @@ pub struct ModelOptions {
     pub lambda: Option<f64>,
     /// shift: how to choose lambda on the path: "cv" (K-fold
     /// cross-validation), "noise" (the most shifts not above
-    /// `noise_fraction`), or "accuracy" (training accuracy, Tibshirani &
-    /// Manning section 3.3).
+    /// `noise_fraction`), "accuracy" (training accuracy, Tibshirani &
+    /// Manning section 3.3), or "auto" (accuracy under an L2 theta, cv
+    /// otherwise).
     pub lambda_rule: String,
     /// shift: the expected fraction of wrong labels (implies rule "noise").
     pub noise_fraction: Option<f64>,
     /// shift: folds for the "cv" rule.
     pub cv_folds: usize,
-    /// shift: penalty on theta: "none", "l2" or "l1" (eq. 2), weight `kappa`.
+    /// shift: penalty on theta: "none", "l2" or "l1" (eq. 2), weight
+    /// `kappa`; "auto" is l2 on tables with at least as many features as
+    /// rows (up to 500 rows x logits), l1 otherwise.
     pub theta_penalty: String,
     /// shift: weight of the theta penalty; `None` takes the Bayesian lambda
-    /// of eq. 7 (Cawley & Talbot) of the plain L1 fit, so wide data need
-    /// no cross-validation over kappa.
+    /// of eq. 7 (Cawley & Talbot) of the plain L1 fit, or under L2 kappa
+    /// cross-validated (on a wide table) or 1.
     pub kappa: Option<f64>,
     /// shift: number of lambda values on the path.
     pub path_length: usize,
@@ -150,10 +153,10 @@ impl Default for ModelOptions {
             fix_gamma: false,
             gamma_prior: 1.0,
             lambda: None,
-            lambda_rule: "cv".into(),
+            lambda_rule: "auto".into(),
             noise_fraction: None,
             cv_folds: 5,
-            theta_penalty: "l1".into(),
+            theta_penalty: "auto".into(),
             kappa: None,
             path_length: 30,
             clusters: None,

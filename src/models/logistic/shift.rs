@@ -25,6 +25,7 @@ use nalgebra::DMatrix;
 use crate::models::logistic::bayes_lambda::bayes_lambda;
 use crate::models::logistic::classifier::LogisticClassifier;
 use crate::models::logistic::l1_logistic::{self, Coefs, Design, Penalty, Problem};
+use crate::models::logistic::ridge_logistic;
 use crate::models::numerics::{class_counts, one_hot};
 use crate::models::options::invalid_option;
 use crate::models::prologue::{Prologue, Scaling};
@@ -65,6 +66,9 @@ pub enum LambdaRule {
     NoiseFraction(f64),
     /// Training accuracy (Tibshirani & Manning section 3.3).
     TrainingAccuracy,
+    /// The default: training accuracy under an L2 theta, cross-validation
+    /// (this many folds) otherwise; see [`LambdaRule::for_penalty`].
+    Auto { folds: usize },
 }
 
 /// Fraction of wrong labels the "noise" rule expects when
@@ -77,13 +81,14 @@ impl LambdaRule {
             return Err(invalid_option("cv_folds", "at least 2", o.cv_folds));
         }
         let rule = match o.lambda_rule.as_str() {
+            "auto" => Self::Auto { folds: o.cv_folds },
             "cv" => Self::CrossValidation { folds: o.cv_folds },
             "noise" => Self::NoiseFraction(DEFAULT_NOISE_FRACTION),
             "accuracy" => Self::TrainingAccuracy,
             other => {
                 return Err(invalid_option(
                     "lambda_rule",
-                    "cv, noise or accuracy",
+                    "auto, cv, noise or accuracy",
                     format!("\"{other}\""),
                 ));
             }
@@ -101,6 +106,25 @@ impl LambdaRule {
     }
 }
 
+impl LambdaRule {
+    /// The rule `auto` means under theta's (resolved) penalty. Under an L2
+    /// theta it is the paper's own rule for a regularised theta (section
+    /// 3.3: lambda by training accuracy, it is not used for predictions).
+    /// Held-out accuracy cannot choose there: a ridge theta moves little
+    /// along the path, so that accuracy is flat and its best point fell
+    /// anywhere (RESULTS, eighth session: 39% of gauss_10k's rows shifted;
+    /// on breast_west AUROC 0.65 against 0.76 for the fit without shifts).
+    /// Under L1 (or none) held-out accuracy stays, as measured when it
+    /// became the default.
+    pub fn for_penalty(self, theta: ThetaPenalty) -> Self {
+        match (self, theta) {
+            (Self::Auto { .. }, ThetaPenalty::L2 { .. }) => Self::TrainingAccuracy,
+            (Self::Auto { folds }, _) => Self::CrossValidation { folds },
+            (rule, _) => rule,
+        }
+    }
+}
+
 /// The penalty on theta (`theta_penalty`, weight `kappa`; eq. 2).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ThetaPenalty {
@@ -109,8 +133,14 @@ pub enum ThetaPenalty {
     L1 {
         kappa: Option<f64>,
     },
+    /// `None`: kappa by cross-validation where the row-space solver
+    /// applies ([`ridge_logistic::cv_kappa`]), else [`RIDGE_KAPPA`].
     L2 {
-        kappa: f64,
+        kappa: Option<f64>,
+    },
+    /// The default: decided by the table's shape ([`ThetaPenalty::for_shape`]).
+    Auto {
+        kappa: Option<f64>,
     },
 }
 
@@ -128,17 +158,47 @@ impl ThetaPenalty {
         match o.theta_penalty.as_str() {
             "none" => Ok(Self::None),
             "l1" => Ok(Self::L1 { kappa: o.kappa }),
-            "l2" => Ok(Self::L2 {
-                kappa: o.kappa.unwrap_or(1.0),
-            }),
+            "l2" => Ok(Self::L2 { kappa: o.kappa }),
+            "auto" => Ok(Self::Auto { kappa: o.kappa }),
             other => Err(invalid_option(
                 "theta_penalty",
-                "none, l1 or l2",
+                "auto, none, l1 or l2",
                 format!("\"{other}\""),
             )),
         }
     }
 }
+
+impl ThetaPenalty {
+    /// The penalty `auto` means on `n` rows of `p` features: L2 where the
+    /// features are at least as many as the rows, L1 otherwise. With p >=
+    /// n an L1 theta saturates: the lasso keeps at most n features, and of
+    /// a group of correlated ones (co-expressed genes) an arbitrary one
+    /// (Zou & Hastie 2005, the elastic net's motivation, on microarrays).
+    /// A wrong label is then explained by the few genes that happen to
+    /// fit it; a ridge theta spreads over all of them (Tibshirani &
+    /// Manning use a Gaussian prior on their wide NLP data, section 4).
+    /// Measured (RESULTS, sixteenth session): breast_west's injected flips
+    /// ranked at AUROC 0.84 / 0.77 against 0.54 / 0.51 with L1.
+    ///
+    /// Where the row-space solver does not apply (see
+    /// [`ridge_logistic::MAX_UNKNOWNS`]) L1 stays: a ridge theta by
+    /// coordinate descent walks every feature at every point of the path
+    /// (12 s against 2 s on 1600 x 2000).
+    pub fn for_shape(self, n: usize, p: usize, k: usize) -> Self {
+        match self {
+            Self::Auto { kappa } if ridge_logistic::applies(n, p, k) => Self::L2 { kappa },
+            Self::Auto { kappa } => Self::L1 { kappa },
+            other => other,
+        }
+    }
+}
+
+/// kappa of an L2 theta unless set, where cross-validating it would take
+/// a coordinate-descent path per grid point (a tall table, theta_penalty
+/// l2 asked for by name): a N(0, 1) prior on each standardised
+/// coefficient, the weight of scikit-learn's `C = 1`.
+const RIDGE_KAPPA: f64 = 1.0;
 
 #[derive(Clone, Debug)]
 pub struct ShiftLr {
@@ -150,6 +210,8 @@ pub struct ShiftLr {
     path_length: usize,
     /// Seeds the fold assignment of cross-validation.
     seed: u64,
+    /// Folds of cross-validation (`cv_folds`), for lambda or kappa.
+    folds: usize,
 }
 
 impl ShiftLr {
@@ -169,7 +231,31 @@ impl ShiftLr {
             theta_penalty: ThetaPenalty::checked(options)?,
             path_length: options.path_length,
             seed: options.seed,
+            folds: options.cv_folds,
         })
+    }
+
+    /// The held-out rows of each fold of cross-validation on `n` rows
+    /// (seeded, so a refit meets the same folds).
+    fn test_folds(&self, n: usize) -> Vec<Vec<usize>> {
+        let folds = self.folds.clamp(2, n.max(2));
+        let mut order: Vec<usize> = (0..n).collect();
+        Rng::new(self.seed).shuffle(&mut order);
+        (0..folds)
+            .map(|f| order.iter().copied().skip(f).step_by(folds).collect())
+            .filter(|t: &Vec<usize>| !t.is_empty())
+            .collect()
+    }
+
+    /// This model with its `auto` choices made for a table of `n` rows and
+    /// `p` features (see [`ThetaPenalty::for_shape`]).
+    fn for_shape(&self, n: usize, p: usize, k: usize) -> Self {
+        let theta_penalty = self.theta_penalty.for_shape(n, p, k);
+        Self {
+            theta_penalty,
+            rule: self.rule.for_penalty(theta_penalty),
+            ..self.clone()
+        }
     }
 
     /// The theta penalty for (x, given): kappa as set, or by eq. 7. With
@@ -191,12 +277,23 @@ impl ShiftLr {
         };
         let l1 = |l1| Penalty { l1, l2: 0.0 };
         match self.theta_penalty {
-            ThetaPenalty::L1 { kappa: Some(kappa) } => (l1(kappa), None),
-            ThetaPenalty::L1 { kappa: None } => {
+            ThetaPenalty::L1 { kappa: Some(kappa) } | ThetaPenalty::Auto { kappa: Some(kappa) } => {
+                (l1(kappa), None)
+            }
+            ThetaPenalty::L1 { kappa: None } | ThetaPenalty::Auto { kappa: None } => {
                 let (kappa, warm) = bayes_kappa();
                 (l1(kappa), warm)
             }
-            ThetaPenalty::L2 { kappa } => (Penalty { l1: 0.0, l2: kappa }, None),
+            ThetaPenalty::L2 { kappa: Some(kappa) } => (Penalty { l1: 0.0, l2: kappa }, None),
+            ThetaPenalty::L2 { kappa: None } => {
+                let (n, k) = (z.nrows(), targets.ncols());
+                let kappa = if ridge_logistic::applies(n, z.ncols(), k) {
+                    ridge_logistic::cv_kappa(z, targets, &self.test_folds(n)).0
+                } else {
+                    RIDGE_KAPPA
+                };
+                (Penalty { l1: 0.0, l2: kappa }, None)
+            }
             ThetaPenalty::None => (l1(0.0), None),
         }
     }
@@ -644,7 +741,12 @@ impl<'a> PathRun<'a> {
             offset: None,
             penalty_factor: None,
         };
-        let theta = l1_logistic::fit(&no_offset, pen, warm.as_ref(), 100, 1e-10);
+        let theta =
+            if pen.l1 == 0.0 && pen.l2 > 0.0 && ridge_logistic::applies(z.nrows(), z.ncols(), k) {
+                ridge_logistic::fit(z, &targets, pen.l2, 100, 1e-10).coefs
+            } else {
+                l1_logistic::fit(&no_offset, pen, warm.as_ref(), 100, 1e-10)
+            };
         let probs = l1_logistic::probabilities(&l1_logistic::linear(&no_offset, &theta), k);
         let lambda_max = shift_lambda_max(input, &probs);
         Self {
@@ -852,7 +954,9 @@ impl ShiftLr {
                 let (idx, a) = by_training_accuracy();
                 Ok((idx, format!("lambda chosen by training accuracy ({a:.3})")))
             }
-            LambdaRule::CrossValidation { folds } if smallest_class(given, k) < folds.min(n) => {
+            LambdaRule::CrossValidation { folds } | LambdaRule::Auto { folds }
+                if smallest_class(given, k) < folds.min(n) =>
+            {
                 // A class smaller than the number of folds is missing from
                 // some training split, so held-out accuracy says nothing
                 // about it (and K paths per fold cost minutes for 100 tiny
@@ -867,7 +971,7 @@ impl ShiftLr {
                     ),
                 ))
             }
-            LambdaRule::CrossValidation { folds } => {
+            LambdaRule::CrossValidation { folds } | LambdaRule::Auto { folds } => {
                 let folds = folds.min(n);
                 let score = match cv {
                     Some(score) => score?,
@@ -1001,13 +1105,33 @@ impl ShiftLr {
     fn cv_folds(&self, input: &PathInput<'_>) -> Option<usize> {
         let n = input.labels.len();
         match self.rule {
-            LambdaRule::CrossValidation { folds }
+            LambdaRule::CrossValidation { folds } | LambdaRule::Auto { folds }
                 if smallest_class(input.labels, input.k) >= folds.min(n) =>
             {
                 Some(folds.min(n))
             }
             _ => None,
         }
+    }
+
+    /// The path's first point when theta without shifts already fits
+    /// every training label: the training-accuracy rule takes the first
+    /// of its best points, and none can beat 1, so walking the rest of the
+    /// path (coordinate descent over every feature at each of its points,
+    /// seconds on a wide table) could not change the choice.
+    fn separating_start(&self, input: &PathInput<'_>) -> Option<(PathPoint, Penalty)> {
+        let run = PathRun::new(self, input);
+        let all: Vec<usize> = (0..input.labels.len()).collect();
+        let c = if input.k == 2 { 1 } else { input.k };
+        (accuracy(input, &run.theta, &all) == 1.0).then(|| {
+            let point = PathPoint {
+                // Where the walk's first point is: just above lambda_max.
+                lambda: 1.0001 * run.lambda_max,
+                theta: run.theta,
+                shifts: DMatrix::zeros(input.labels.len(), c),
+            };
+            (point, run.pen)
+        })
     }
 
     /// Every point of the lambda path as (lambda, classifier from theta),
@@ -1018,6 +1142,7 @@ impl ShiftLr {
         given: &[usize],
         n_classes: usize,
     ) -> Result<Vec<(f64, LogisticClassifier)>, FitError> {
+        let this = self.for_shape(x.nrows(), x.ncols(), n_classes);
         let Prologue { standardizer, .. } =
             Prologue::new(x, given, n_classes, false, Scaling::PerFeature)?;
         let input = PathInput {
@@ -1027,7 +1152,7 @@ impl ShiftLr {
             frozen: &[],
             k: n_classes,
         };
-        let path = self.path(&input, false, &mut |_, _| Control::Continue)?;
+        let path = this.path(&input, false, &mut |_, _| Control::Continue)?;
         Ok(path
             .into_iter()
             .map(|p| {
@@ -1091,6 +1216,21 @@ impl RobustModel for ShiftLr {
         guide: &Guide,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
+        self.for_shape(x.nrows(), x.ncols(), n_classes)
+            .fit_shaped(x, given, n_classes, guide, progress)
+    }
+}
+
+impl ShiftLr {
+    /// [`RobustModel::fit_guided`] once the `auto` choices are made.
+    fn fit_shaped(
+        &self,
+        x: &DMatrix<f64>,
+        given: &[usize],
+        n_classes: usize,
+        guide: &Guide,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Fit, FitError> {
         let Prologue { standardizer, .. } =
             Prologue::new(x, given, n_classes, false, Scaling::PerFeature)?;
         guide.check(given.len(), n_classes)?;
@@ -1109,6 +1249,44 @@ impl RobustModel for ShiftLr {
         if let Some((rows, folds)) = self.cv_subsample(&input) {
             let (point, walked) = self.fit_large(&input, &rows, folds, progress)?;
             return Ok(finish(x, given, k, standardizer, &point, walked, guide));
+        }
+        if self.rule == LambdaRule::TrainingAccuracy
+            && let Some((point, pen)) = self.separating_start(&input)
+        {
+            // theta has bent to every label, a wrong one included, so its
+            // own P(given | x) is above one half on every row and flags
+            // none. A row's score is then the paper's prediction for a
+            // row theta has not seen: theta fitted without the row's fold
+            // (under a ridge theta, where those fits cost a few solves of
+            // the row-space system).
+            let held_out =
+                pen.l1 == 0.0 && pen.l2 > 0.0 && ridge_logistic::applies(x.nrows(), x.ncols(), k);
+            let mut why = "lambda chosen by training accuracy (1.000): theta alone fits every \
+                           training label, so no shift can add to it (the path's first point)"
+                .to_string();
+            let posterior = if held_out {
+                let folds = self.test_folds(x.nrows());
+                why.push_str(&format!(
+                    "; each row is scored by theta fitted without its fold ({} folds)",
+                    folds.len()
+                ));
+                ridge_logistic::cross_fitted(
+                    Design::standardized(x, &standardizer),
+                    &one_hot(&labels, k),
+                    pen.l2,
+                    &folds,
+                )
+            } else {
+                let z = Design::standardized(x, &standardizer);
+                l1_logistic::probabilities(&l1_logistic::linear_on(&z, &point.theta, None), k)
+            };
+            let walked = Walked {
+                entries: entries(std::slice::from_ref(&point), given.len()),
+                series: vec![(point.lambda, 0.0)],
+                why,
+            };
+            let fit = finish_with(posterior, given, k, standardizer, &point, walked, guide);
+            return Ok(with_ridge_weight(fit, pen));
         }
         let steps = self.path_length;
         // Cross-validation's fold paths do not depend on the full path, so
@@ -1173,8 +1351,19 @@ impl RobustModel for ShiftLr {
             series,
             why,
         };
-        Ok(finish(x, given, k, standardizer, point, walked, guide))
+        let pen = run.pen;
+        let fit = finish(x, given, k, standardizer, point, walked, guide);
+        Ok(with_ridge_weight(fit, pen))
     }
+}
+
+/// The report's `kappa` under an L2 theta: cross-validated unless set, it
+/// is part of what was fitted.
+fn with_ridge_weight(mut fit: Fit, pen: Penalty) -> Fit {
+    if pen.l2 > 0.0 {
+        fit.extra.scalars.push(("kappa".into(), pen.l2));
+    }
+    fit
 }
 
 /// What a fit reports besides its chosen point: each sample's entry lambda
@@ -1199,6 +1388,19 @@ fn finish(
 ) -> Fit {
     let z = Design::standardized(x, &standardizer);
     let posterior = l1_logistic::probabilities(&l1_logistic::linear_on(&z, &point.theta, None), k);
+    finish_with(posterior, given, k, standardizer, point, walked, guide)
+}
+
+/// [`finish`] with the curator's scores from `posterior`.
+fn finish_with(
+    posterior: DMatrix<f64>,
+    given: &[usize],
+    k: usize,
+    standardizer: Standardizer,
+    point: &PathPoint,
+    walked: Walked,
+    guide: &Guide,
+) -> Fit {
     let mut fit = Fit::from_posterior(posterior, given);
     let Walked {
         entries: (entry, rank),
@@ -1290,6 +1492,70 @@ mod tests {
             path_length: 15,
             ..ModelOptions::default()
         }
+    }
+
+    #[test]
+    fn the_default_theta_is_ridge_on_wide_tables_and_lasso_on_tall_ones() {
+        let auto = ThetaPenalty::Auto { kappa: None };
+        let l2 = ThetaPenalty::L2 { kappa: None };
+        let l1 = ThetaPenalty::L1 { kappa: None };
+        assert_eq!(auto.for_shape(49, 7129, 2), l2);
+        assert_eq!(auto.for_shape(50, 50, 2), l2);
+        assert_eq!(auto.for_shape(72, 7129, 3), l2);
+        assert_eq!(auto.for_shape(569, 30, 2), l1);
+        // Wide, but too many rows for the row-space solver.
+        assert_eq!(auto.for_shape(1600, 2000, 2), l1);
+        let named = ThetaPenalty::L1 { kappa: Some(0.5) };
+        assert_eq!(named.for_shape(49, 7129, 2), named);
+        let rule = LambdaRule::Auto { folds: 5 };
+        assert_eq!(
+            rule.for_penalty(auto.for_shape(49, 7129, 2)),
+            LambdaRule::TrainingAccuracy
+        );
+        assert_eq!(
+            rule.for_penalty(auto.for_shape(569, 30, 2)),
+            LambdaRule::CrossValidation { folds: 5 }
+        );
+    }
+
+    /// A wide table like an array study: 60 rows, 300 features, the two
+    /// classes apart by 0.5 standard deviations on 100 features each (a
+    /// co-expressed set), a tenth of the labels flipped.
+    fn wide_table() -> (DMatrix<f64>, Vec<usize>, Vec<bool>) {
+        let mut rng = Rng::new(21);
+        let (n, p) = (60, 300);
+        let truth: Vec<usize> = (0..n).map(|i| i % 2).collect();
+        let x = DMatrix::from_fn(n, p, |i, j| {
+            rng.normal() + if j < 100 && truth[i] == 1 { 0.5 } else { 0.0 }
+        });
+        let flipped: Vec<bool> = (0..n).map(|i| i % 10 == 3).collect();
+        let given = (0..n)
+            .map(|i| if flipped[i] { 1 - truth[i] } else { truth[i] })
+            .collect();
+        (x, given, flipped)
+    }
+
+    #[test]
+    fn on_a_wide_table_the_default_scores_each_row_by_the_fit_without_it() {
+        let (x, given, flipped) = wide_table();
+        let f = ShiftLr::new(&ModelOptions::default())
+            .unwrap()
+            .fit(&x, &given, 2, &mut no_progress())
+            .unwrap();
+        // A ridge theta with kappa cross-validated, which fits every label:
+        // no shift, and the scores come from the folds' fits.
+        let kappa = f.extra.scalar("kappa").unwrap();
+        assert!(kappa > 0.0);
+        assert_eq!(f.extra.scalar("non_zero_shifts"), Some(0.0));
+        let flagged: Vec<bool> = f.p_mislabel.iter().map(|p| *p >= 0.5).collect();
+        let caught = (0..60).filter(|&i| flagged[i] && flipped[i]).count();
+        assert!(caught >= 3, "{caught} of 6 flips flagged");
+        let a = auroc(&f.p_mislabel, &flipped).unwrap();
+        assert!(a > 0.8, "AUROC {a}");
+        // The classifier for new rows is the fit on every row, which bent
+        // to every label: scored by it, no row would be flagged.
+        let on_rows = f.classifier.as_ref().unwrap().predict_proba(&x);
+        assert!((0..60).all(|i| on_rows[(i, given[i])] > 0.5));
     }
 
     #[test]
