@@ -268,9 +268,9 @@ fn model_section(a: &AuditInput) -> String {
         (
             "converged",
             format!(
-                "{} after {} iterations",
+                "{} after {}",
                 if fit.converged { "yes" } else { "no" },
-                fit.iterations
+                crate::dataset::counted(fit.iterations, "iteration")
             ),
         ),
     ];

@@ -134,13 +134,13 @@ impl App {
                     .as_ref()
                     .map_or(job.model.clone(), crate::app::evidence::combination);
                 let status = format!(
-                    "{model} {} after {} iterations",
+                    "{model} {} after {}",
                     if fit.converged {
                         "converged"
                     } else {
                         "did NOT converge"
                     },
-                    fit.iterations
+                    crate::dataset::counted(fit.iterations, "iteration")
                 );
                 let notes = fit.extra.notes.join("; ");
                 if job.samples.len() == n {

@@ -110,13 +110,13 @@ fn render_tables(app: &App, fit: &Fit, area: Rect, buf: &mut Buffer) {
 /// Convergence, then the report's scalars, lists, series and notes.
 fn report_lines(fit: &Fit) -> Vec<Line<'static>> {
     let mut lines = vec![Line::from(format!(
-        "{} after {} iterations",
+        "{} after {}",
         if fit.converged {
             "converged"
         } else {
             "NOT converged"
         },
-        fit.iterations
+        crate::dataset::counted(fit.iterations, "iteration")
     ))];
     for (name, v) in fit.extra.scalars.iter().take(6) {
         lines.push(Line::from(format!("{name} = {}", integral_or(*v, 4))));

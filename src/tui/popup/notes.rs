@@ -70,7 +70,10 @@ fn fit_sections(model: &str, fit: &Fit) -> Vec<Section> {
     } else {
         "did NOT converge"
     };
-    let mut about = vec![format!("{state} after {} iterations", fit.iterations)];
+    let mut about = vec![format!(
+        "{state} after {}",
+        crate::dataset::counted(fit.iterations, "iteration")
+    )];
     about.extend(fit.extra.notes.iter().cloned());
     out.push((format!("the fit: {model}"), about));
     if let Some(sel) = &fit.extra.selection {
@@ -109,7 +112,10 @@ fn sections(ctx: &PopupContext) -> Vec<Section> {
 fn tells_the_fit(message: &str, fitted: Option<(&str, &Fit)>) -> bool {
     fitted.is_some_and(|(model, f)| {
         message.starts_with(model)
-            && message.contains(&format!(" after {} iterations", f.iterations))
+            && message.contains(&format!(
+                " after {}",
+                crate::dataset::counted(f.iterations, "iteration")
+            ))
             && message.ends_with(&f.extra.notes.join("; "))
     })
 }
