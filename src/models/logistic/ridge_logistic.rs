@@ -318,39 +318,33 @@ fn jacobian(
             (if j == l { pj } else { 0.0 }) - pj * probs[(i, l)]
         }
     };
+    // Row `row` of J gains row i's curvature for logit j: S_i[j, l] times
+    // G's row i in logit l's block, and S_i[j, l] in intercept l's column.
+    let add_curvature = |jac: &mut DMatrix<f64>, row: usize, i: usize, j: usize| {
+        for l in 0..c {
+            let sijl = s(i, j, l);
+            if sijl == 0.0 {
+                continue;
+            }
+            for m2 in 0..n {
+                jac[(row, l * n + m2)] += sijl * g[(i, m2)];
+            }
+            if l < free_b {
+                jac[(row, n * c + l)] += sijl;
+            }
+        }
+    };
     for i in 0..n {
         for j in 0..c {
             let row = j * n + i;
-            for l in 0..c {
-                let sijl = s(i, j, l);
-                if sijl == 0.0 {
-                    continue;
-                }
-                for m2 in 0..n {
-                    jac[(row, l * n + m2)] += sijl * g[(i, m2)];
-                }
-                if l < free_b {
-                    jac[(row, n * c + l)] += sijl;
-                }
-            }
+            add_curvature(&mut jac, row, i, j);
             jac[(row, row)] += kappa;
         }
     }
+    // The intercepts' rows sum their logit's rows over the samples.
     for j in 0..free_b {
-        let row = n * c + j;
         for i in 0..n {
-            for l in 0..c {
-                let sijl = s(i, j, l);
-                if sijl == 0.0 {
-                    continue;
-                }
-                for m2 in 0..n {
-                    jac[(row, l * n + m2)] += sijl * g[(i, m2)];
-                }
-                if l < free_b {
-                    jac[(row, n * c + l)] += sijl;
-                }
-            }
+            add_curvature(&mut jac, n * c + j, i, j);
         }
     }
     jac

@@ -113,7 +113,8 @@ impl LambdaRule {
     /// Held-out accuracy cannot choose there: a ridge theta moves little
     /// along the path, so that accuracy is flat and its best point fell
     /// anywhere (RESULTS, eighth session: 39% of gauss_10k's rows shifted;
-    /// on breast_west AUROC 0.65 against 0.76 for the fit without shifts).
+    /// on a noisy breast_west copy AUROC 0.65 against 0.76 for the fit
+    /// without shifts).
     /// Under L1 (or none) held-out accuracy stays, as measured when it
     /// became the default.
     pub fn for_penalty(self, theta: ThetaPenalty) -> Self {
@@ -178,8 +179,8 @@ impl ThetaPenalty {
     /// A wrong label is then explained by the few genes that happen to
     /// fit it; a ridge theta spreads over all of them (Tibshirani &
     /// Manning use a Gaussian prior on their wide NLP data, section 4).
-    /// Measured (RESULTS, sixteenth session): breast_west's injected flips
-    /// ranked at AUROC 0.84 / 0.77 against 0.54 / 0.51 with L1.
+    /// Measured (RESULTS, sixteenth session): shift ranked breast_west's
+    /// injected flips at AUROC 0.85 / 0.78 against 0.54 / 0.51 with L1.
     ///
     /// Where the row-space solver does not apply (see
     /// [`ridge_logistic::MAX_UNKNOWNS`]) L1 stays: a ridge theta by
@@ -1248,7 +1249,16 @@ impl ShiftLr {
         };
         if let Some((rows, folds)) = self.cv_subsample(&input) {
             let (point, walked) = self.fit_large(&input, &rows, folds, progress)?;
-            return Ok(finish(x, given, k, standardizer, &point, walked, guide));
+            let posterior = theta_posterior(x, &standardizer, &point.theta, k);
+            return Ok(finish(
+                posterior,
+                given,
+                k,
+                standardizer,
+                &point,
+                walked,
+                guide,
+            ));
         }
         if self.rule == LambdaRule::TrainingAccuracy
             && let Some((point, pen)) = self.separating_start(&input)
@@ -1277,15 +1287,14 @@ impl ShiftLr {
                     &folds,
                 )
             } else {
-                let z = Design::standardized(x, &standardizer);
-                l1_logistic::probabilities(&l1_logistic::linear_on(&z, &point.theta, None), k)
+                theta_posterior(x, &standardizer, &point.theta, k)
             };
             let walked = Walked {
                 entries: entries(std::slice::from_ref(&point), given.len()),
                 series: vec![(point.lambda, 0.0)],
                 why,
             };
-            let fit = finish_with(posterior, given, k, standardizer, &point, walked, guide);
+            let fit = finish(posterior, given, k, standardizer, &point, walked, guide);
             return Ok(with_ridge_weight(fit, pen));
         }
         let steps = self.path_length;
@@ -1352,7 +1361,8 @@ impl ShiftLr {
             why,
         };
         let pen = run.pen;
-        let fit = finish(x, given, k, standardizer, point, walked, guide);
+        let posterior = theta_posterior(x, &standardizer, &point.theta, k);
+        let fit = finish(posterior, given, k, standardizer, point, walked, guide);
         Ok(with_ridge_weight(fit, pen))
     }
 }
@@ -1375,24 +1385,19 @@ struct Walked {
     why: String,
 }
 
-/// The fit of the chosen point; the curator's scores come from theta alone
-/// (section 3.2).
-fn finish(
+/// P(class | x) under theta alone: the curator's scores (section 3.2).
+fn theta_posterior(
     x: &DMatrix<f64>,
-    given: &[usize],
+    standardizer: &Standardizer,
+    theta: &Coefs,
     k: usize,
-    standardizer: Standardizer,
-    point: &PathPoint,
-    walked: Walked,
-    guide: &Guide,
-) -> Fit {
-    let z = Design::standardized(x, &standardizer);
-    let posterior = l1_logistic::probabilities(&l1_logistic::linear_on(&z, &point.theta, None), k);
-    finish_with(posterior, given, k, standardizer, point, walked, guide)
+) -> DMatrix<f64> {
+    let z = Design::standardized(x, standardizer);
+    l1_logistic::probabilities(&l1_logistic::linear_on(&z, theta, None), k)
 }
 
-/// [`finish`] with the curator's scores from `posterior`.
-fn finish_with(
+/// The fit of the chosen point, scored by `posterior`.
+fn finish(
     posterior: DMatrix<f64>,
     given: &[usize],
     k: usize,
