@@ -277,6 +277,18 @@ impl Fit {
     }
 }
 
+/// Each sample's place in the order of `score`, largest first (ties by
+/// row): a [`Fit::suspicion_rank`] from a model's own measure of doubt.
+pub fn rank_descending(score: &[f64]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..score.len()).collect();
+    order.sort_by(|&a, &b| score[b].total_cmp(&score[a]).then(a.cmp(&b)));
+    let mut rank = vec![0; score.len()];
+    for (r, &i) in order.iter().enumerate() {
+        rank[i] = r;
+    }
+    rank
+}
+
 /// Index of the largest value (first on ties); 0 for an empty iterator.
 pub fn argmax(values: impl IntoIterator<Item = f64>) -> usize {
     let mut best = 0;

@@ -175,12 +175,18 @@ impl Suspected<'_> {
                 .collect()
         });
         let suspect: Vec<bool> = (0..self.ids.len()).map(|i| self.is_suspect(i)).collect();
+        // The AUROC of the order the curator reviews in, ties in p_mislabel
+        // broken as the ranking breaks them (by the model's own doubt).
+        let mut place = vec![0.0; order.len()];
+        for (r, &i) in order.iter().enumerate() {
+            place[i] = -(r as f64);
+        }
         Flags {
             model,
             flagged,
             top,
             shifted,
-            auroc: super::metrics::auroc(&fit.p_mislabel, &suspect),
+            auroc: super::metrics::auroc(&place, &suspect),
             seconds,
         }
     }

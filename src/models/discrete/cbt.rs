@@ -607,13 +607,7 @@ fn loo_fit(
         statistic[i] = loo.statistic[s][g];
     }
     let mut fit = Fit::from_posterior(posterior, given);
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| statistic[b].total_cmp(&statistic[a]).then(a.cmp(&b)));
-    let mut rank = vec![0; n];
-    for (r, &i) in order.iter().enumerate() {
-        rank[i] = r;
-    }
-    fit.suspicion_rank = Some(rank);
+    fit.suspicion_rank = Some(crate::models::rank_descending(&statistic));
     (fit, loo.log_likelihood)
 }
 

@@ -28,7 +28,8 @@ use crate::models::prologue::{Prologue, Scaling, class_name, step};
 use crate::models::squarem::Squarem;
 use crate::models::standardize::Standardizer;
 use crate::models::{
-    Control, Fit, FitError, GammaTable, Guide, ModelOptions, ModelReport, Progress, RobustModel,
+    Classifier, Control, Fit, FitError, GammaTable, Guide, ModelOptions, ModelReport, Progress,
+    RobustModel,
 };
 
 /// Diagonal of the starting flip table when none is given.
@@ -469,11 +470,23 @@ impl Rlr {
                 .notes
                 .push("gamma fixed by the user (RLogReg-F)".into());
         }
-        fit.classifier = Some(Arc::new(LogisticClassifier {
+        let classifier = LogisticClassifier {
             standardizer,
             coefs: params.coefs,
             n_classes: k,
-        }));
+        };
+        // Ties in p_mislabel are broken by the classifier's own doubt of
+        // the given label, its P(given | x) lowest first. Every row ties
+        // where the flip table is the identity (the ML table on raw
+        // colon): the ranking was row order there.
+        let p_true = classifier.predict_proba(x);
+        let doubt: Vec<f64> = given
+            .iter()
+            .enumerate()
+            .map(|(i, &g)| -p_true[(i, g)])
+            .collect();
+        fit.suspicion_rank = Some(crate::models::rank_descending(&doubt));
+        fit.classifier = Some(Arc::new(classifier));
         Ok(fit)
     }
 
@@ -1209,6 +1222,36 @@ mod tests {
             assert!(a > 0.7, "seed {seed}: AUROC {a}");
             assert!(f.converged);
         }
+    }
+
+    #[test]
+    fn an_identity_flip_table_ranks_by_the_classifiers_doubt_not_row_order() {
+        // A flip table held at the identity calls every label right, so
+        // every p_mislabel is 0: the order must still say which labels
+        // the classifier doubts.
+        let (x, truth, given) = synth(
+            400,
+            5,
+            &DMatrix::from_row_slice(2, 2, &[0.8, 0.2, 0.2, 0.8]),
+            3,
+        );
+        let f = Rlr::robust(&ModelOptions {
+            gamma: Some("1,0;0,1".into()),
+            fix_gamma: true,
+            ..ModelOptions::default()
+        })
+        .unwrap()
+        .fit(&x, &given, 2, &mut no_progress())
+        .unwrap();
+        assert!(f.p_mislabel.iter().all(|p| *p == 0.0));
+        let order = f.ranking();
+        let mut place = vec![0.0; order.len()];
+        for (r, &i) in order.iter().enumerate() {
+            place[i] = -(r as f64);
+        }
+        let flipped: Vec<bool> = truth.iter().zip(&given).map(|(t, g)| t != g).collect();
+        let a = auroc(&place, &flipped).unwrap();
+        assert!(a > 0.8, "{a}");
     }
 
     #[test]
