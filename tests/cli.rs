@@ -76,23 +76,9 @@ fn scan_puts_the_flipped_iris_rows_on_top_with_sensible_suggestions() {
 #[test]
 fn scan_writes_a_report_with_the_oriented_gamma_table() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("ranking.csv");
-    let report = dir.path().join("report.json");
-    relabel()
-        .args([
-            "scan",
-            sample("iris_noisy.csv").to_str().unwrap(),
-            "--model",
-            "rnda",
-        ])
-        .arg("--out")
-        .arg(&out)
-        .arg("--report")
-        .arg(&report)
-        .assert()
-        .success();
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let iris = sample("iris_noisy.csv");
+    let (ranking, json) =
+        scan_with_report(dir.path(), &[iris.to_str().unwrap(), "--model", "rnda"]);
     assert_eq!(json["model"], "rnda");
     assert_eq!(json["classes"].as_array().unwrap().len(), 3);
     let gamma = json["gamma"]["values"].as_array().unwrap();
@@ -113,7 +99,6 @@ fn scan_writes_a_report_with_the_oriented_gamma_table() {
     );
     assert!(json["converged"].is_boolean());
     assert!(json["trace"].as_array().unwrap().len() as u64 == json["iterations"].as_u64().unwrap());
-    let ranking = std::fs::read_to_string(&out).unwrap();
     assert!(ranking.starts_with("row,id,given"));
     let (header, rows) = parse_csv(&ranking);
     let p = header.iter().position(|h| h == "p_mislabel").unwrap();
@@ -142,8 +127,7 @@ fn auto_reports_its_choice_and_every_candidate() {
         .arg(&report)
         .assert()
         .success();
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let json = read_json(&report);
     let selection = &json["extra"]["selection"];
     let chosen = selection["chosen"].as_str().unwrap();
     assert_eq!(
@@ -184,18 +168,11 @@ fn auto_reports_its_choice_and_every_candidate() {
 #[test]
 fn shift_scores_a_wide_table_out_of_fold_and_finds_its_suspects() {
     let dir = tempfile::tempdir().unwrap();
-    let (out, report) = (dir.path().join("r.csv"), dir.path().join("r.json"));
-    relabel()
-        .args(["scan", "--model", "shift", "-q"])
-        .arg(sample("breast_west.csv.gz"))
-        .arg("--out")
-        .arg(&out)
-        .arg("--report")
-        .arg(&report)
-        .assert()
-        .success();
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let breast = sample("breast_west.csv.gz");
+    let (ranking, json) = scan_with_report(
+        dir.path(),
+        &["--model", "shift", "-q", breast.to_str().unwrap()],
+    );
     let notes = json["extra"]["notes"].to_string();
     assert!(
         notes.contains("scored by theta fitted without its fold"),
@@ -209,7 +186,7 @@ fn shift_scores_a_wide_table_out_of_fold_and_finds_its_suspects() {
         .skip(1)
         .map(|l| l.split(',').next().unwrap().to_string())
         .collect();
-    let (header, rows) = parse_csv(&std::fs::read_to_string(&out).unwrap());
+    let (header, rows) = parse_csv(&ranking);
     let id = header.iter().position(|h| h == "id").unwrap();
     let found = rows
         .iter()
@@ -488,8 +465,7 @@ fn scan_with_cbt_reads_string_levels_of_house_votes() {
         ["row", "id", "given", "suggested", "p_mislabel"]
     );
     assert_eq!(rows.len(), 435);
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let json = read_json(&report);
     let text = json.to_string();
     // Kept features are named by their source column, not by a 0/1 column.
     assert!(

@@ -64,8 +64,7 @@ fn probs_reads_relabels_own_ranking_matched_by_id() {
     let (header, rows) = parse_csv(&String::from_utf8(out.stdout).unwrap());
     assert!(header.contains(&"p_setosa".to_string()), "{header:?}");
     assert_eq!(rows.len(), 150);
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let report = read_json(&report);
     assert_eq!(report["model"], "probs");
     let gamma = report["gamma"]["values"].as_array().unwrap();
     for (k, row) in gamma.iter().enumerate() {

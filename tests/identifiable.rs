@@ -45,7 +45,7 @@ fn report_on_noisy_breast_cancer(dir: &Path, seed: &str, model: &str) -> serde_j
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap()
+    read_json(&report)
 }
 
 fn rows(value: &serde_json::Value) -> Vec<Vec<f64>> {

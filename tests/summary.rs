@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{parse_csv, relabel, sample, succeed};
+use common::{parse_csv, read_json, relabel, sample, succeed};
 
 /// The number after `before` up to the next space, e.g. `flagged` in "29 flagged".
 fn number_before(line: &str, word: &str) -> f64 {
@@ -242,8 +242,7 @@ fn data_notes_go_to_stderr_and_the_report() {
             !quiet,
             "{stderr}"
         );
-        let json: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        let json = read_json(&report);
         let notes = json["data_notes"].as_array().unwrap();
         assert!(
             notes.iter().any(|n| n.as_str().unwrap().contains("flat")),

@@ -28,6 +28,27 @@ pub fn sample(name: &str) -> PathBuf {
 }
 
 /// Rows of scan's CSV output as (header, records).
+/// `relabel scan ARGS`, writing its ranking and report into `dir`; it must
+/// succeed. The ranking's text and the report.
+pub fn scan_with_report(dir: &Path, args: &[&str]) -> (String, serde_json::Value) {
+    let (out, report) = (dir.join("ranking.csv"), dir.join("report.json"));
+    relabel()
+        .arg("scan")
+        .args(args)
+        .arg("--out")
+        .arg(&out)
+        .arg("--report")
+        .arg(&report)
+        .assert()
+        .success();
+    (std::fs::read_to_string(&out).unwrap(), read_json(&report))
+}
+
+/// A JSON file a command wrote (a `--report`).
+pub fn read_json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
 pub fn parse_csv(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
     let mut r = csv::Reader::from_reader(text.as_bytes());
     let header = r.headers().unwrap().iter().map(String::from).collect();

@@ -21,7 +21,7 @@
 
 use nalgebra::{DMatrix, DVector};
 
-use super::l1_logistic::{Coefs, Design, probabilities};
+use super::l1_logistic::{Coefs, Design, Penalty, neg_log_likelihood, probabilities};
 
 /// Largest system (rows x logits, plus intercepts) solved directly. Its
 /// LU factorisation costs (n C)^3 / 3 per Newton step, and choosing kappa
@@ -34,6 +34,12 @@ pub const MAX_UNKNOWNS: usize = 500;
 pub fn applies(n: usize, p: usize, k: usize) -> bool {
     let c = if k == 2 { 1 } else { k };
     p >= n && n * c + c <= MAX_UNKNOWNS
+}
+
+/// Whether a theta under `pen` on `n` rows, `p` features and `k` classes
+/// is fitted here: a pure ridge where [`applies`].
+pub fn takes(pen: Penalty, n: usize, p: usize, k: usize) -> bool {
+    pen.l1 == 0.0 && pen.l2 > 0.0 && applies(n, p, k)
 }
 
 /// The fit and whether Newton's method met `tol` on the largest
@@ -117,7 +123,7 @@ pub fn solve(
         let ga = g * a;
         let eta = DMatrix::from_fn(n, c, |i, j| ga[(i, j)] + b[j]);
         let probs = probabilities(&eta, k);
-        let nll = super::l1_logistic::neg_log_likelihood(&probs, targets);
+        let nll = neg_log_likelihood(&probs, targets);
         (nll + 0.5 * kappa * a.dot(&ga), probs)
     };
     let (mut value, mut probs) = objective(&a, &b);
@@ -199,12 +205,7 @@ pub fn cv_kappa(
         for (slot, &kappa) in total.iter_mut().zip(&grid) {
             let solved = solve(&g_train, &t_train, kappa, warm.as_ref(), 100, 1e-9);
             let probs = probabilities(&solved.linear(&cross), targets.ncols());
-            for (r, &i) in test.iter().enumerate() {
-                let ll: f64 = (0..targets.ncols())
-                    .map(|j| targets[(i, j)] * probs[(r, j)].max(1e-300).ln())
-                    .sum();
-                *slot += ll;
-            }
+            *slot -= neg_log_likelihood(&probs, &targets.select_rows(test));
             warm = Some(solved);
         }
         scored += test.len();

@@ -238,14 +238,18 @@ impl ShiftLr {
 
     /// The held-out rows of each fold of cross-validation on `n` rows
     /// (seeded, so a refit meets the same folds).
-    fn test_folds(&self, n: usize) -> Vec<Vec<usize>> {
-        let folds = self.folds.clamp(2, n.max(2));
+    fn test_folds(&self, n: usize, folds: usize) -> Vec<Vec<usize>> {
         let mut order: Vec<usize> = (0..n).collect();
         Rng::new(self.seed).shuffle(&mut order);
         (0..folds)
             .map(|f| order.iter().copied().skip(f).step_by(folds).collect())
-            .filter(|t: &Vec<usize>| !t.is_empty())
             .collect()
+    }
+
+    /// Folds for choosing kappa and scoring out of fold on `n` rows: every
+    /// fold holds a row out.
+    fn kappa_folds(&self, n: usize) -> usize {
+        self.folds.clamp(2, n.max(2))
     }
 
     /// This model with its `auto` choices made for a table of `n` rows and
@@ -289,7 +293,7 @@ impl ShiftLr {
             ThetaPenalty::L2 { kappa: None } => {
                 let (n, k) = (z.nrows(), targets.ncols());
                 let kappa = if ridge_logistic::applies(n, z.ncols(), k) {
-                    ridge_logistic::cv_kappa(z, targets, &self.test_folds(n)).0
+                    ridge_logistic::cv_kappa(z, targets, &self.test_folds(n, self.kappa_folds(n))).0
                 } else {
                     RIDGE_KAPPA
                 };
@@ -742,12 +746,11 @@ impl<'a> PathRun<'a> {
             offset: None,
             penalty_factor: None,
         };
-        let theta =
-            if pen.l1 == 0.0 && pen.l2 > 0.0 && ridge_logistic::applies(z.nrows(), z.ncols(), k) {
-                ridge_logistic::fit(z, &targets, pen.l2, 100, 1e-10).coefs
-            } else {
-                l1_logistic::fit(&no_offset, pen, warm.as_ref(), 100, 1e-10)
-            };
+        let theta = if ridge_logistic::takes(pen, z.nrows(), z.ncols(), k) {
+            ridge_logistic::fit(z, &targets, pen.l2, 100, 1e-10).coefs
+        } else {
+            l1_logistic::fit(&no_offset, pen, warm.as_ref(), 100, 1e-10)
+        };
         let probs = l1_logistic::probabilities(&l1_logistic::linear(&no_offset, &theta), k);
         let lambda_max = shift_lambda_max(input, &probs);
         Self {
@@ -883,18 +886,20 @@ impl ShiftLr {
         keep_shifts: bool,
         progress: &mut dyn FnMut(usize, f64) -> Control,
     ) -> Result<Vec<PathPoint>, FitError> {
-        Ok(self.path_run(input, keep_shifts, progress)?.0)
+        Ok(self
+            .path_run(PathRun::new(self, input), keep_shifts, progress)?
+            .0)
     }
 
-    /// [`Self::path`], and the run that walked it (to polish a point).
+    /// [`Self::path`] walked by `run` from its start, and the run (to
+    /// polish a point).
     fn path_run<'a>(
         &self,
-        input: &PathInput<'a>,
+        mut run: PathRun<'a>,
         keep_shifts: bool,
         progress: &mut dyn FnMut(usize, f64) -> Control,
     ) -> Result<(Vec<PathPoint>, PathRun<'a>), FitError> {
-        let c = if input.k == 2 { 1 } else { input.k };
-        let mut run = PathRun::new(self, input);
+        let c = run.shifts.ncols();
         let mut out = Vec::with_capacity(run.steps);
         for step in 0..run.steps {
             let lambda = run.advance();
@@ -1008,9 +1013,10 @@ impl ShiftLr {
         let n = input.labels.len();
         let mut order: Vec<usize> = (0..n).collect();
         Rng::new(self.seed).shuffle(&mut order);
-        let splits: Vec<FoldSplit> = (0..folds)
-            .filter_map(|fold| {
-                let test: Vec<usize> = order.iter().copied().skip(fold).step_by(folds).collect();
+        let splits: Vec<FoldSplit> = self
+            .test_folds(n, folds)
+            .into_iter()
+            .filter_map(|test| {
                 let mut in_test = vec![false; n];
                 test.iter().for_each(|&i| in_test[i] = true);
                 let train: Vec<usize> = order.iter().copied().filter(|&i| !in_test[i]).collect();
@@ -1120,19 +1126,15 @@ impl ShiftLr {
     /// of its best points, and none can beat 1, so walking the rest of the
     /// path (coordinate descent over every feature at each of its points,
     /// seconds on a wide table) could not change the choice.
-    fn separating_start(&self, input: &PathInput<'_>) -> Option<(PathPoint, Penalty)> {
-        let run = PathRun::new(self, input);
+    fn separating_start(&self, input: &PathInput<'_>, run: &PathRun<'_>) -> Option<PathPoint> {
         let all: Vec<usize> = (0..input.labels.len()).collect();
-        let c = if input.k == 2 { 1 } else { input.k };
-        (accuracy(input, &run.theta, &all) == 1.0).then(|| {
-            let point = PathPoint {
+        (self.rule == LambdaRule::TrainingAccuracy && accuracy(input, &run.theta, &all) == 1.0)
+            .then(|| PathPoint {
                 // Where the walk's first point is: just above lambda_max.
                 lambda: 1.0001 * run.lambda_max,
-                theta: run.theta,
-                shifts: DMatrix::zeros(input.labels.len(), c),
-            };
-            (point, run.pen)
-        })
+                theta: run.theta.clone(),
+                shifts: DMatrix::zeros(input.labels.len(), run.shifts.ncols()),
+            })
     }
 
     /// Every point of the lambda path as (lambda, classifier from theta),
@@ -1186,17 +1188,11 @@ fn entries(path: &[PathPoint], n: usize) -> (Vec<f64>, Vec<usize>) {
 
 /// The suspicion rank of entry lambdas (NaN: never entered, last).
 fn rank_by_entry(entry: Vec<f64>) -> (Vec<f64>, Vec<usize>) {
-    let n = entry.len();
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| {
-        let ea = if entry[a].is_nan() { -1.0 } else { entry[a] };
-        let eb = if entry[b].is_nan() { -1.0 } else { entry[b] };
-        eb.total_cmp(&ea).then(a.cmp(&b))
-    });
-    let mut rank = vec![0; n];
-    for (pos, i) in order.into_iter().enumerate() {
-        rank[i] = pos;
-    }
+    let later: Vec<f64> = entry
+        .iter()
+        .map(|e| if e.is_nan() { -1.0 } else { *e })
+        .collect();
+    let rank = crate::models::rank_descending(&later);
     (entry, rank)
 }
 
@@ -1217,21 +1213,8 @@ impl RobustModel for ShiftLr {
         guide: &Guide,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        self.for_shape(x.nrows(), x.ncols(), n_classes)
-            .fit_shaped(x, given, n_classes, guide, progress)
-    }
-}
-
-impl ShiftLr {
-    /// [`RobustModel::fit_guided`] once the `auto` choices are made.
-    fn fit_shaped(
-        &self,
-        x: &DMatrix<f64>,
-        given: &[usize],
-        n_classes: usize,
-        guide: &Guide,
-        progress: &mut dyn FnMut(Progress) -> Control,
-    ) -> Result<Fit, FitError> {
+        // The `auto` options resolved for this table's shape.
+        let this = &self.for_shape(x.nrows(), x.ncols(), n_classes);
         let Prologue { standardizer, .. } =
             Prologue::new(x, given, n_classes, false, Scaling::PerFeature)?;
         guide.check(given.len(), n_classes)?;
@@ -1247,8 +1230,8 @@ impl ShiftLr {
             frozen: &frozen,
             k,
         };
-        if let Some((rows, folds)) = self.cv_subsample(&input) {
-            let (point, walked) = self.fit_large(&input, &rows, folds, progress)?;
+        if let Some((rows, folds)) = this.cv_subsample(&input) {
+            let (point, walked) = this.fit_large(&input, &rows, folds, progress)?;
             let posterior = theta_posterior(x, &standardizer, &point.theta, k);
             return Ok(finish(
                 posterior,
@@ -1260,22 +1243,23 @@ impl ShiftLr {
                 guide,
             ));
         }
-        if self.rule == LambdaRule::TrainingAccuracy
-            && let Some((point, pen)) = self.separating_start(&input)
-        {
+        // The path's start (theta without shifts, and kappa when it is
+        // cross-validated) serves both the check below and the walk.
+        let start = PathRun::new(this, &input);
+        let pen = start.pen;
+        if let Some(point) = this.separating_start(&input, &start) {
             // theta has bent to every label, a wrong one included, so its
             // own P(given | x) is above one half on every row and flags
             // none. A row's score is then the paper's prediction for a
             // row theta has not seen: theta fitted without the row's fold
             // (under a ridge theta, where those fits cost a few solves of
             // the row-space system).
-            let held_out =
-                pen.l1 == 0.0 && pen.l2 > 0.0 && ridge_logistic::applies(x.nrows(), x.ncols(), k);
+            let held_out = ridge_logistic::takes(pen, x.nrows(), x.ncols(), k);
             let mut why = "lambda chosen by training accuracy (1.000): theta alone fits every \
                            training label, so no shift can add to it (the path's first point)"
                 .to_string();
             let posterior = if held_out {
-                let folds = self.test_folds(x.nrows());
+                let folds = this.test_folds(x.nrows(), this.kappa_folds(x.nrows()));
                 why.push_str(&format!(
                     "; each row is scored by theta fitted without its fold ({} folds)",
                     folds.len()
@@ -1297,7 +1281,7 @@ impl ShiftLr {
             let fit = finish(posterior, given, k, standardizer, &point, walked, guide);
             return Ok(with_ridge_weight(fit, pen));
         }
-        let steps = self.path_length;
+        let steps = this.path_length;
         // Cross-validation's fold paths do not depend on the full path, so
         // they run alongside it (on the thread pool) instead of after it:
         // the full path is a serial walk that would otherwise leave a core
@@ -1308,7 +1292,7 @@ impl ShiftLr {
         // in rayon's scope the waiting thread runs pool work.
         let watch = CvWatch::default();
         let mut cv = None;
-        let with_cv = self.cv_folds(&input);
+        let with_cv = this.cv_folds(&input);
         // With cross-validation the path is the first half of the gauge.
         let share = if with_cv.is_some() { 0.5 } else { 1.0 };
         let path = rayon::in_place_scope(|scope| {
@@ -1316,12 +1300,12 @@ impl ShiftLr {
                 let (input, watch, cv) = (&input, &watch, &mut cv);
                 scope.spawn(move |_| {
                     let mut note = |point, accuracy| watch.note(point, accuracy);
-                    *cv = Some(self.cv_scores(input, folds, steps, &mut note));
+                    *cv = Some(this.cv_scores(input, folds, steps, &mut note));
                     watch.finish();
                 });
             }
-            let path = self
-                .path_run(&input, true, &mut |step, lambda| {
+            let path = this
+                .path_run(start, true, &mut |step, lambda| {
                     progress(Progress {
                         stage: "lambda path",
                         iteration: step,
@@ -1340,7 +1324,7 @@ impl ShiftLr {
             path
         });
         let (mut path, mut run) = path?;
-        let (chosen, why) = self.choose(&input, &path, cv)?;
+        let (chosen, why) = this.choose(&input, &path, cv)?;
         if k > 2 {
             // The path is walked to PATH_TOL; the answer is polished.
             let point = &mut path[chosen];
@@ -1360,7 +1344,6 @@ impl ShiftLr {
             series,
             why,
         };
-        let pen = run.pen;
         let posterior = theta_posterior(x, &standardizer, &point.theta, k);
         let fit = finish(posterior, given, k, standardizer, point, walked, guide);
         Ok(with_ridge_weight(fit, pen))
