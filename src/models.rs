@@ -251,6 +251,23 @@ impl Fit {
         }
     }
 
+    /// Whether this fit tells any two samples with the same given label
+    /// apart: by p_mislabel, or by the model's own order. A fit that does
+    /// not (a classifier with no feature) ranks by the given label alone,
+    /// and within a label the list is row order.
+    pub fn ranks_within_labels(&self, given: &[usize]) -> bool {
+        if self.suspicion_rank.is_some() {
+            return true;
+        }
+        let mut first: Vec<Option<f64>> = vec![None; self.posterior.ncols()];
+        given.iter().zip(&self.p_mislabel).any(|(&g, &p)| {
+            let seen = *first[g].get_or_insert(p);
+            // Rounding apart: rows of one label under one constant
+            // classifier go through the same arithmetic.
+            (p - seen).abs() > 1e-12
+        })
+    }
+
     /// Sample indices in order of suspicion: p_mislabel descending, ties by
     /// the model's own order, then by row.
     pub fn ranking(&self) -> Vec<usize> {

@@ -369,7 +369,11 @@ pub fn mean_and_se(d: &[f64]) -> (f64, f64) {
 /// rows though it fitted the folds) is left out too, with its reason: the
 /// others' evidence stands, so the curator gets their ranking, not an
 /// error. Only when every member fails is the first failure returned.
-/// Returns the fit and the members left out.
+/// A member that cannot rank the samples within their given labels
+/// ([`Fit::ranks_within_labels`]: a classifier with no feature) is left
+/// out when another member can: mixed in, it adds nothing to any sample's
+/// place among its label's but a shift of whole labels by a flip table the
+/// data did not identify. Returns the fit and the members left out.
 pub fn fit(
     members: &[(Box<dyn RobustModel>, f64)],
     features: &DMatrix<f64>,
@@ -426,6 +430,19 @@ pub fn fit(
     if fits.is_empty() {
         return Err(first_failure.unwrap_or(FitError::Cancelled));
     }
+    if fits.iter().any(|(_, f)| f.ranks_within_labels(given)) {
+        fits.retain(|(m, f)| {
+            let ranks = f.ranks_within_labels(given);
+            if !ranks {
+                let name = members[*m].0.name();
+                left_out.push(name.to_string());
+                notes.push(format!(
+                    "{name} is left out of the mixture: it {FLAT_MEMBER}, so it cannot rank them"
+                ));
+            }
+            ranks
+        });
+    }
     let kept: Vec<(&dyn RobustModel, f64)> = fits
         .iter()
         .map(|(m, _)| (members[*m].0.as_ref(), members[*m].1))
@@ -440,6 +457,11 @@ pub fn fit(
     out.extra.notes.extend(notes);
     Ok((out, left_out))
 }
+
+/// Why a fit that ranks no sample within its label is not used when
+/// another can rank.
+pub const FLAT_MEMBER: &str = "gives every sample with the same given label the same p_mislabel \
+    (as a classifier that kept no feature does)";
 
 /// The members' fits mixed by weight (renormalised by `total`).
 fn mix(

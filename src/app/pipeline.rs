@@ -157,23 +157,18 @@ impl FitPlan {
                 if let Some((first, _)) = weights.first() {
                     selection.chosen = first.clone();
                 }
-                let (mut fit, over, weights) =
-                    match combine::fit(&members, features, levels, labels, k, guide, progress) {
-                        Ok((fit, over)) => (fit, over, weights),
-                        Err(e) if e.is_the_models_own() => {
-                            let (fit, name) = next_best(&selection, &weights, &e, options, |m| {
-                                m.fit_inputs(features, levels, labels, k, guide, progress)
-                            })?;
-                            for c in &mut selection.candidates {
-                                if c.model == name {
-                                    c.weight = Some(1.0);
-                                }
-                            }
-                            let over = weights.iter().map(|(m, _)| m.clone()).collect();
-                            (fit, over, vec![(name, 1.0)])
-                        }
-                        Err(e) => return Err(e),
-                    };
+                let fit_one = |m: &dyn RobustModel, p: &mut dyn FnMut(Progress) -> Control| {
+                    m.fit_inputs(features, levels, labels, k, guide, p)
+                };
+                let (mut fit, over, weights) = members_or_next_best(
+                    weights,
+                    &mut selection,
+                    options,
+                    labels,
+                    |p| combine::fit(&members, features, levels, labels, k, guide, p),
+                    fit_one,
+                    progress,
+                )?;
                 drop_weights(&mut selection, &over);
                 let fitted: Vec<(String, f64)> = weights
                     .into_iter()
@@ -260,16 +255,81 @@ impl FitPlan {
     }
 }
 
-/// When every member of the mixture failed on every row (`failure`, e.g. a
-/// mixture that collapsed on all rows though it fitted the folds): the
-/// best-scored candidate that was not a member, fitted alone by `fit`,
-/// and its name; the next one if that fails too. The error is the
-/// members' when no candidate is left.
+/// The members fitted on every row and mixed (`mix`), with the members
+/// left out of the mixture, and the weights fitted. When every member
+/// failed, or none ranks the samples within their given labels, the
+/// best-scored candidate left is fitted alone instead ([`next_best`]) and
+/// takes all the weight; with none left, a failure is the members' and a
+/// fit that cannot rank is kept.
+#[allow(clippy::too_many_arguments)]
+fn members_or_next_best(
+    weights: combine::Weights,
+    selection: &mut Selection,
+    options: &ModelOptions,
+    labels: &[usize],
+    mix: impl FnOnce(&mut dyn FnMut(Progress) -> Control) -> Result<(Fit, Vec<String>), FitError>,
+    mut fit_one: impl FnMut(
+        &dyn RobustModel,
+        &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Fit, FitError>,
+    progress: &mut dyn FnMut(Progress) -> Control,
+) -> Result<(Fit, Vec<String>, combine::Weights), FitError> {
+    let alone = match mix(progress) {
+        Ok((fit, over)) if fit.ranks_within_labels(labels) => return Ok((fit, over, weights)),
+        Ok((fit, over)) => {
+            let ranks = |f: &Fit| f.ranks_within_labels(labels);
+            match next_best(
+                selection,
+                &weights,
+                combine::FLAT_MEMBER,
+                options,
+                ranks,
+                |m| fit_one(m, progress),
+            ) {
+                Ok(found) => found,
+                Err(e) if e.is_the_models_own() => return Ok((fit, over, weights)),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(e) if e.is_the_models_own() => {
+            let reason = format!("failed on every row ({e})");
+            match next_best(
+                selection,
+                &weights,
+                &reason,
+                options,
+                |_| true,
+                |m| fit_one(m, progress),
+            ) {
+                Ok(found) => found,
+                Err(left) if left.is_the_models_own() => return Err(e),
+                Err(left) => return Err(left),
+            }
+        }
+        Err(e) => return Err(e),
+    };
+    let (fit, name) = alone;
+    for c in &mut selection.candidates {
+        if c.model == name {
+            c.weight = Some(1.0);
+        }
+    }
+    let over = weights.iter().map(|(m, _)| m.clone()).collect();
+    Ok((fit, over, vec![(name, 1.0)]))
+}
+
+/// When the mixture's members failed on every row, or none of them can
+/// rank the samples (`reason` says which, e.g. a mixture that collapsed
+/// on all rows though it fitted the folds): the best-scored candidate that
+/// was not a member, fitted alone by `fit`, whose fit `accept`s, and its
+/// name; the next one if that fails or is refused. An error when no
+/// candidate is left (the last candidate's, or the members' failure).
 fn next_best(
     selection: &Selection,
     members: &[(String, f64)],
-    failure: &FitError,
+    reason: &str,
     options: &ModelOptions,
+    accept: impl Fn(&Fit) -> bool,
     mut fit: impl FnMut(&dyn RobustModel) -> Result<Fit, FitError>,
 ) -> Result<(Fit, String), FitError> {
     let mut scored: Vec<&CandidateScore> = selection
@@ -286,19 +346,23 @@ fn next_best(
     for c in scored {
         let model = build_model(&c.model, options)?;
         match fit(model.as_ref()) {
-            Ok(mut f) => {
+            Ok(mut f) if accept(&f) => {
                 f.extra.notes.push(format!(
-                    "{} failed on every row ({failure}), so {}, the best-scored candidate left, is fitted alone",
+                    "{} {reason}, so {}, the best-scored candidate left, is fitted alone",
                     names.join(" and "),
                     c.model
                 ));
                 return Ok((f, c.model.clone()));
             }
+            Ok(_) => continue,
             Err(e) if e.is_the_models_own() => continue,
             Err(e) => return Err(e),
         }
     }
-    Err(failure.clone())
+    Err(FitError::NotApplicable(format!(
+        "no candidate is left after {} {reason}",
+        names.join(" and ")
+    )))
 }
 
 /// Takes the members left out of the mixture out of the selection's weights
@@ -460,10 +524,10 @@ mod tests {
         table(&csv)
     }
 
-    #[test]
-    fn when_every_member_fails_the_best_scored_candidate_left_is_fitted() {
+    /// rmda the one member; rnda and cbt scored after it.
+    fn rmda_chosen() -> Selection {
         let scored = CandidateScore::scored;
-        let selection = Selection {
+        Selection {
             chosen: "rmda".into(),
             criterion: String::new(),
             candidates: vec![
@@ -472,31 +536,46 @@ mod tests {
                 scored("rnda", -0.6),
             ],
             wrong_label_odds: None,
-        };
+        }
+    }
+
+    const GIVEN: [usize; 6] = [0, 1, 0, 1, 0, 1];
+
+    /// A fit whose p_mislabel is `p` for each row.
+    fn scored_rows(p: [f64; 6]) -> Fit {
+        let posterior =
+            DMatrix::from_fn(6, 2, |i, j| if j == GIVEN[i] { 1.0 - p[i] } else { p[i] });
+        Fit::from_posterior(posterior, &GIVEN)
+    }
+
+    #[test]
+    fn when_every_member_fails_the_best_scored_candidate_left_is_fitted() {
         let failure = FitError::Numerical("collapsed".into());
-        let members = [("rmda".to_string(), 1.0)];
+        let members = vec![("rmda".to_string(), 1.0)];
+        let mut selection = rmda_chosen();
         let mut tried = Vec::new();
         // rnda, the next best, fails too; cbt, the one after, fits.
-        let (fit, name) = next_best(
-            &selection,
-            &members,
-            &failure,
+        let (fit, over, weights) = members_or_next_best(
+            members.clone(),
+            &mut selection,
             &ModelOptions::default(),
-            |m| {
+            &GIVEN,
+            |_| Err(failure.clone()),
+            |m, _| {
                 tried.push(m.name());
                 if m.name() == "rnda" {
                     Err(FitError::Numerical("also".into()))
                 } else {
-                    Ok(Fit::from_posterior(
-                        DMatrix::from_element(6, 2, 0.5),
-                        &[0, 1, 0, 1, 0, 1],
-                    ))
+                    Ok(scored_rows([0.1, 0.2, 0.3, 0.4, 0.5, 0.6]))
                 }
             },
+            &mut no_progress(),
         )
         .unwrap();
         assert_eq!(tried, ["rnda", "cbt"]);
-        assert_eq!(name, "cbt");
+        assert_eq!(weights, [("cbt".to_string(), 1.0)]);
+        assert_eq!(over, ["rmda"]);
+        assert_eq!(selection.candidates[1].weight, Some(1.0));
         assert!(
             fit.extra.notes[0]
                 .starts_with("rmda failed on every row (numerical problem: collapsed), so cbt"),
@@ -504,14 +583,70 @@ mod tests {
             fit.extra.notes
         );
         // Nothing left that fits: the members' own failure.
-        let r = next_best(
-            &selection,
-            &members,
-            &failure,
+        let r = members_or_next_best(
+            members,
+            &mut rmda_chosen(),
             &ModelOptions::default(),
-            |_| Err(FitError::Numerical("no".into())),
+            &GIVEN,
+            |_| Err(failure.clone()),
+            |_, _| Err(FitError::Numerical("no".into())),
+            &mut no_progress(),
         );
-        assert_eq!(r.unwrap_err(), failure);
+        assert_eq!(r.err(), Some(failure));
+    }
+
+    #[test]
+    fn when_no_member_ranks_within_labels_the_best_scored_candidate_that_does_is_fitted() {
+        // Every sample of a label alike: a classifier with no feature.
+        let flat = || scored_rows([0.3, 0.5, 0.3, 0.5, 0.3, 0.5]);
+        assert!(!flat().ranks_within_labels(&GIVEN));
+        let members = vec![("rmda".to_string(), 1.0)];
+        let mut selection = rmda_chosen();
+        let mut tried = Vec::new();
+        // rnda, the next best, is flat too; cbt ranks.
+        let (fit, over, weights) = members_or_next_best(
+            members.clone(),
+            &mut selection,
+            &ModelOptions::default(),
+            &GIVEN,
+            |_| Ok((flat(), Vec::new())),
+            |m, _| {
+                tried.push(m.name());
+                Ok(if m.name() == "rnda" {
+                    flat()
+                } else {
+                    scored_rows([0.1, 0.5, 0.3, 0.5, 0.3, 0.5])
+                })
+            },
+            &mut no_progress(),
+        )
+        .unwrap();
+        assert_eq!(tried, ["rnda", "cbt"]);
+        assert!(fit.ranks_within_labels(&GIVEN));
+        assert_eq!(weights, [("cbt".to_string(), 1.0)]);
+        assert_eq!(over, ["rmda"]);
+        assert!(
+            fit.extra.notes[0].starts_with(
+                "rmda gives every sample with the same given label the same p_mislabel"
+            ) && fit.extra.notes[0]
+                .ends_with("so cbt, the best-scored candidate left, is fitted alone"),
+            "{:?}",
+            fit.extra.notes
+        );
+        // None ranks: the members' fit stands, rather than no ranking.
+        let (fit, over, weights) = members_or_next_best(
+            members,
+            &mut rmda_chosen(),
+            &ModelOptions::default(),
+            &GIVEN,
+            |_| Ok((flat(), Vec::new())),
+            |_, _| Ok(flat()),
+            &mut no_progress(),
+        )
+        .unwrap();
+        assert_eq!(fit.p_mislabel, flat().p_mislabel);
+        assert!(over.is_empty());
+        assert_eq!(weights, [("rmda".to_string(), 1.0)]);
     }
 
     #[test]

@@ -309,3 +309,59 @@ fn a_candidate_of_negligible_weight_leaves_the_members_weights_as_without_it() {
     assert_eq!(stacked_members(&with), stacked_members(&without));
     assert_eq!(stacked_members(&with).len(), 2);
 }
+
+/// A model whose fit gives row i the p_mislabel `p[i]`, whatever the data.
+struct Fixed(&'static str, Vec<f64>);
+
+impl RobustModel for Fixed {
+    fn name(&self) -> &'static str {
+        self.0
+    }
+    fn fit_guided(
+        &self,
+        _x: &DMatrix<f64>,
+        given: &[usize],
+        n_classes: usize,
+        _guide: &Guide,
+        _progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Fit, FitError> {
+        let p = &self.1;
+        let posterior = DMatrix::from_fn(p.len(), n_classes, |i, j| {
+            if j == given[i] { 1.0 - p[i] } else { p[i] }
+        });
+        Ok(Fit::from_posterior(posterior, given))
+    }
+}
+
+/// The heavier member gives every sample of a label the same p_mislabel
+/// (a classifier with no feature): mixed in, it would only move whole
+/// labels, so the ranking is the other member's and a note says why. Two
+/// such members are still mixed: a flat ranking beats none.
+#[test]
+fn a_member_that_cannot_rank_within_labels_is_left_out_when_another_can() {
+    let given = [0, 1, 0, 1];
+    let x = DMatrix::zeros(4, 1);
+    let flat = || Box::new(Fixed("rlr", vec![0.5, 0.2, 0.5, 0.2])) as Box<dyn RobustModel>;
+    let ranks = Box::new(Fixed("shift", vec![0.9, 0.1, 0.2, 0.4])) as Box<dyn RobustModel>;
+    let (fit, left_out) = fit_plain(&[(flat(), 0.7), (ranks, 0.3)], &x, &given).unwrap();
+    assert_eq!(left_out, ["rlr"]);
+    for (p, want) in fit.p_mislabel.iter().zip([0.9, 0.1, 0.2, 0.4]) {
+        assert!((p - want).abs() < 1e-12, "{:?}", fit.p_mislabel);
+    }
+    assert!(
+        fit.extra.notes.iter().any(|n| n.starts_with(
+            "rlr is left out of the mixture: it gives every sample with the same given label"
+        )),
+        "{:?}",
+        fit.extra.notes
+    );
+    let other = Box::new(Fixed("cbt", vec![0.3, 0.6, 0.3, 0.6])) as Box<dyn RobustModel>;
+    let (fit, left_out) = fit_plain(&[(flat(), 0.5), (other, 0.5)], &x, &given).unwrap();
+    assert!(left_out.is_empty());
+    assert!(
+        (fit.p_mislabel[0] - 0.4).abs() < 1e-12,
+        "{:?}",
+        fit.p_mislabel
+    );
+    assert!(!fit.ranks_within_labels(&given));
+}

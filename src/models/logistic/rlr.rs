@@ -442,6 +442,7 @@ impl Rlr {
             Some((fixed, why)) => (fixed, Some(why.to_string())),
             None => (out, note),
         };
+        let empty = out.params.coefs.n_nonzero() == 0;
         let Outcome {
             params,
             posterior,
@@ -479,13 +480,21 @@ impl Rlr {
         // the given label, its P(given | x) lowest first. Every row ties
         // where the flip table is the identity (the ML table on raw
         // colon): the ranking was row order there.
-        let p_true = classifier.predict_proba(x);
-        let doubt: Vec<f64> = given
-            .iter()
-            .enumerate()
-            .map(|(i, &g)| -p_true[(i, g)])
-            .collect();
-        fit.suspicion_rank = Some(crate::models::rank_descending(&doubt));
+        // An empty classifier doubts every row alike: it has no order to
+        // add, and saying so lets `auto` see that this fit ranks nothing.
+        if empty {
+            fit.extra
+                .notes
+                .push(empty_note(self.robust && !self.fix_gamma));
+        } else {
+            let p_true = classifier.predict_proba(x);
+            let doubt: Vec<f64> = given
+                .iter()
+                .enumerate()
+                .map(|(i, &g)| -p_true[(i, g)])
+                .collect();
+            fit.suspicion_rank = Some(crate::models::rank_descending(&doubt));
+        }
         fit.classifier = Some(Arc::new(classifier));
         Ok(fit)
     }
@@ -595,6 +604,23 @@ const FLAT_NOTE: &str = "robust EM with eq. 7's lambda kept no feature, so its f
     identified by the data (a constant classifier explains the labels equally well with any table of \
     the same label shares); the classifier is BLogReg's (eq. 7 on the given labels) and the flip \
     table is fitted under it";
+
+/// What the report says when the classifier kept no feature at all
+/// (eq. 7's lambda, robust and BLogReg's alike, above every weight's
+/// share: colon with 30% of its labels flipped ends so in half the draws).
+fn empty_note(learns_gamma: bool) -> String {
+    let table = if learns_gamma {
+        "; its flip table is not identified either (any table with the same label shares fits equally), \
+         so the expected count of wrong labels is the start's, not the data's"
+    } else {
+        ""
+    };
+    format!(
+        "the classifier kept no feature: P(true | x) is the same for every sample, so every sample \
+         with the same given label has the same p_mislabel and this fit cannot rank them{table}; \
+         try shift, or fix a smaller L1 penalty with --opt lambda=..."
+    )
+}
 
 const HELD_NOTE: &str = "robust EM with eq. 7's lambda ended with a row of its flip table on the \
     dominance constraint (it would give that true class another label at least as often as its own, \
@@ -1222,6 +1248,33 @@ mod tests {
             assert!(a > 0.7, "seed {seed}: AUROC {a}");
             assert!(f.converged);
         }
+    }
+
+    /// Labels that no feature predicts: eq. 7 keeps no feature, robust
+    /// or BLogReg's, so the fit can tell no two samples of a label apart.
+    /// It must say so and add no order of its own (row order is none),
+    /// so that `auto` can see it ranks nothing.
+    #[test]
+    fn an_empty_classifier_says_it_cannot_rank() {
+        let mut rng = Rng::new(5);
+        let x = DMatrix::from_fn(40, 200, |_, _| rng.normal());
+        let given: Vec<usize> = (0..40).map(|_| usize::from(rng.uniform() < 0.5)).collect();
+        let f = Rlr::robust(&ModelOptions::default())
+            .unwrap()
+            .fit(&x, &given, 2, &mut no_progress())
+            .unwrap();
+        assert_eq!(f.extra.scalar("n_selected"), Some(0.0));
+        assert!(f.suspicion_rank.is_none());
+        assert!(!f.ranks_within_labels(&given));
+        assert!(
+            f.extra
+                .notes
+                .iter()
+                .any(|n| n.starts_with("the classifier kept no feature")
+                    && n.contains("not identified")),
+            "{:?}",
+            f.extra.notes
+        );
     }
 
     #[test]
