@@ -548,30 +548,48 @@ mod tests {
         Fit::from_posterior(posterior, &GIVEN)
     }
 
-    #[test]
-    fn when_every_member_fails_the_best_scored_candidate_left_is_fitted() {
-        let failure = FitError::Numerical("collapsed".into());
-        let members = vec![("rmda".to_string(), 1.0)];
+    type Mixed = Result<(Fit, Vec<String>), FitError>;
+
+    /// [`members_or_next_best`] with rmda the one member of
+    /// [`rmda_chosen`], its mixture `mix`, and `fit_one` for the others;
+    /// with the selection as it leaves it.
+    fn after_rmda(
+        mix: impl FnOnce() -> Mixed,
+        mut fit_one: impl FnMut(&str) -> Result<Fit, FitError>,
+    ) -> (
+        Result<(Fit, Vec<String>, combine::Weights), FitError>,
+        Selection,
+    ) {
         let mut selection = rmda_chosen();
-        let mut tried = Vec::new();
-        // rnda, the next best, fails too; cbt, the one after, fits.
-        let (fit, over, weights) = members_or_next_best(
-            members.clone(),
+        let r = members_or_next_best(
+            vec![("rmda".to_string(), 1.0)],
             &mut selection,
             &ModelOptions::default(),
             &GIVEN,
-            |_| Err(failure.clone()),
-            |m, _| {
-                tried.push(m.name());
-                if m.name() == "rnda" {
+            |_| mix(),
+            |m, _| fit_one(m.name()),
+            &mut no_progress(),
+        );
+        (r, selection)
+    }
+
+    #[test]
+    fn when_every_member_fails_the_best_scored_candidate_left_is_fitted() {
+        let failure = FitError::Numerical("collapsed".into());
+        let mut tried = Vec::new();
+        // rnda, the next best, fails too; cbt, the one after, fits.
+        let (r, selection) = after_rmda(
+            || Err(failure.clone()),
+            |m| {
+                tried.push(m.to_string());
+                if m == "rnda" {
                     Err(FitError::Numerical("also".into()))
                 } else {
                     Ok(scored_rows([0.1, 0.2, 0.3, 0.4, 0.5, 0.6]))
                 }
             },
-            &mut no_progress(),
-        )
-        .unwrap();
+        );
+        let (fit, over, weights) = r.unwrap();
         assert_eq!(tried, ["rnda", "cbt"]);
         assert_eq!(weights, [("cbt".to_string(), 1.0)]);
         assert_eq!(over, ["rmda"]);
@@ -583,14 +601,9 @@ mod tests {
             fit.extra.notes
         );
         // Nothing left that fits: the members' own failure.
-        let r = members_or_next_best(
-            members,
-            &mut rmda_chosen(),
-            &ModelOptions::default(),
-            &GIVEN,
-            |_| Err(failure.clone()),
-            |_, _| Err(FitError::Numerical("no".into())),
-            &mut no_progress(),
+        let (r, _) = after_rmda(
+            || Err(failure.clone()),
+            |_| Err(FitError::Numerical("no".into())),
         );
         assert_eq!(r.err(), Some(failure));
     }
@@ -600,31 +613,25 @@ mod tests {
         // Every sample of a label alike: a classifier with no feature.
         let flat = || scored_rows([0.3, 0.5, 0.3, 0.5, 0.3, 0.5]);
         assert!(!flat().ranks_within_labels(&GIVEN));
-        let members = vec![("rmda".to_string(), 1.0)];
-        let mut selection = rmda_chosen();
         let mut tried = Vec::new();
         // rnda, the next best, is flat too; cbt ranks.
-        let (fit, over, weights) = members_or_next_best(
-            members.clone(),
-            &mut selection,
-            &ModelOptions::default(),
-            &GIVEN,
-            |_| Ok((flat(), Vec::new())),
-            |m, _| {
-                tried.push(m.name());
-                Ok(if m.name() == "rnda" {
+        let (r, selection) = after_rmda(
+            || Ok((flat(), Vec::new())),
+            |m| {
+                tried.push(m.to_string());
+                Ok(if m == "rnda" {
                     flat()
                 } else {
                     scored_rows([0.1, 0.5, 0.3, 0.5, 0.3, 0.5])
                 })
             },
-            &mut no_progress(),
-        )
-        .unwrap();
+        );
+        let (fit, over, weights) = r.unwrap();
         assert_eq!(tried, ["rnda", "cbt"]);
         assert!(fit.ranks_within_labels(&GIVEN));
         assert_eq!(weights, [("cbt".to_string(), 1.0)]);
         assert_eq!(over, ["rmda"]);
+        assert_eq!(selection.candidates[1].weight, Some(1.0));
         assert!(
             fit.extra.notes[0].starts_with(
                 "rmda gives every sample with the same given label the same p_mislabel"
@@ -634,16 +641,8 @@ mod tests {
             fit.extra.notes
         );
         // None ranks: the members' fit stands, rather than no ranking.
-        let (fit, over, weights) = members_or_next_best(
-            members,
-            &mut rmda_chosen(),
-            &ModelOptions::default(),
-            &GIVEN,
-            |_| Ok((flat(), Vec::new())),
-            |_, _| Ok(flat()),
-            &mut no_progress(),
-        )
-        .unwrap();
+        let (r, _) = after_rmda(|| Ok((flat(), Vec::new())), |_| Ok(flat()));
+        let (fit, over, weights) = r.unwrap();
         assert_eq!(fit.p_mislabel, flat().p_mislabel);
         assert!(over.is_empty());
         assert_eq!(weights, [("rmda".to_string(), 1.0)]);
