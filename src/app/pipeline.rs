@@ -255,6 +255,9 @@ impl FitPlan {
     }
 }
 
+/// A fit, the members left out of it, and the weights of those in it.
+type Fitted = (Fit, Vec<String>, combine::Weights);
+
 /// The members fitted on every row and mixed (`mix`), with the members
 /// left out of the mixture, and the weights fitted. When every member
 /// failed, or none ranks the samples within their given labels, the
@@ -273,7 +276,7 @@ fn members_or_next_best(
         &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError>,
     progress: &mut dyn FnMut(Progress) -> Control,
-) -> Result<(Fit, Vec<String>, combine::Weights), FitError> {
+) -> Result<Fitted, FitError> {
     let alone = match mix(progress) {
         Ok((fit, over)) if fit.ranks_within_labels(labels) => return Ok((fit, over, weights)),
         Ok((fit, over)) => {
@@ -556,10 +559,7 @@ mod tests {
     fn after_rmda(
         mix: impl FnOnce() -> Mixed,
         mut fit_one: impl FnMut(&str) -> Result<Fit, FitError>,
-    ) -> (
-        Result<(Fit, Vec<String>, combine::Weights), FitError>,
-        Selection,
-    ) {
+    ) -> (Result<Fitted, FitError>, Selection) {
         let mut selection = rmda_chosen();
         let r = members_or_next_best(
             vec![("rmda".to_string(), 1.0)],
