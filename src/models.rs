@@ -201,6 +201,12 @@ pub struct Fit {
     /// The model's own order of suspicion, used to break ties in
     /// `p_mislabel` (e.g. shift-LR's entry order). Lower = more suspicious.
     pub suspicion_rank: Option<Vec<usize>>,
+    /// The fit tells samples apart by their given label alone: its
+    /// classifier gives every sample the same P(true | x) (rlr when eq. 7
+    /// kept no feature), so within a label the list is row order. Said by
+    /// the model, not read off the numbers: a confident fit on clean,
+    /// separated classes gives every p_mislabel 0 too, and ranks well.
+    pub label_only: bool,
 }
 
 impl Fit {
@@ -226,6 +232,7 @@ impl Fit {
             iterations: 0,
             classifier: None,
             suspicion_rank: None,
+            label_only: false,
         }
     }
 
@@ -249,23 +256,6 @@ impl Fit {
             Some(g) => g.p_given_true(self.suggested[i], given),
             None => f64::NAN,
         }
-    }
-
-    /// Whether this fit tells any two samples with the same given label
-    /// apart: by p_mislabel, or by the model's own order. A fit that does
-    /// not (a classifier with no feature) ranks by the given label alone,
-    /// and within a label the list is row order.
-    pub fn ranks_within_labels(&self, given: &[usize]) -> bool {
-        if self.suspicion_rank.is_some() {
-            return true;
-        }
-        let mut first: Vec<Option<f64>> = vec![None; self.posterior.ncols()];
-        given.iter().zip(&self.p_mislabel).any(|(&g, &p)| {
-            let seen = *first[g].get_or_insert(p);
-            // Rounding apart: rows of one label under one constant
-            // classifier go through the same arithmetic.
-            (p - seen).abs() > 1e-12
-        })
     }
 
     /// Sample indices in order of suspicion: p_mislabel descending, ties by

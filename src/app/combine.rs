@@ -369,11 +369,8 @@ pub fn mean_and_se(d: &[f64]) -> (f64, f64) {
 /// rows though it fitted the folds) is left out too, with its reason: the
 /// others' evidence stands, so the curator gets their ranking, not an
 /// error. Only when every member fails is the first failure returned.
-/// A member that cannot rank the samples within their given labels
-/// ([`Fit::ranks_within_labels`]: a classifier with no feature) is left
-/// out when another member can: mixed in, it adds nothing to any sample's
-/// place among its label's but a shift of whole labels by a flip table the
-/// data did not identify. Returns the fit and the members left out.
+/// The mixture ranks by the given label alone ([`Fit::label_only`]) only
+/// when every member does. Returns the fit and the members left out.
 pub fn fit(
     members: &[(Box<dyn RobustModel>, f64)],
     features: &DMatrix<f64>,
@@ -430,19 +427,6 @@ pub fn fit(
     if fits.is_empty() {
         return Err(first_failure.unwrap_or(FitError::Cancelled));
     }
-    if fits.iter().any(|(_, f)| f.ranks_within_labels(given)) {
-        fits.retain(|(m, f)| {
-            let ranks = f.ranks_within_labels(given);
-            if !ranks {
-                let name = members[*m].0.name();
-                left_out.push(name.to_string());
-                notes.push(format!(
-                    "{name} is left out of the mixture: it {FLAT_MEMBER}, so it cannot rank them"
-                ));
-            }
-            ranks
-        });
-    }
     let kept: Vec<(&dyn RobustModel, f64)> = fits
         .iter()
         .map(|(m, _)| (members[*m].0.as_ref(), members[*m].1))
@@ -458,10 +442,9 @@ pub fn fit(
     Ok((out, left_out))
 }
 
-/// Why a fit that ranks no sample within its label is not used when
-/// another can rank.
+/// Why `auto` looks past a fit that ranks by the given label alone.
 pub const FLAT_MEMBER: &str = "gives every sample with the same given label the same p_mislabel \
-    (as a classifier that kept no feature does)";
+    (its classifier kept no feature)";
 
 /// The members' fits mixed by weight (renormalised by `total`).
 fn mix(
@@ -478,6 +461,8 @@ fn mix(
         posterior += &f.posterior * *w;
     }
     let mut out = Fit::from_posterior(posterior, given);
+    out.suspicion_rank = mean_place(&fits, &weights);
+    out.label_only = fits.iter().all(|f| f.label_only);
     out.gamma = mean_gamma(&fits, &weights);
     out.converged = fits.iter().all(|f| f.converged);
     out.classifier = stack(kept, &weights, &fits, has_levels);
@@ -497,6 +482,25 @@ fn mix(
         kept[0].0.name()
     ));
     out
+}
+
+/// The mixture's own order, for ties in its p_mislabel: each sample's
+/// place in every member's ranking, weighted. A member's order breaks its
+/// own ties (shift's entry order where no shift is in the fit, cbt's
+/// statistic, rlr's classifier under an identity flip table); mixed, those
+/// ties went by row, and a mixture of two such members ranked nothing.
+/// Without a member that has an order, the mixture has none either.
+fn mean_place(fits: &[Fit], weights: &[f64]) -> Option<Vec<usize>> {
+    if fits.iter().all(|f| f.suspicion_rank.is_none()) {
+        return None;
+    }
+    let mut place = vec![0.0; fits.first()?.p_mislabel.len()];
+    for (f, w) in fits.iter().zip(weights) {
+        for (r, i) in f.ranking().into_iter().enumerate() {
+            place[i] -= w * r as f64;
+        }
+    }
+    Some(crate::models::rank_descending(&place))
 }
 
 /// The weighted mean of the members' flip tables (each row still sums to

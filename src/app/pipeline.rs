@@ -164,7 +164,6 @@ impl FitPlan {
                     weights,
                     &mut selection,
                     options,
-                    labels,
                     |p| combine::fit(&members, features, levels, labels, k, guide, p),
                     fit_one,
                     progress,
@@ -269,7 +268,6 @@ fn members_or_next_best(
     weights: combine::Weights,
     selection: &mut Selection,
     options: &ModelOptions,
-    labels: &[usize],
     mix: impl FnOnce(&mut dyn FnMut(Progress) -> Control) -> Result<(Fit, Vec<String>), FitError>,
     mut fit_one: impl FnMut(
         &dyn RobustModel,
@@ -278,9 +276,9 @@ fn members_or_next_best(
     progress: &mut dyn FnMut(Progress) -> Control,
 ) -> Result<Fitted, FitError> {
     let alone = match mix(progress) {
-        Ok((fit, over)) if fit.ranks_within_labels(labels) => return Ok((fit, over, weights)),
+        Ok((fit, over)) if !fit.label_only => return Ok((fit, over, weights)),
         Ok((fit, over)) => {
-            let ranks = |f: &Fit| f.ranks_within_labels(labels);
+            let ranks = |f: &Fit| !f.label_only;
             match next_best(
                 selection,
                 &weights,
@@ -565,7 +563,6 @@ mod tests {
             vec![("rmda".to_string(), 1.0)],
             &mut selection,
             &ModelOptions::default(),
-            &GIVEN,
             |_| mix(),
             |m, _| fit_one(m.name()),
             &mut no_progress(),
@@ -609,10 +606,12 @@ mod tests {
     }
 
     #[test]
-    fn when_no_member_ranks_within_labels_the_best_scored_candidate_that_does_is_fitted() {
+    fn when_every_member_ranks_by_label_alone_the_best_scored_candidate_that_ranks_is_fitted() {
         // Every sample of a label alike: a classifier with no feature.
-        let flat = || scored_rows([0.3, 0.5, 0.3, 0.5, 0.3, 0.5]);
-        assert!(!flat().ranks_within_labels(&GIVEN));
+        let flat = || Fit {
+            label_only: true,
+            ..scored_rows([0.3, 0.5, 0.3, 0.5, 0.3, 0.5])
+        };
         let mut tried = Vec::new();
         // rnda, the next best, is flat too; cbt ranks.
         let (r, selection) = after_rmda(
@@ -628,7 +627,7 @@ mod tests {
         );
         let (fit, over, weights) = r.unwrap();
         assert_eq!(tried, ["rnda", "cbt"]);
-        assert!(fit.ranks_within_labels(&GIVEN));
+        assert!(!fit.label_only);
         assert_eq!(weights, [("cbt".to_string(), 1.0)]);
         assert_eq!(over, ["rmda"]);
         assert_eq!(selection.candidates[1].weight, Some(1.0));

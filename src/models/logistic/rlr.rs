@@ -479,9 +479,9 @@ impl Rlr {
         // Ties in p_mislabel are broken by the classifier's own doubt of
         // the given label, its P(given | x) lowest first. Every row ties
         // where the flip table is the identity (the ML table on raw
-        // colon): the ranking was row order there.
-        // An empty classifier doubts every row alike: it has no order to
-        // add, and saying so lets `auto` see that this fit ranks nothing.
+        // colon): the ranking was row order there. An empty classifier
+        // doubts every row alike and has no order to add; `auto` is told.
+        fit.label_only = empty;
         if empty {
             fit.extra
                 .notes
@@ -1265,7 +1265,7 @@ mod tests {
             .unwrap();
         assert_eq!(f.extra.scalar("n_selected"), Some(0.0));
         assert!(f.suspicion_rank.is_none());
-        assert!(!f.ranks_within_labels(&given));
+        assert!(f.label_only);
         assert!(
             f.extra
                 .notes
