@@ -45,6 +45,7 @@ fn the_summary_line_gives_the_figures_of_the_written_ranking() {
         "{line}"
     );
     assert!(line.contains("150 samples,"), "{line}");
+    assert!(!line.contains("label alone"), "{line}");
     assert!(
         line.ends_with(&format!("ranking written to {}", ranking.display())),
         "{line}"
@@ -249,4 +250,42 @@ fn data_notes_go_to_stderr_and_the_report() {
             "{notes:?}"
         );
     }
+}
+
+/// Labels no feature predicts: rlr's classifier keeps no feature, every
+/// sample of a label gets the same p_mislabel, and the one line a log
+/// keeps says the list ranks by label alone, not by sample.
+#[test]
+fn the_summary_line_says_when_the_ranking_is_by_label_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("noise.csv");
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut csv = (0..200).map(|j| format!("f{j},")).collect::<String>() + "label\n";
+    for _ in 0..30 {
+        for _ in 0..200 {
+            csv.push_str(&format!("{:.4},", next()));
+        }
+        csv.push_str(if next() < 0.5 { "a\n" } else { "b\n" });
+    }
+    std::fs::write(&table, csv).unwrap();
+    let out = succeed(
+        relabel()
+            .arg("scan")
+            .arg(&table)
+            .args(["--model", "rlr", "--out"])
+            .arg(dir.path().join("ranking.csv")),
+    );
+    let line = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        line.contains(
+            "wrong labels expected (ranked by the given label alone: the classifier kept no feature"
+        ),
+        "{line}"
+    );
 }

@@ -138,8 +138,15 @@ fn summary(a: &ScanArgs, plan: &FitPlan, fit: &Fit, test: Option<String>) -> Str
         outputs.push(format!("predictions to {}", path.display()));
     }
     outputs.extend(test);
+    // Said on the line a script's log keeps: otherwise the figures read as
+    // a ranking, and within each label the list is file order.
+    let blind = if fit.label_only {
+        " (ranked by the given label alone: the classifier kept no feature; see the report's notes)"
+    } else {
+        ""
+    };
     format!(
-        "relabel scan: {model}, {} samples, {flagged} flagged (p_mislabel >= 0.5), about {expected:.1} wrong labels expected; {}",
+        "relabel scan: {model}, {} samples, {flagged} flagged (p_mislabel >= 0.5), about {expected:.1} wrong labels expected{blind}; {}",
         fit.p_mislabel.len(),
         outputs.join(", ")
     )
