@@ -263,7 +263,6 @@ type Fitted = (Fit, Vec<String>, combine::Weights);
 /// best-scored candidate left is fitted alone instead ([`next_best`]) and
 /// takes all the weight; with none left, a failure is the members' and a
 /// fit that cannot rank is kept.
-#[allow(clippy::too_many_arguments)]
 fn members_or_next_best(
     weights: combine::Weights,
     selection: &mut Selection,
