@@ -64,11 +64,14 @@ struct Probe {
 }
 
 impl Probe {
-    fn new(lambda: f64, lambda_max: f64, coefs: Coefs) -> Probe {
+    fn new(lambda: f64, lambda_max: f64, mut coefs: Coefs) -> Probe {
         let n = coefs.n_nonzero();
         // At lambda_max itself rounding can leave one weight a hair off
-        // zero; it counts as the empty model.
+        // zero; it is the empty model, and is handed on as one (rlr read
+        // a hair as a classifier: colon's BLogReg at lambda_max kept
+        // g0839 at 1e-9 and ranked a flip table the data did not fix).
         let h = if n == 0 || lambda >= lambda_max * (1.0 - 1e-9) {
+            coefs.beta.fill(0.0);
             f64::INFINITY
         } else {
             (lambda * coefs.l1() / n as f64).ln()
@@ -256,6 +259,24 @@ mod tests {
     use crate::models::standardize::Standardizer;
     use crate::rng::Rng;
     use nalgebra::DMatrix;
+
+    /// At lambda_max the L1 optimum is no weight at all: a hair of one
+    /// (rounding in the fit) is handed on as the empty model, which
+    /// callers read as "kept no feature", not as a classifier.
+    #[test]
+    fn a_hair_of_a_weight_at_lambda_max_is_the_empty_model() {
+        let mut coefs = Coefs::zeros(3, 1);
+        coefs.beta[(1, 0)] = 1e-9;
+        coefs.intercept[0] = 0.4;
+        let probe = Probe::new(10.0, 10.0, coefs.clone());
+        assert_eq!(probe.coefs.n_nonzero(), 0);
+        assert_eq!(probe.coefs.intercept, [0.4]);
+        assert!(probe.h.is_infinite() && probe.above());
+        // Below lambda_max the same weight is a weight.
+        let probe = Probe::new(5.0, 10.0, coefs);
+        assert_eq!(probe.coefs.n_nonzero(), 1);
+        assert!(probe.h.is_finite());
+    }
 
     /// The search this module replaced: 0.7x steps down the path from
     /// lambda_max to its first crossing of eq. 7, then bisection, floored at
