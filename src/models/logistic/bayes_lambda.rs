@@ -69,7 +69,8 @@ impl Probe {
         // At lambda_max itself rounding can leave one weight a hair off
         // zero; it is the empty model, and is handed on as one (rlr read
         // a hair as a classifier: colon's BLogReg at lambda_max kept
-        // g0839 at 1e-9 and ranked a flip table the data did not fix).
+        // g0839, its weight 0.0000 to four places, and rlr ranked by a
+        // flip table the data did not fix).
         let h = if n == 0 || lambda >= lambda_max * (1.0 - 1e-9) {
             coefs.beta.fill(0.0);
             f64::INFINITY
