@@ -114,13 +114,22 @@ pub fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
             format!("{}/{}", c.decided, c.total),
         ),
     ];
-    if s.fit().is_some() {
+    match s.fit() {
+        // Within a label the list is file order, and the count of wrong
+        // labels is the flip table's start, not the data's: said while the
+        // fit is shown, not only in a note the first key puts away.
+        Some(fit) if fit.label_only => parts.push(Part::new(
+            6,
+            "ranked by label only".to_string(),
+            "label only".to_string(),
+        )),
         // The curator's "how many more should I look at?".
-        parts.push(Part::new(
+        Some(_) => parts.push(Part::new(
             6,
             format!("~{:.0} wrong left", c.expected_wrong),
             format!("~{:.0} left", c.expected_wrong),
-        ));
+        )),
+        None => {}
     }
     if !s.filter().is_empty() {
         let filter = s.filter().describe(&s.dataset().classes);

@@ -1301,3 +1301,30 @@ fn digit_named_classes_are_keyed_by_their_names() {
     assert_eq!(app.session.decision(next), None);
     assert!(screen(&app, 160, 48).contains("no class is named 7"));
 }
+
+/// A fit that ranks by the given label alone (rlr whose classifier kept no
+/// feature) says so in the status bar for as long as it is shown, in place
+/// of a count of wrong labels that its unidentified flip table set.
+#[test]
+fn the_status_bar_says_when_the_ranking_is_by_label_alone() {
+    let mut app = app_with(demo(), None);
+    let labels = app.session.dataset().labels.clone();
+    let k = app.session.dataset().classes.len();
+    let posterior = DMatrix::from_fn(labels.len(), k, |i, j| {
+        if j == labels[i] {
+            0.6
+        } else {
+            0.4 / (k - 1) as f64
+        }
+    });
+    let mut fit = crate::models::Fit::from_posterior(posterior, &labels);
+    fit.label_only = true;
+    app.session.set_fit("rlr", fit.clone());
+    let status = screen(&app, 140, 30);
+    assert!(status.contains("ranked by label only"), "{status}");
+    assert!(!status.contains("wrong left"), "{status}");
+    fit.label_only = false;
+    app.session.set_fit("rlr", fit);
+    let status = screen(&app, 140, 30);
+    assert!(status.contains("~60 wrong left"), "{status}");
+}
