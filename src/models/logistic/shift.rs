@@ -236,14 +236,17 @@ impl ShiftLr {
         })
     }
 
-    /// The held-out rows of each fold of cross-validation on `n` rows
+    /// The rows of `n` in the order cross-validation deals them into folds
     /// (seeded, so a refit meets the same folds).
-    fn test_folds(&self, n: usize, folds: usize) -> Vec<Vec<usize>> {
+    fn fold_order(&self, n: usize) -> Vec<usize> {
         let mut order: Vec<usize> = (0..n).collect();
         Rng::new(self.seed).shuffle(&mut order);
-        (0..folds)
-            .map(|f| order.iter().copied().skip(f).step_by(folds).collect())
-            .collect()
+        order
+    }
+
+    /// The held-out rows of each fold of cross-validation on `n` rows.
+    fn test_folds(&self, n: usize, folds: usize) -> Vec<Vec<usize>> {
+        dealt(&self.fold_order(n), folds)
     }
 
     /// Folds for choosing kappa and scoring out of fold on `n` rows: every
@@ -1011,10 +1014,9 @@ impl ShiftLr {
     ) -> Result<Vec<f64>, FitError> {
         use rayon::prelude::*;
         let n = input.labels.len();
-        let mut order: Vec<usize> = (0..n).collect();
-        Rng::new(self.seed).shuffle(&mut order);
-        let splits: Vec<FoldSplit> = self
-            .test_folds(n, folds)
+        // Training rows keep the dealing order (their fits visit rows so).
+        let order = self.fold_order(n);
+        let splits: Vec<FoldSplit> = dealt(&order, folds)
             .into_iter()
             .filter_map(|test| {
                 let mut in_test = vec![false; n];
@@ -1184,6 +1186,13 @@ fn entries(path: &[PathPoint], n: usize) -> (Vec<f64>, Vec<usize>) {
         }
     }
     rank_by_entry(entry)
+}
+
+/// `order` dealt into `folds` folds, like cards.
+fn dealt(order: &[usize], folds: usize) -> Vec<Vec<usize>> {
+    (0..folds)
+        .map(|f| order.iter().copied().skip(f).step_by(folds).collect())
+        .collect()
 }
 
 /// The suspicion rank of entry lambdas (NaN: never entered, last).
