@@ -154,7 +154,7 @@ pub fn render(a: &AuditInput) -> String {
         env!("CARGO_PKG_VERSION"),
         esc(a.generated),
     ));
-    page.push_str(&counts_section(&tally));
+    page.push_str(&counts_section(&tally, a.fit.label_only));
     page.push_str(&data_section(a, &file));
     page.push_str(&model_section(a));
     page.push_str("<div class=\"row\">\n");
@@ -173,9 +173,26 @@ pub fn render(a: &AuditInput) -> String {
     page
 }
 
-fn counts_section(t: &Tally) -> String {
+fn counts_section(t: &Tally, label_only: bool) -> String {
     let card =
         |label: &str, value: String| format!("<div class=\"card\"><b>{value}</b>{label}</div>");
+    // A fit that ranks by the given label alone has a flip table its start
+    // set, not the data: its sum of p_mislabel is no count, and a page that
+    // is shared must not print one as if it were.
+    let (expected, note) = if label_only {
+        (
+            "&ndash;".to_string(),
+            "No count of wrong labels: the model ranks by the given label alone (its classifier \
+             kept no feature), so p_mislabel is the same within each label and its flip table \
+             is not the data&#39;s. The model&#39;s notes below say more.",
+        )
+    } else {
+        (
+            format!("{:.1}", t.expected_remaining),
+            "Expected wrong labels = the sum of p_mislabel over the undecided samples: each of \
+             their labels is wrong with that probability.",
+        )
+    };
     let cards = [
         card("samples", t.samples.to_string()),
         card("decided", t.decided().to_string()),
@@ -187,15 +204,11 @@ fn counts_section(t: &Tally) -> String {
             "flagged, undecided (p_mislabel &ge; 0.5)",
             t.flagged_undecided.to_string(),
         ),
-        card(
-            "wrong labels expected among the undecided",
-            format!("{:.1}", t.expected_remaining),
-        ),
+        card("wrong labels expected among the undecided", expected),
     ];
     format!(
         "<section id=\"counts\">\n<h2>Where the review stands</h2>\n<div class=\"cards\">{}</div>\n\
-         <p class=\"note\">Expected wrong labels = the sum of p_mislabel over the undecided \
-         samples: each of their labels is wrong with that probability.</p>\n</section>\n",
+         <p class=\"note\">{note}</p>\n</section>\n",
         cards.join("")
     )
 }
@@ -372,5 +385,24 @@ mod tests {
         assert_eq!(id_fact(None), "none (row numbers)");
         assert_eq!(id_fact(Some("")), "the first, unnamed (a row index)");
         assert_eq!(id_fact(Some("a<b")), "a&lt;b");
+    }
+
+    /// A fit that ranks by label alone gets no count of wrong labels on a
+    /// page that will be shared; every other fit gets the sum.
+    #[test]
+    fn a_label_only_fit_gets_no_count_of_wrong_labels() {
+        let t = Tally::of(&[None, None, Some(Decision::Keep)], &[0.25, 0.5, 0.9]);
+        let counted = counts_section(&t, false);
+        assert!(
+            counted.contains("<b>0.8</b>wrong labels expected"),
+            "{counted}"
+        );
+        let blind = counts_section(&t, true);
+        assert!(
+            blind.contains("<b>&ndash;</b>wrong labels expected"),
+            "{blind}"
+        );
+        assert!(blind.contains("ranks by the given label alone"), "{blind}");
+        assert!(!blind.contains("0.8"), "{blind}");
     }
 }
