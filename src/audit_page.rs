@@ -278,14 +278,7 @@ fn model_section(a: &AuditInput) -> String {
     let mut facts = vec![
         ("model", esc(a.model)),
         ("this fit", esc(a.fit_note)),
-        (
-            "converged",
-            format!(
-                "{} after {}",
-                if fit.converged { "yes" } else { "no" },
-                crate::dataset::counted(fit.iterations, "iteration")
-            ),
-        ),
+        ("converged", fit.convergence()),
     ];
     let numbers: Vec<String> = fit
         .extra

@@ -207,6 +207,13 @@ pub struct Fit {
     /// the model, not read off the numbers: a confident fit on clean,
     /// separated classes gives every p_mislabel 0 too, and ranks well.
     pub label_only: bool,
+    /// The fit's flip table is not identified by the data: EM ended on the
+    /// diagonal-dominance constraint from every start (rnda), where its own
+    /// optimum gives a true class another label more often than its own,
+    /// the same data as the classes with their names swapped. Its split of
+    /// P(given | x) into classes and flips, so its p_mislabel, is then the
+    /// constraint's. The model's word, as for `label_only`.
+    pub flips_unidentified: bool,
 }
 
 impl Fit {
@@ -233,7 +240,23 @@ impl Fit {
             classifier: None,
             suspicion_rank: None,
             label_only: false,
+            flips_unidentified: false,
         }
+    }
+
+    /// "converged after 7 iterations" or "did NOT converge after 500
+    /// iterations": one sentence wherever a fit's convergence is shown (the
+    /// status line, the model pane, the notes popup, the audit page).
+    pub fn convergence(&self) -> String {
+        format!(
+            "{} after {}",
+            if self.converged {
+                "converged"
+            } else {
+                "did NOT converge"
+            },
+            crate::dataset::counted(self.iterations, "iteration")
+        )
     }
 
     /// Whether `sample_gamma` says anything (a flip table or shifts); models

@@ -369,8 +369,10 @@ pub fn mean_and_se(d: &[f64]) -> (f64, f64) {
 /// rows though it fitted the folds) is left out too, with its reason: the
 /// others' evidence stands, so the curator gets their ranking, not an
 /// error. Only when every member fails is the first failure returned.
-/// The mixture ranks by the given label alone ([`Fit::label_only`]) only
-/// when every member does. Returns the fit and the members left out.
+/// A member whose flip table the data did not identify is left out while
+/// one they did is fitted. The mixture ranks by the given label alone
+/// ([`Fit::label_only`]) only when every member does. Returns the fit and
+/// the members left out.
 pub fn fit(
     members: &[(Box<dyn RobustModel>, f64)],
     features: &DMatrix<f64>,
@@ -427,6 +429,24 @@ pub fn fit(
     if fits.is_empty() {
         return Err(first_failure.unwrap_or(FitError::Cancelled));
     }
+    // Stacking weighed each member by its held-out P(given | x), which any
+    // split of it into classes and flips predicts alike; the mixture takes
+    // the members' posteriors of the true class, that split. A member whose
+    // model says the data did not identify it would lend the constraint's
+    // split, not the data's, so it goes while a member the data identified
+    // is left to carry the weight.
+    if fits.iter().any(|(_, f)| !f.flips_unidentified) {
+        fits.retain(|(m, f)| {
+            if f.flips_unidentified {
+                let name = members[*m].0.name();
+                left_out.push(name.to_string());
+                notes.push(format!(
+                    "{name} is left out of the mixture: it {UNIDENTIFIED}"
+                ));
+            }
+            !f.flips_unidentified
+        });
+    }
     let kept: Vec<(&dyn RobustModel, f64)> = fits
         .iter()
         .map(|(m, _)| (members[*m].0.as_ref(), members[*m].1))
@@ -441,6 +461,12 @@ pub fn fit(
     out.extra.notes.extend(notes);
     Ok((out, left_out))
 }
+
+/// What a fit whose flip table the data did not identify did
+/// ([`Fit::flips_unidentified`]), after its model's name.
+pub const UNIDENTIFIED: &str = "ended with its flip table on the diagonal-dominance constraint \
+    from every start (the data did not tell its classes from the same classes with swapped names, \
+    so its p_mislabel are the constraint's)";
 
 /// Why `auto` looks past a fit that ranks by the given label alone.
 pub const FLAT_MEMBER: &str = "gives every sample with the same given label the same p_mislabel \
@@ -463,6 +489,7 @@ fn mix(
     let mut out = Fit::from_posterior(posterior, given);
     out.suspicion_rank = mean_place(&fits, &weights);
     out.label_only = fits.iter().all(|f| f.label_only);
+    out.flips_unidentified = fits.iter().all(|f| f.flips_unidentified);
     out.gamma = mean_gamma(&fits, &weights);
     out.converged = fits.iter().all(|f| f.converged);
     out.classifier = stack(kept, &weights, &fits, has_levels);

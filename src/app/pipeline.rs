@@ -259,8 +259,9 @@ type Fitted = (Fit, Vec<String>, combine::Weights);
 
 /// The members fitted on every row and mixed (`mix`), with the members
 /// left out of the mixture, and the weights fitted. When every member
-/// failed, or none ranks the samples within their given labels, the
-/// best-scored candidate left is fitted alone instead ([`next_best`]) and
+/// failed, or none ranks the samples within their given labels, or none
+/// has a flip table the data identified, the best-scored candidate left
+/// that does is fitted alone instead ([`next_best`]) and
 /// takes all the weight; with none left, a failure is the members' and a
 /// fit that cannot rank is kept.
 fn members_or_next_best(
@@ -274,18 +275,20 @@ fn members_or_next_best(
     ) -> Result<Fit, FitError>,
     progress: &mut dyn FnMut(Progress) -> Control,
 ) -> Result<Fitted, FitError> {
+    // A fit the curator can use ranks within the given labels, by a split
+    // into classes and flips that the data identified.
+    let usable = |f: &Fit| !f.label_only && !f.flips_unidentified;
     let alone = match mix(progress) {
-        Ok((fit, over)) if !fit.label_only => return Ok((fit, over, weights)),
+        Ok((fit, over)) if usable(&fit) => return Ok((fit, over, weights)),
         Ok((fit, over)) => {
-            let ranks = |f: &Fit| !f.label_only;
-            match next_best(
-                selection,
-                &weights,
-                combine::FLAT_MEMBER,
-                options,
-                ranks,
-                |m| fit_one(m, progress),
-            ) {
+            let reason = if fit.label_only {
+                combine::FLAT_MEMBER
+            } else {
+                combine::UNIDENTIFIED
+            };
+            match next_best(selection, &weights, reason, options, usable, |m| {
+                fit_one(m, progress)
+            }) {
                 Ok(found) => found,
                 Err(e) if e.is_the_models_own() => return Ok((fit, over, weights)),
                 Err(e) => return Err(e),
@@ -643,6 +646,43 @@ mod tests {
         let (fit, over, weights) = r.unwrap();
         assert_eq!(fit.p_mislabel, flat().p_mislabel);
         assert!(over.is_empty());
+        assert_eq!(weights, [("rmda".to_string(), 1.0)]);
+    }
+
+    /// The member's flip table ended on the dominance constraint: the next
+    /// best is fitted, and one held on it too is passed over like a flat one.
+    #[test]
+    fn when_every_member_has_unidentified_flips_the_best_scored_candidate_identified_is_fitted() {
+        let held = || Fit {
+            flips_unidentified: true,
+            ..scored_rows([0.5, 0.1, 0.5, 0.2, 0.5, 0.3])
+        };
+        let mut tried = Vec::new();
+        let (r, _) = after_rmda(
+            || Ok((held(), Vec::new())),
+            |m| {
+                tried.push(m.to_string());
+                Ok(if m == "rnda" {
+                    held()
+                } else {
+                    scored_rows([0.1, 0.5, 0.3, 0.5, 0.3, 0.5])
+                })
+            },
+        );
+        let (fit, _, weights) = r.unwrap();
+        assert_eq!(tried, ["rnda", "cbt"]);
+        assert!(!fit.flips_unidentified);
+        assert_eq!(weights, [("cbt".to_string(), 1.0)]);
+        assert!(
+            fit.extra.notes[0].starts_with(&format!("rmda {}", combine::UNIDENTIFIED))
+                && fit.extra.notes[0]
+                    .ends_with("so cbt, the best-scored candidate left, is fitted alone"),
+            "{:?}",
+            fit.extra.notes
+        );
+        let (r, _) = after_rmda(|| Ok((held(), Vec::new())), |_| Ok(held()));
+        let (fit, _, weights) = r.unwrap();
+        assert!(fit.flips_unidentified);
         assert_eq!(weights, [("rmda".to_string(), 1.0)]);
     }
 

@@ -133,15 +133,7 @@ impl App {
                     .selection
                     .as_ref()
                     .map_or(job.model.clone(), crate::app::evidence::combination);
-                let status = format!(
-                    "{model} {} after {}",
-                    if fit.converged {
-                        "converged"
-                    } else {
-                        "did NOT converge"
-                    },
-                    crate::dataset::counted(fit.iterations, "iteration")
-                );
+                let status = format!("{model} {}", fit.convergence());
                 let notes = fit.extra.notes.join("; ");
                 if job.samples.len() == n {
                     self.session.set_fit(&model, fit);

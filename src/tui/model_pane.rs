@@ -109,15 +109,7 @@ fn render_tables(app: &App, fit: &Fit, area: Rect, buf: &mut Buffer) {
 
 /// Convergence, then the report's scalars, lists, series and notes.
 fn report_lines(fit: &Fit) -> Vec<Line<'static>> {
-    let mut lines = vec![Line::from(format!(
-        "{} after {}",
-        if fit.converged {
-            "converged"
-        } else {
-            "NOT converged"
-        },
-        crate::dataset::counted(fit.iterations, "iteration")
-    ))];
+    let mut lines = vec![Line::from(fit.convergence())];
     for (name, v) in fit.extra.scalars.iter().take(6) {
         lines.push(Line::from(format!("{name} = {}", integral_or(*v, 4))));
     }

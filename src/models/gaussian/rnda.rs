@@ -665,6 +665,7 @@ impl RobustModel for Rnda {
         };
         let (run, tried, admissible, sub_note) = self.fit_starts(&problem, &p_given, progress)?;
         let mut fit = Fit::from_posterior(run.posterior, given);
+        fit.flips_unidentified = run.held;
         if tried > 1 || run.held {
             fit.extra
                 .notes

@@ -65,15 +65,7 @@ fn candidate_line(c: &CandidateScore) -> String {
 
 fn fit_sections(model: &str, fit: &Fit) -> Vec<Section> {
     let mut out = Vec::new();
-    let state = if fit.converged {
-        "converged"
-    } else {
-        "did NOT converge"
-    };
-    let mut about = vec![format!(
-        "{state} after {}",
-        crate::dataset::counted(fit.iterations, "iteration")
-    )];
+    let mut about = vec![fit.convergence()];
     about.extend(fit.extra.notes.iter().cloned());
     out.push((format!("the fit: {model}"), about));
     if let Some(sel) = &fit.extra.selection {
@@ -111,11 +103,7 @@ fn sections(ctx: &PopupContext) -> Vec<Section> {
 /// iterations; NOTES"), said above.
 fn tells_the_fit(message: &str, fitted: Option<(&str, &Fit)>) -> bool {
     fitted.is_some_and(|(model, f)| {
-        message.starts_with(model)
-            && message.contains(&format!(
-                " after {}",
-                crate::dataset::counted(f.iterations, "iteration")
-            ))
+        message.starts_with(&format!("{model} {}", f.convergence()))
             && message.ends_with(&f.extra.notes.join("; "))
     })
 }

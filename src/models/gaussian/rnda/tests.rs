@@ -203,6 +203,30 @@ fn wide_tables_fit_diagonal_covariances_and_refuse_full_ones() {
     }
 }
 
+/// Labels drawn from a table that is not diagonally dominant (true class 0
+/// is given label 1 seven times in ten, as class 1 is): no naming of the
+/// three clusters gives every class its own label most often, so every
+/// start ends on the constraint and the fit says its flips are not the
+/// data's. The same data under a dominant table are identified.
+#[test]
+fn a_fit_held_on_the_constraint_from_every_start_says_its_flips_are_unidentified() {
+    let swapped = DMatrix::from_row_slice(3, 3, &[0.2, 0.7, 0.1, 0.05, 0.9, 0.05, 0.05, 0.05, 0.9]);
+    let sim = three_classes(900, &swapped, 5);
+    let f = fit(&Rnda::new(&ModelOptions::default()).unwrap(), &sim);
+    assert!(f.flips_unidentified, "{:?}", f.extra.notes);
+    assert!(
+        f.extra
+            .notes
+            .iter()
+            .any(|n| n.contains("held diagonally dominant")),
+        "{:?}",
+        f.extra.notes
+    );
+    let sim = three_classes(900, &thirty_percent_flips(), 5);
+    let f = fit(&Rnda::new(&ModelOptions::default()).unwrap(), &sim);
+    assert!(!f.flips_unidentified, "{:?}", f.extra.notes);
+}
+
 #[test]
 fn fits_are_deterministic() {
     let sim = three_classes(600, &thirty_percent_flips(), 8);
