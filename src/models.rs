@@ -214,6 +214,11 @@ pub struct Fit {
     /// P(given | x) into classes and flips, so its p_mislabel, is then the
     /// constraint's. The model's word, as for `label_only`.
     pub flips_unidentified: bool,
+    /// A mixture's members that stopped before converging, with their
+    /// iterations: the mixture's `converged` is false then, and its
+    /// `iterations` are its first member's, so without them the sentence
+    /// would pin one member's stop on another's count.
+    pub stopped_members: Vec<(String, usize)>,
 }
 
 impl Fit {
@@ -241,13 +246,28 @@ impl Fit {
             suspicion_rank: None,
             label_only: false,
             flips_unidentified: false,
+            stopped_members: Vec::new(),
         }
     }
 
-    /// "converged after 7 iterations" or "did NOT converge after 500
+    /// "converged after 7 iterations", "did NOT converge after 500
+    /// iterations", or for a mixture "did NOT converge: cbt stopped after 8
     /// iterations": one sentence wherever a fit's convergence is shown (the
     /// status line, the model pane, the notes popup, the audit page).
     pub fn convergence(&self) -> String {
+        if !self.stopped_members.is_empty() {
+            let stopped: Vec<String> = self
+                .stopped_members
+                .iter()
+                .map(|(m, n)| {
+                    format!(
+                        "{m} stopped after {}",
+                        crate::dataset::counted(*n, "iteration")
+                    )
+                })
+                .collect();
+            return format!("did NOT converge: {}", stopped.join(", "));
+        }
         format!(
             "{} after {}",
             if self.converged {

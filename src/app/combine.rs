@@ -492,6 +492,12 @@ fn mix(
     out.flips_unidentified = fits.iter().all(|f| f.flips_unidentified);
     out.gamma = mean_gamma(&fits, &weights);
     out.converged = fits.iter().all(|f| f.converged);
+    out.stopped_members = kept
+        .iter()
+        .zip(&fits)
+        .filter(|(_, f)| !f.converged)
+        .map(|((m, _), f)| (m.name().to_string(), f.iterations))
+        .collect();
     out.classifier = stack(kept, &weights, &fits, has_levels);
     let names: Vec<String> = kept
         .iter()

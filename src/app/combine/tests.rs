@@ -444,3 +444,55 @@ fn a_member_whose_flips_the_data_did_not_identify_is_left_out_of_a_mixture() {
     let (fit, left_out) = fit_plain(&[(held(), 0.5), (other, 0.5)], &x, &given).unwrap();
     assert!(left_out.is_empty() && fit.flips_unidentified);
 }
+
+/// A [`Fixed`] model whose fit converged or stopped after `iterations`.
+struct Ran(Fixed, bool, usize);
+
+impl RobustModel for Ran {
+    fn name(&self) -> &'static str {
+        self.0.name()
+    }
+    fn fit_guided(
+        &self,
+        x: &DMatrix<f64>,
+        given: &[usize],
+        n_classes: usize,
+        guide: &Guide,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Fit, FitError> {
+        let mut fit = self.0.fit_guided(x, given, n_classes, guide, progress)?;
+        fit.converged = self.1;
+        fit.iterations = self.2;
+        Ok(fit)
+    }
+}
+
+/// A mixture that did not converge says which member stopped, with that
+/// member's count, not the first member's (house votes: "did NOT converge
+/// after 33 iterations" was rlr's count for cbt's stop).
+#[test]
+fn a_mixture_names_the_member_that_did_not_converge() {
+    let given = [0, 1, 0, 1];
+    let x = DMatrix::zeros(4, 1);
+    let ran = |name, converged, iterations| {
+        Box::new(Ran(
+            Fixed(name, vec![0.2; 4], Order::None),
+            converged,
+            iterations,
+        )) as Box<dyn RobustModel>
+    };
+    let members = [(ran("rlr", true, 33), 0.9), (ran("cbt", false, 8), 0.1)];
+    let (fit, _) = fit_plain(&members, &x, &given).unwrap();
+    assert!(!fit.converged);
+    assert_eq!(fit.iterations, 33);
+    assert_eq!(
+        fit.convergence(),
+        "did NOT converge: cbt stopped after 8 iterations"
+    );
+    let members = [(ran("rlr", true, 33), 0.9), (ran("cbt", true, 1), 0.1)];
+    let (fit, _) = fit_plain(&members, &x, &given).unwrap();
+    assert!(fit.converged);
+    assert_eq!(fit.convergence(), "converged after 33 iterations");
+    let (fit, _) = fit_plain(&[(ran("rlr", false, 500), 1.0)], &x, &given).unwrap();
+    assert_eq!(fit.convergence(), "did NOT converge after 500 iterations");
+}
