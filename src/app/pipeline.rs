@@ -607,6 +607,43 @@ mod tests {
         assert_eq!(r.err(), Some(failure));
     }
 
+    /// rmda's fit is `unusable()`, and so is rnda's, the next best: cbt, the
+    /// one after, is fitted alone, with a note that starts with `why`. When
+    /// every candidate's fit is unusable, the members' fit stands, rather
+    /// than none.
+    fn passes_over_to_cbt(unusable: impl Fn() -> Fit, why: &str) {
+        let mut tried = Vec::new();
+        let (r, selection) = after_rmda(
+            || Ok((unusable(), Vec::new())),
+            |m| {
+                tried.push(m.to_string());
+                Ok(if m == "rnda" {
+                    unusable()
+                } else {
+                    scored_rows([0.1, 0.5, 0.3, 0.5, 0.3, 0.5])
+                })
+            },
+        );
+        let (fit, over, weights) = r.unwrap();
+        assert_eq!(tried, ["rnda", "cbt"]);
+        assert!(!fit.label_only && !fit.flips_unidentified);
+        assert_eq!(weights, [("cbt".to_string(), 1.0)]);
+        assert_eq!(over, ["rmda"]);
+        assert_eq!(selection.candidates[1].weight, Some(1.0));
+        assert!(
+            fit.extra.notes[0].starts_with(&format!("rmda {why}"))
+                && fit.extra.notes[0]
+                    .ends_with("so cbt, the best-scored candidate left, is fitted alone"),
+            "{:?}",
+            fit.extra.notes
+        );
+        let (r, _) = after_rmda(|| Ok((unusable(), Vec::new())), |_| Ok(unusable()));
+        let (fit, over, weights) = r.unwrap();
+        assert_eq!(fit.p_mislabel, unusable().p_mislabel);
+        assert!(over.is_empty());
+        assert_eq!(weights, [("rmda".to_string(), 1.0)]);
+    }
+
     #[test]
     fn when_every_member_ranks_by_label_alone_the_best_scored_candidate_that_ranks_is_fitted() {
         // Every sample of a label alike: a classifier with no feature.
@@ -614,76 +651,20 @@ mod tests {
             label_only: true,
             ..scored_rows([0.3, 0.5, 0.3, 0.5, 0.3, 0.5])
         };
-        let mut tried = Vec::new();
-        // rnda, the next best, is flat too; cbt ranks.
-        let (r, selection) = after_rmda(
-            || Ok((flat(), Vec::new())),
-            |m| {
-                tried.push(m.to_string());
-                Ok(if m == "rnda" {
-                    flat()
-                } else {
-                    scored_rows([0.1, 0.5, 0.3, 0.5, 0.3, 0.5])
-                })
-            },
+        passes_over_to_cbt(
+            flat,
+            "gives every sample with the same given label the same p_mislabel",
         );
-        let (fit, over, weights) = r.unwrap();
-        assert_eq!(tried, ["rnda", "cbt"]);
-        assert!(!fit.label_only);
-        assert_eq!(weights, [("cbt".to_string(), 1.0)]);
-        assert_eq!(over, ["rmda"]);
-        assert_eq!(selection.candidates[1].weight, Some(1.0));
-        assert!(
-            fit.extra.notes[0].starts_with(
-                "rmda gives every sample with the same given label the same p_mislabel"
-            ) && fit.extra.notes[0]
-                .ends_with("so cbt, the best-scored candidate left, is fitted alone"),
-            "{:?}",
-            fit.extra.notes
-        );
-        // None ranks: the members' fit stands, rather than no ranking.
-        let (r, _) = after_rmda(|| Ok((flat(), Vec::new())), |_| Ok(flat()));
-        let (fit, over, weights) = r.unwrap();
-        assert_eq!(fit.p_mislabel, flat().p_mislabel);
-        assert!(over.is_empty());
-        assert_eq!(weights, [("rmda".to_string(), 1.0)]);
     }
 
-    /// The member's flip table ended on the dominance constraint: the next
-    /// best is fitted, and one held on it too is passed over like a flat one.
+    /// The member's flip table ended on the dominance constraint.
     #[test]
     fn when_every_member_has_unidentified_flips_the_best_scored_candidate_identified_is_fitted() {
         let held = || Fit {
             flips_unidentified: true,
             ..scored_rows([0.5, 0.1, 0.5, 0.2, 0.5, 0.3])
         };
-        let mut tried = Vec::new();
-        let (r, _) = after_rmda(
-            || Ok((held(), Vec::new())),
-            |m| {
-                tried.push(m.to_string());
-                Ok(if m == "rnda" {
-                    held()
-                } else {
-                    scored_rows([0.1, 0.5, 0.3, 0.5, 0.3, 0.5])
-                })
-            },
-        );
-        let (fit, _, weights) = r.unwrap();
-        assert_eq!(tried, ["rnda", "cbt"]);
-        assert!(!fit.flips_unidentified);
-        assert_eq!(weights, [("cbt".to_string(), 1.0)]);
-        assert!(
-            fit.extra.notes[0].starts_with(&format!("rmda {}", combine::UNIDENTIFIED))
-                && fit.extra.notes[0]
-                    .ends_with("so cbt, the best-scored candidate left, is fitted alone"),
-            "{:?}",
-            fit.extra.notes
-        );
-        let (r, _) = after_rmda(|| Ok((held(), Vec::new())), |_| Ok(held()));
-        let (fit, _, weights) = r.unwrap();
-        assert!(fit.flips_unidentified);
-        assert_eq!(weights, [("rmda".to_string(), 1.0)]);
+        passes_over_to_cbt(held, combine::UNIDENTIFIED);
     }
 
     #[test]

@@ -311,9 +311,15 @@ fn a_candidate_of_negligible_weight_leaves_the_members_weights_as_without_it() {
 }
 
 /// A model whose fit gives row i the p_mislabel `p[i]`, whatever the data,
-/// with its own order of suspicion, or none and whether its classifier
-/// kept no feature.
+/// and what else its fit says (its own order of suspicion, or none, with
+/// a classifier that kept no feature, flips held on the constraint, or its
+/// convergence).
 struct Fixed(&'static str, Vec<f64>, Order);
+
+/// A [`Fixed`] model of four rows, boxed as a mixture's member.
+fn fixed(name: &'static str, p: [f64; 4], order: Order) -> Box<dyn RobustModel> {
+    Box::new(Fixed(name, p.to_vec(), order))
+}
 
 enum Order {
     Own(Vec<usize>),
@@ -321,6 +327,8 @@ enum Order {
     LabelOnly,
     /// Held on the dominance constraint from every start.
     Unidentified,
+    /// No order of its own; converged or stopped after its iterations.
+    Ran(bool, usize),
 }
 
 impl RobustModel for Fixed {
@@ -345,6 +353,10 @@ impl RobustModel for Fixed {
             Order::None => {}
             Order::LabelOnly => fit.label_only = true,
             Order::Unidentified => fit.flips_unidentified = true,
+            Order::Ran(converged, iterations) => {
+                fit.converged = *converged;
+                fit.iterations = *iterations;
+            }
         }
         Ok(fit)
     }
@@ -362,8 +374,6 @@ impl RobustModel for Fixed {
 fn a_mixture_ranks_by_label_alone_only_when_every_member_does() {
     let given = [0, 1, 0, 1];
     let x = DMatrix::zeros(4, 1);
-    let fixed =
-        |name, p: [f64; 4], order| Box::new(Fixed(name, p.to_vec(), order)) as Box<dyn RobustModel>;
     let flat = || fixed("rlr", [0.5, 0.2, 0.5, 0.2], Order::LabelOnly);
     let ranks = fixed("shift", [0.9, 0.1, 0.2, 0.4], Order::None);
     let (fit, left_out) = fit_plain(&[(flat(), 0.7), (ranks, 0.3)], &x, &given).unwrap();
@@ -406,8 +416,6 @@ fn a_mixture_breaks_ties_by_its_members_orders() {
 fn a_member_whose_flips_the_data_did_not_identify_is_left_out_of_a_mixture() {
     let given = [0, 1, 0, 1];
     let x = DMatrix::zeros(4, 1);
-    let fixed =
-        |name, p: [f64; 4], order| Box::new(Fixed(name, p.to_vec(), order)) as Box<dyn RobustModel>;
     let held = || fixed("rnda", [0.5, 0.1, 0.5, 0.1], Order::Unidentified);
     let rlr = || fixed("rlr", [0.9, 0.1, 0.2, 0.4], Order::None);
     let cbt = || fixed("cbt", [0.7, 0.3, 0.2, 0.4], Order::None);
@@ -445,28 +453,6 @@ fn a_member_whose_flips_the_data_did_not_identify_is_left_out_of_a_mixture() {
     assert!(left_out.is_empty() && fit.flips_unidentified);
 }
 
-/// A [`Fixed`] model whose fit converged or stopped after `iterations`.
-struct Ran(Fixed, bool, usize);
-
-impl RobustModel for Ran {
-    fn name(&self) -> &'static str {
-        self.0.name()
-    }
-    fn fit_guided(
-        &self,
-        x: &DMatrix<f64>,
-        given: &[usize],
-        n_classes: usize,
-        guide: &Guide,
-        progress: &mut dyn FnMut(Progress) -> Control,
-    ) -> Result<Fit, FitError> {
-        let mut fit = self.0.fit_guided(x, given, n_classes, guide, progress)?;
-        fit.converged = self.1;
-        fit.iterations = self.2;
-        Ok(fit)
-    }
-}
-
 /// A mixture that did not converge says which member stopped, with that
 /// member's count, not the first member's (house votes: "did NOT converge
 /// after 33 iterations" was rlr's count for cbt's stop).
@@ -474,13 +460,8 @@ impl RobustModel for Ran {
 fn a_mixture_names_the_member_that_did_not_converge() {
     let given = [0, 1, 0, 1];
     let x = DMatrix::zeros(4, 1);
-    let ran = |name, converged, iterations| {
-        Box::new(Ran(
-            Fixed(name, vec![0.2; 4], Order::None),
-            converged,
-            iterations,
-        )) as Box<dyn RobustModel>
-    };
+    let ran =
+        |name, converged, iterations| fixed(name, [0.2; 4], Order::Ran(converged, iterations));
     let members = [(ran("rlr", true, 33), 0.9), (ran("cbt", false, 8), 0.1)];
     let (fit, _) = fit_plain(&members, &x, &given).unwrap();
     assert!(!fit.converged);
