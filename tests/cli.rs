@@ -98,6 +98,18 @@ fn scan_writes_a_report_with_the_oriented_gamma_table() {
             .contains("rows = true class")
     );
     assert!(json["converged"].is_boolean());
+    let said = format!(
+        "{} after {} iteration",
+        if json["converged"] == true {
+            "converged"
+        } else {
+            "did NOT converge"
+        },
+        json["iterations"]
+    );
+    let sentence = json["convergence"].as_str().unwrap();
+    assert!(sentence.starts_with(&said), "{sentence} vs {said}");
+    assert_eq!(json["ranked_by_label_only"], false);
     assert!(json["trace"].as_array().unwrap().len() as u64 == json["iterations"].as_u64().unwrap());
     assert!(ranking.starts_with("row,id,given"));
     let (header, rows) = parse_csv(&ranking);

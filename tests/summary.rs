@@ -279,7 +279,9 @@ fn the_summary_line_says_when_the_ranking_is_by_label_alone() {
             .arg("scan")
             .arg(&table)
             .args(["--model", "rlr", "--out"])
-            .arg(dir.path().join("ranking.csv")),
+            .arg(dir.path().join("ranking.csv"))
+            .arg("--report")
+            .arg(dir.path().join("report.json")),
     );
     let line = String::from_utf8(out.stderr).unwrap();
     assert!(
@@ -288,4 +290,9 @@ fn the_summary_line_says_when_the_ranking_is_by_label_alone() {
         ),
         "{line}"
     );
+    // And the report a script reads says it in a field of its own.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["ranked_by_label_only"], true);
 }

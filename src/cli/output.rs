@@ -189,6 +189,12 @@ pub fn report_value(ds: &Dataset, fit: &Fit, info: &RunInfo) -> serde_json::Valu
         "trace": fit.trace.iter().map(|v| finite(*v)).collect::<Vec<_>>(),
         "iterations": fit.iterations,
         "converged": fit.converged,
+        // The sentence the screen shows: a mixture's names the member that
+        // stopped, which `converged` alone cannot.
+        "convergence": fit.convergence(),
+        // Within a label the list is file order, and the flip table the
+        // start's: a script must not read the ranking or the count as the data's.
+        "ranked_by_label_only": fit.label_only,
         "wall_seconds": info.wall_seconds,
         "flagged_at_0.5": fit.p_mislabel.iter().filter(|p| **p >= 0.5).count(),
         // Each label is wrong with probability p_mislabel: their sum is the
