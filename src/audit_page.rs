@@ -154,7 +154,7 @@ pub fn render(a: &AuditInput) -> String {
         env!("CARGO_PKG_VERSION"),
         esc(a.generated),
     ));
-    page.push_str(&counts_section(&tally, a.fit.label_only));
+    page.push_str(&counts_section(&tally, a.fit.uncounted()));
     page.push_str(&data_section(a, &file));
     page.push_str(&model_section(a));
     page.push_str("<div class=\"row\">\n");
@@ -173,25 +173,25 @@ pub fn render(a: &AuditInput) -> String {
     page
 }
 
-fn counts_section(t: &Tally, label_only: bool) -> String {
+fn counts_section(t: &Tally, uncounted: Option<&str>) -> String {
     let card =
         |label: &str, value: String| format!("<div class=\"card\"><b>{value}</b>{label}</div>");
-    // A fit that ranks by the given label alone has a flip table its start
-    // set, not the data: its sum of p_mislabel is no count, and a page that
-    // is shared must not print one as if it were.
-    let (expected, note) = if label_only {
-        (
+    // A page that is shared must not print a sum of p_mislabel the data did
+    // not set as if it were a count.
+    let (expected, note) = match uncounted {
+        Some(why) => (
             "&ndash;".to_string(),
-            "No count of wrong labels: the model ranks by the given label alone (its classifier \
-             kept no feature), so p_mislabel is the same within each label and its flip table \
-             is not the data&#39;s. The model&#39;s notes below say more.",
-        )
-    } else {
-        (
+            format!(
+                "No count of wrong labels: {}. The model&#39;s notes below say more.",
+                esc(why)
+            ),
+        ),
+        None => (
             format!("{:.1}", t.expected_remaining),
             "Expected wrong labels = the sum of p_mislabel over the undecided samples: each of \
-             their labels is wrong with that probability.",
-        )
+             their labels is wrong with that probability."
+                .to_string(),
+        ),
     };
     let cards = [
         card("samples", t.samples.to_string()),
@@ -380,22 +380,30 @@ mod tests {
         assert_eq!(id_fact(Some("a<b")), "a&lt;b");
     }
 
-    /// A fit that ranks by label alone gets no count of wrong labels on a
-    /// page that will be shared; every other fit gets the sum.
+    /// A fit whose flip table is not the data's gets no count of wrong
+    /// labels on a page that will be shared, and says why; every other
+    /// fit gets the sum.
     #[test]
-    fn a_label_only_fit_gets_no_count_of_wrong_labels() {
+    fn a_fit_whose_flips_are_not_the_datas_gets_no_count_of_wrong_labels() {
         let t = Tally::of(&[None, None, Some(Decision::Keep)], &[0.25, 0.5, 0.9]);
-        let counted = counts_section(&t, false);
+        let counted = counts_section(&t, None);
         assert!(
             counted.contains("<b>0.8</b>wrong labels expected"),
             "{counted}"
         );
-        let blind = counts_section(&t, true);
+        let mut fit = Fit::from_posterior(nalgebra::DMatrix::from_element(3, 2, 0.5), &[0, 1, 0]);
+        fit.label_only = true;
+        let blind = counts_section(&t, fit.uncounted());
         assert!(
             blind.contains("<b>&ndash;</b>wrong labels expected"),
             "{blind}"
         );
         assert!(blind.contains("ranks by the given label alone"), "{blind}");
         assert!(!blind.contains("0.8"), "{blind}");
+        fit.label_only = false;
+        fit.flips_unidentified = true;
+        let held = counts_section(&t, fit.uncounted());
+        assert!(held.contains("<b>&ndash;</b>"), "{held}");
+        assert!(held.contains("diagonal-dominance constraint"), "{held}");
     }
 }

@@ -279,6 +279,27 @@ impl Fit {
         )
     }
 
+    /// Why the sum of p_mislabel is no count of wrong labels, when it is
+    /// not: the flip table behind it is the start's or the constraint's,
+    /// not the data's. Every surface that counts (the status bar, scan's
+    /// line and report, the audit page) says this instead.
+    pub fn uncounted(&self) -> Option<&'static str> {
+        if self.label_only {
+            Some(
+                "the model ranks by the given label alone (its classifier kept no feature), so \
+                 p_mislabel is the same within each label and its flip table is the start's",
+            )
+        } else if self.flips_unidentified {
+            Some(
+                "the model's flip table ended on the diagonal-dominance constraint, so the data \
+                 did not tell its classes from the same classes with swapped names and its \
+                 p_mislabel are the constraint's",
+            )
+        } else {
+            None
+        }
+    }
+
     /// Whether `sample_gamma` says anything (a flip table or shifts); models
     /// without either, like `all` and `rmda`, give NaN for every sample.
     pub fn has_sample_gamma(&self) -> bool {

@@ -110,6 +110,7 @@ fn scan_writes_a_report_with_the_oriented_gamma_table() {
     let sentence = json["convergence"].as_str().unwrap();
     assert!(sentence.starts_with(&said), "{sentence} vs {said}");
     assert_eq!(json["ranked_by_label_only"], false);
+    assert_eq!(json["flips_unidentified"], false);
     assert!(json["trace"].as_array().unwrap().len() as u64 == json["iterations"].as_u64().unwrap());
     assert!(ranking.starts_with("row,id,given"));
     let (header, rows) = parse_csv(&ranking);

@@ -195,6 +195,9 @@ pub fn report_value(ds: &Dataset, fit: &Fit, info: &RunInfo) -> serde_json::Valu
         // Within a label the list is file order, and the flip table the
         // start's: a script must not read the ranking or the count as the data's.
         "ranked_by_label_only": fit.label_only,
+        // The flip table ended on the dominance constraint: the split into
+        // classes and flips, so p_mislabel, is the constraint's.
+        "flips_unidentified": fit.flips_unidentified,
         "wall_seconds": info.wall_seconds,
         "flagged_at_0.5": fit.p_mislabel.iter().filter(|p| **p >= 0.5).count(),
         // Each label is wrong with probability p_mislabel: their sum is the

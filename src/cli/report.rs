@@ -80,13 +80,12 @@ pub fn run(a: &ReportArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), Cli
         },
     )?;
     let t = Tally::of(&decisions, &fit.p_mislabel);
-    let left = if fit.label_only {
-        "no count of wrong labels: the model ranks by the given label alone".to_string()
-    } else {
-        format!(
+    let left = match fit.uncounted() {
+        Some(why) => format!("no count of wrong labels: {why}"),
+        None => format!(
             "about {:.1} wrong labels expected among the undecided",
             t.expected_remaining
-        )
+        ),
     };
     println!(
         "wrote {} ({} decided, {} undecided, {left})",

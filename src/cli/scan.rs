@@ -142,6 +142,8 @@ fn summary(a: &ScanArgs, plan: &FitPlan, fit: &Fit, test: Option<String>) -> Str
     // a ranking, and within each label the list is file order.
     let blind = if fit.label_only {
         " (ranked by the given label alone: the classifier kept no feature; see the report's notes)"
+    } else if fit.flips_unidentified {
+        " (not a count: the flip table ended on the diagonal-dominance constraint; see the report's notes)"
     } else {
         ""
     };

@@ -123,6 +123,14 @@ pub fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
             "ranked by label only".to_string(),
             "label only".to_string(),
         )),
+        // The flip table ended on the dominance constraint: its count of
+        // wrong labels is the constraint's (a model the curator named;
+        // `auto` looks past such a fit).
+        Some(fit) if fit.flips_unidentified => parts.push(Part::new(
+            6,
+            "flips not identified".to_string(),
+            "unidentified".to_string(),
+        )),
         // The curator's "how many more should I look at?".
         Some(_) => parts.push(Part::new(
             6,

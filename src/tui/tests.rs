@@ -1324,7 +1324,13 @@ fn the_status_bar_says_when_the_ranking_is_by_label_alone() {
     assert!(status.contains("ranked by label only"), "{status}");
     assert!(!status.contains("wrong left"), "{status}");
     fit.label_only = false;
-    app.session.set_fit("rlr", fit);
+    app.session.set_fit("rlr", fit.clone());
     let status = screen(&app, 140, 30);
     assert!(status.contains("~60 wrong left"), "{status}");
+    // rnda named by the curator, its flip table held on the constraint.
+    fit.flips_unidentified = true;
+    app.session.set_fit("rnda", fit);
+    let status = screen(&app, 140, 30);
+    assert!(status.contains("flips not identified"), "{status}");
+    assert!(!status.contains("wrong left"), "{status}");
 }
