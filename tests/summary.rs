@@ -252,20 +252,44 @@ fn data_notes_go_to_stderr_and_the_report() {
     }
 }
 
-/// Labels no feature predicts: rlr's classifier keeps no feature, every
-/// sample of a label gets the same p_mislabel, and the one line a log
-/// keeps says the list ranks by label alone, not by sample.
-#[test]
-fn the_summary_line_says_when_the_ranking_is_by_label_alone() {
-    let dir = tempfile::tempdir().unwrap();
-    let table = dir.path().join("noise.csv");
-    let mut state = 0x2545_f491_4f6c_dd1d_u64;
-    let mut next = || {
+/// Uniform draws in (0, 1) from a xorshift generator started at `state`.
+fn uniform(mut state: u64) -> impl FnMut() -> f64 {
+    move || {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
+        ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+}
+
+/// `relabel scan` of the table `csv` with `model`: its summary line on
+/// stderr and its JSON report.
+fn scan_table(csv: &str, model: &str) -> (String, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("table.csv");
+    std::fs::write(&table, csv).unwrap();
+    let out = succeed(
+        relabel()
+            .arg("scan")
+            .arg(&table)
+            .args(["--model", model, "--out"])
+            .arg(dir.path().join("ranking.csv"))
+            .arg("--report")
+            .arg(dir.path().join("report.json")),
+    );
+    let report =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
+            .unwrap();
+    (String::from_utf8(out.stderr).unwrap(), report)
+}
+
+/// Labels no feature predicts: rlr's classifier keeps no feature, every
+/// sample of a label gets the same p_mislabel, and the one line a log
+/// keeps says the list ranks by label alone, not by sample; the report a
+/// script reads says it in a field of its own.
+#[test]
+fn the_summary_line_says_when_the_ranking_is_by_label_alone() {
+    let mut next = uniform(0x2545_f491_4f6c_dd1d);
     let mut csv = (0..200).map(|j| format!("f{j},")).collect::<String>() + "label\n";
     for _ in 0..30 {
         for _ in 0..200 {
@@ -273,27 +297,13 @@ fn the_summary_line_says_when_the_ranking_is_by_label_alone() {
         }
         csv.push_str(if next() < 0.5 { "a\n" } else { "b\n" });
     }
-    std::fs::write(&table, csv).unwrap();
-    let out = succeed(
-        relabel()
-            .arg("scan")
-            .arg(&table)
-            .args(["--model", "rlr", "--out"])
-            .arg(dir.path().join("ranking.csv"))
-            .arg("--report")
-            .arg(dir.path().join("report.json")),
-    );
-    let line = String::from_utf8(out.stderr).unwrap();
+    let (line, report) = scan_table(&csv, "rlr");
     assert!(
         line.contains(
             "wrong labels expected (ranked by the given label alone: the classifier kept no feature"
         ),
         "{line}"
     );
-    // And the report a script reads says it in a field of its own.
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
-            .unwrap();
     assert_eq!(report["ranked_by_label_only"], true);
 }
 
@@ -304,15 +314,7 @@ fn the_summary_line_says_when_the_ranking_is_by_label_alone() {
 /// no count, and the report says why in a field of its own.
 #[test]
 fn the_summary_line_says_when_the_flip_table_is_not_identified() {
-    let dir = tempfile::tempdir().unwrap();
-    let table = dir.path().join("held.csv");
-    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut uniform = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
-    };
+    let mut uniform = uniform(0x9e37_79b9_7f4a_7c15);
     let mut csv = String::from("f1,f2,label\n");
     for i in 0..300 {
         let centre = if i % 2 == 0 { 0.0 } else { 4.0 };
@@ -332,26 +334,13 @@ fn the_summary_line_says_when_the_flip_table_is_not_identified() {
             centre + r * t.sin()
         ));
     }
-    std::fs::write(&table, csv).unwrap();
-    let out = succeed(
-        relabel()
-            .arg("scan")
-            .arg(&table)
-            .args(["--model", "rnda", "--out"])
-            .arg(dir.path().join("ranking.csv"))
-            .arg("--report")
-            .arg(dir.path().join("report.json")),
-    );
-    let line = String::from_utf8(out.stderr).unwrap();
+    let (line, report) = scan_table(&csv, "rnda");
     assert!(
         line.contains(
             "wrong labels expected (not a count: the flip table ended on the diagonal-dominance constraint"
         ),
         "{line}"
     );
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
-            .unwrap();
     assert_eq!(report["flips_unidentified"], true);
     assert_eq!(report["ranked_by_label_only"], false);
 }
