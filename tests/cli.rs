@@ -874,3 +874,35 @@ fn eval_and_the_review_screen_refuse_options_no_chosen_model_reads() {
         assert!(stderr.contains("--gamma is not read"), "{stderr}");
     }
 }
+
+/// CBT's alpha search reaches its fixed point on house votes with 30% pair
+/// noise: its two coupled alphas needed up to six sweeps there, and a cap
+/// of four reported half such draws as not converged (this one among them).
+#[test]
+fn cbt_alpha_search_converges_on_noisy_house_votes() {
+    let dir = tempfile::tempdir().unwrap();
+    let noisy = dir.path().join("votes.csv");
+    succeed(
+        relabel()
+            .arg("eval")
+            .arg(sample("house_votes_84.csv"))
+            .args([
+                "--models", "cbt", "--noise", "pair", "--rate", "0.3", "--seed", "7", "-q",
+            ])
+            .arg("--write-noisy")
+            .arg(&noisy),
+    );
+    let report = dir.path().join("report.json");
+    succeed(
+        relabel()
+            .arg("scan")
+            .arg(&noisy)
+            .args(["--model", "cbt", "-q", "--out"])
+            .arg(dir.path().join("ranking.csv"))
+            .arg("--report")
+            .arg(&report),
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    assert_eq!(json["converged"], true, "{}", json["convergence"]);
+}
