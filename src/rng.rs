@@ -103,9 +103,42 @@ impl Rng {
     }
 }
 
+/// A seeded key per row of a column-major `n x p` matrix, from the bits of
+/// the row's values alone: sorting rows by it is a seeded shuffle that does
+/// not depend on where a row sits in the file, so a split made by it
+/// gives every row the same side whatever the table's row order. Rows with
+/// the same values get the same key (the caller breaks such ties; the rows
+/// are interchangeable).
+pub fn row_keys(values: &[f64], n: usize, seed: u64) -> Vec<u64> {
+    let mut keys = vec![seed ^ 0x6b65_795f_726f_7773; n];
+    if n > 0 {
+        for column in values.chunks(n) {
+            for (key, v) in keys.iter_mut().zip(column) {
+                // +0.0 for -0.0: equal values, equal keys.
+                let mut state = *key ^ (v + 0.0).to_bits();
+                *key = splitmix64(&mut state);
+            }
+        }
+    }
+    keys.iter_mut()
+        .for_each(|k| *k = splitmix64(&mut k.clone()));
+    keys
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rows_key_is_its_values_and_the_seed_not_its_position() {
+        // Column-major 3 x 2: rows (1, 4), (2, 5), (3, 6).
+        let keys = row_keys(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 3, 9);
+        let moved = row_keys(&[3.0, 1.0, 2.0, 6.0, 4.0, 5.0], 3, 9);
+        assert_eq!(moved, vec![keys[2], keys[0], keys[1]]);
+        assert_ne!(keys[0], keys[1]);
+        assert_ne!(row_keys(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 3, 10), keys);
+        assert_eq!(row_keys(&[-0.0], 1, 9), row_keys(&[0.0], 1, 9));
+    }
 
     #[test]
     fn same_seed_same_stream_different_seed_different_stream() {

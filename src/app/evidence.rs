@@ -31,7 +31,7 @@ use crate::models::{
     CandidateScore, Control, FitError, Guide, MODELS, ModelOptions, Progress, Selection,
     build_model,
 };
-use crate::rng::Rng;
+use crate::rng::row_keys;
 
 mod clock;
 mod curtail;
@@ -775,8 +775,9 @@ impl Table<'_> {
             options,
             clock,
         } = *self;
-        let rows = stratified_sample(labels, inputs.n_classes(), max_rows, options.seed);
-        let folds = stratified_folds(&rows, labels, inputs.n_classes(), options.seed);
+        let keys = content_keys(inputs, options.seed);
+        let rows = stratified_sample(labels, inputs.n_classes(), max_rows, &keys);
+        let folds = stratified_folds(&rows, labels, inputs.n_classes(), &keys);
         if folds.iter().all(Option::is_none) {
             return Err(FitError::NotApplicable(format!(
                 "auto compares models on held-out rows, and {FOLDS}-fold cross-validation \
@@ -994,14 +995,30 @@ pub fn combination(selection: &Selection) -> String {
     if !combined(selection) {
         return selection.chosen.clone();
     }
+    let parts: Vec<String> = members_of(selection)
+        .iter()
+        .map(|(m, w)| format!("{m} {w:.2}"))
+        .collect();
+    parts.join(" + ")
+}
+
+/// The weighted members of `selection` in the order its fit mixed them
+/// ([`combine::members`]): heaviest first, ties in candidate order. The
+/// first lends the mixture its report and anchors the others' budgets, so
+/// a refit of the same choice must take them in this order; the
+/// candidates' own order is by score, and a refit taken in it showed the
+/// extras of a member with a twentieth of the weight.
+pub fn members_of(selection: &Selection) -> Vec<(&str, f64)> {
     let mut members: Vec<(&str, f64)> = selection
         .candidates
         .iter()
         .filter_map(|c| c.weight.map(|w| (c.model.as_str(), w)))
         .collect();
-    members.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let parts: Vec<String> = members.iter().map(|(m, w)| format!("{m} {w:.2}")).collect();
-    parts.join(" + ")
+    members.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then(candidate_order(a.0).cmp(&candidate_order(b.0)))
+    });
+    members
 }
 
 /// What one (candidate, fold) fit gives: the held-out rows (positions in
@@ -1318,43 +1335,70 @@ fn summarise<'a>(
     }
 }
 
+/// A seeded key per row of the table from its values alone
+/// ([`row_keys`]): the evidence's sample and folds are drawn by it, so
+/// that the same table in another row order gives every row the same
+/// fold, and auto the same evidence. Drawn by position, moving one row of
+/// a 569-row table to the top moved the default's AUROC by up to 0.02,
+/// as the stacking weights of candidates within a few hundredths of a
+/// nat of each other followed the folds.
+fn content_keys(inputs: &FitInputs<'_>, seed: u64) -> Vec<u64> {
+    let n = inputs.n_samples();
+    let mut keys = row_keys(inputs.features.as_slice(), n, seed);
+    if let Some(levels) = &inputs.levels {
+        let more = row_keys(levels.as_slice(), n, seed);
+        keys.iter_mut()
+            .zip(more)
+            .for_each(|(k, m)| *k ^= m.rotate_left(1));
+    }
+    keys
+}
+
+/// The members of one class in the order the keys deal them: by key,
+/// ties (rows of the same values) in table order.
+fn by_key(mut members: Vec<usize>, key: impl Fn(usize) -> u64) -> Vec<usize> {
+    members.sort_by_key(|&m| (key(m), m));
+    members
+}
+
 /// At most `max` rows, the same share of every class (each class keeps at
-/// least one row), seeded; all rows, in order, when there are few enough.
-fn stratified_sample(labels: &[usize], n_classes: usize, max: usize, seed: u64) -> Vec<usize> {
+/// least one row), chosen by the rows' `keys`; all rows, in order, when
+/// there are few enough.
+fn stratified_sample(labels: &[usize], n_classes: usize, max: usize, keys: &[u64]) -> Vec<usize> {
     if labels.len() <= max {
         return (0..labels.len()).collect();
     }
-    let mut rng = Rng::new(seed ^ 0x5eed_e71d);
     let share = max as f64 / labels.len() as f64;
     let mut out = Vec::with_capacity(max + n_classes);
     for class in 0..n_classes {
-        let mut rows: Vec<usize> = (0..labels.len()).filter(|&i| labels[i] == class).collect();
-        rng.shuffle(&mut rows);
+        let rows: Vec<usize> = (0..labels.len()).filter(|&i| labels[i] == class).collect();
         let take = ((rows.len() as f64 * share).round() as usize).clamp(1, rows.len().max(1));
-        out.extend(rows.into_iter().take(take));
+        out.extend(by_key(rows, |r| keys[r]).into_iter().take(take));
     }
     out.sort_unstable();
     out
 }
 
-/// A fold for each of `rows`, the classes spread evenly over the folds.
+/// A fold for each of `rows`, the classes spread evenly over the folds,
+/// dealt in the order of the rows' `keys`. Each class starts at a fold of
+/// its own (from its first key), so that the classes' remainders do not
+/// all fall in the first fold.
 fn stratified_folds(
     rows: &[usize],
     labels: &[usize],
     n_classes: usize,
-    seed: u64,
+    keys: &[u64],
 ) -> Vec<Option<usize>> {
-    let mut rng = Rng::new(seed ^ 0xf01d_5eed);
     let mut folds = vec![None; rows.len()];
     for class in 0..n_classes {
-        let mut members: Vec<usize> = (0..rows.len())
+        let members: Vec<usize> = (0..rows.len())
             .filter(|&j| labels[rows[j]] == class)
             .collect();
         if members.len() < FOLDS {
             continue;
         }
-        rng.shuffle(&mut members);
-        let offset = rng.below(FOLDS);
+        let members = by_key(members, |j| keys[rows[j]]);
+        let offset = (keys[rows[members[0]]] % FOLDS as u64) as usize;
         for (pos, j) in members.into_iter().enumerate() {
             folds[j] = Some((pos + offset) % FOLDS);
         }

@@ -86,10 +86,9 @@ impl FitPlan {
     pub fn settled(&self, fit: &Fit, options: &ModelOptions) -> Result<FitPlan, FitError> {
         match (&self.model, &fit.extra.selection) {
             (Planned::ByEvidence(_) | Planned::Mix(..), Some(sel)) => {
-                let members = sel
-                    .candidates
-                    .iter()
-                    .filter_map(|c| Some((build_model(&c.model, options).ok()?, c.weight?)))
+                let members = evidence::members_of(sel)
+                    .into_iter()
+                    .filter_map(|(m, w)| Some((build_model(m, options).ok()?, w)))
                     .collect::<Vec<_>>();
                 if members.is_empty() {
                     let mut plan = Self::new(&sel.chosen, options)?;
