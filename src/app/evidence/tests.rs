@@ -595,3 +595,32 @@ fn results_ll(result: &TaskResult) -> Vec<Option<f64>> {
     }
     ll
 }
+
+/// A mixture's members in the order its fit took them: heaviest first,
+/// ties in candidate order, whatever order the scores list them in. A
+/// refit built in score order lent the mixture a 0.05 member's report.
+#[test]
+fn a_mixtures_members_are_taken_heaviest_first() {
+    let weighed = |model: &str, score: f64, weight: Option<f64>| CandidateScore {
+        weight,
+        ..scored(model, score)
+    };
+    let selection = Selection {
+        chosen: "rnda".into(),
+        criterion: String::new(),
+        candidates: vec![
+            weighed("shift", -0.468, Some(0.05)),
+            weighed("cbt", -0.470, Some(0.3)),
+            weighed("rnda", -0.471, Some(0.3)),
+            weighed("rlr", -0.480, None),
+            weighed("rmda", -0.6, Some(0.35)),
+        ],
+        wrong_label_odds: None,
+    };
+    let names: Vec<&str> = members_of(&selection).iter().map(|m| m.0).collect();
+    assert_eq!(names, ["rmda", "rnda", "cbt", "shift"]);
+    assert_eq!(
+        combination(&selection),
+        "rmda 0.35 + rnda 0.30 + cbt 0.30 + shift 0.05"
+    );
+}
