@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use nalgebra::DMatrix;
 
-use super::evidence::{BUDGET_FACTOR, Evidence, MIN_BUDGET, NO_WAIT};
+use super::evidence::{self, BUDGET_FACTOR, Evidence, MIN_BUDGET, NO_WAIT};
 use crate::models::ensemble::WeightedClassifier;
 use crate::models::{
     Classifier, Control, Fit, FitError, GammaTable, Guide, ModelInput, Progress, RobustModel,
@@ -162,7 +162,7 @@ pub fn members(weights: &[(String, f64)]) -> Vec<(String, f64)> {
         .collect();
     let total: f64 = kept.iter().map(|(_, w)| w).sum();
     kept.iter_mut().for_each(|(_, w)| *w /= total);
-    kept.sort_by(|a, b| b.1.total_cmp(&a.1));
+    kept.sort_by(|a, b| evidence::heaviest_first((&a.0, a.1), (&b.0, b.1)));
     kept
 }
 

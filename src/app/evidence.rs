@@ -1014,11 +1014,15 @@ pub fn members_of(selection: &Selection) -> Vec<(&str, f64)> {
         .iter()
         .filter_map(|c| c.weight.map(|w| (c.model.as_str(), w)))
         .collect();
-    members.sort_by(|a, b| {
-        b.1.total_cmp(&a.1)
-            .then(candidate_order(a.0).cmp(&candidate_order(b.0)))
-    });
+    members.sort_by(|a, b| heaviest_first((a.0, a.1), (b.0, b.1)));
     members
+}
+
+/// The order a mixture takes its members in: heaviest first, ties in
+/// candidate order (one rule for the fit's members and a refit's).
+pub fn heaviest_first(a: (&str, f64), b: (&str, f64)) -> std::cmp::Ordering {
+    b.1.total_cmp(&a.1)
+        .then(candidate_order(a.0).cmp(&candidate_order(b.0)))
 }
 
 /// What one (candidate, fold) fit gives: the held-out rows (positions in
