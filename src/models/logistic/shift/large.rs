@@ -31,7 +31,7 @@ use super::{
 };
 use crate::models::gaussian::subsample;
 use crate::models::logistic::l1_logistic::{self, Coefs, Design, Penalty};
-use crate::models::numerics::one_hot;
+use crate::models::numerics::{one_hot, sigmoid};
 use crate::models::{Control, FitError, Progress};
 
 /// Rows of the subsample per coefficient of theta (K x (p + 1) of them;
@@ -143,8 +143,9 @@ impl ShiftLr {
             }
         };
         // The subsample's own path down to the chosen point: its lambdas
-        // are the ones cross-validation scored, and its theta there starts
-        // the fit on every row.
+        // are the ones cross-validation scored, and its theta there (with
+        // each row's shift at its optimum for it) starts the fit on every
+        // row.
         let mut run = PathRun::new(self, &sub);
         let mut lambdas = Vec::with_capacity(chosen + 1);
         for step in 0..=chosen {
@@ -153,6 +154,7 @@ impl ShiftLr {
         }
         let lambda = lambdas[chosen];
         let mut full = PathRun::warm(input, run.pen, run.theta);
+        full.seed_binary_shifts(lambda);
         full.solve_watched(
             lambda,
             GROUP_TOL,
@@ -206,6 +208,43 @@ impl<'a> PathRun<'a> {
             step: 0,
             theta,
             shifts: DMatrix::zeros(input.labels.len(), c),
+        }
+    }
+
+    /// Each free row's binary shift at its optimum for the current theta
+    /// and `lambda`: zero when its threshold (|1 - P(given | x)|) is within
+    /// lambda, else the shift that brings P(given | x) to 1 - lambda.
+    ///
+    /// The binary solver moves theta and the shifts by coordinates. From
+    /// zero shifts at a small lambda every row's shift moved at once and
+    /// absorbed the labels before theta could: on 2000 rows at lambda 0.01
+    /// all 2000 shifts ended non-zero with 1400-1750 p_mislabel at exactly
+    /// 0 (AUROC 0.70-0.96 over eight fold seeds), where the path at that
+    /// lambda has 830 shifts (AUROC 0.992); on 100k rows the solve took
+    /// 35-40 s. Started here, at the subsample's theta, it ends where the
+    /// path does. K > 2 needs no seed: its alternation starts with this
+    /// very step.
+    fn seed_binary_shifts(&mut self, lambda: f64) {
+        if self.k > 2 {
+            return;
+        }
+        let lin = l1_logistic::linear(&self.problem(), &self.theta);
+        // ln((1 - lambda) / lambda): the logit of P(given | x) = 1 - lambda.
+        let target = (1.0 - lambda).ln() - lambda.ln();
+        for (i, &label) in self.labels.iter().enumerate() {
+            let eta = lin[(i, 0)];
+            let p1 = sigmoid(eta);
+            let (gap, wanted) = if label == 1 {
+                (1.0 - p1, target)
+            } else {
+                (p1, -target)
+            };
+            let frozen = self.frozen.get(i).copied().unwrap_or(false);
+            self.shifts[(i, 0)] = if frozen || gap <= lambda {
+                0.0
+            } else {
+                wanted - eta
+            };
         }
     }
 }
