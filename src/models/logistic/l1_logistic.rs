@@ -106,6 +106,12 @@ impl<'a> Design<'a> {
         self.d
     }
 
+    /// The features as given (column-major), before any standardising:
+    /// what identifies a row whatever its place or the table's scaling.
+    pub fn values(&self) -> &'a [f64] {
+        self.data
+    }
+
     fn col(&self, j: usize) -> &'a [f64] {
         &self.data[j * self.n..(j + 1) * self.n]
     }
