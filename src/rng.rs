@@ -125,7 +125,47 @@ pub fn row_keys(values: &[f64], n: usize, seed: u64) -> Vec<u64> {
     keys
 }
 
+/// Keys for `n` rows from their places alone, for callers that have no
+/// raw values to key by (a row's key is then where it sits); seeded and
+/// well mixed like [`row_keys`], so the keyed draws below serve both.
+pub fn position_keys(n: usize, seed: u64) -> Vec<u64> {
+    (0..n as u64)
+        .map(|i| splitmix64(&mut (seed ^ 0x706f_7369_7469_6f6e ^ i.rotate_left(32))))
+        .collect()
+}
+
+/// The `draw`th uniform in (0, 1] of the row of `key`: a row's own stream,
+/// the same wherever the row sits, so a draw over rows made of these does
+/// not depend on their order.
+pub fn keyed_uniform(key: u64, draw: u64) -> f64 {
+    let mut state = key ^ draw.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    ((splitmix64(&mut state) >> 11) + 1) as f64 / (1u64 << 53) as f64
+}
+
+/// One of the rows, with chance proportional to its `weight`, from the
+/// rows' `keys` and the `draw`: the row of the smallest exponential clock
+/// -ln(u) / weight (u its [`keyed_uniform`]), which is a draw in proportion
+/// to the weights (the first of independent exponential clocks of rates
+/// w_i rings at row i with chance w_i / sum w) that, unlike a walk along
+/// the cumulative sum, does not depend on the rows' order. Ties (rows of
+/// the same key, so the same values) go to the first. `None` when no
+/// weight is positive.
+pub fn keyed_weighted_pick(weights: &[f64], keys: &[u64], draw: u64) -> Option<usize> {
+    let mut best: Option<(f64, usize)> = None;
+    for (i, (&w, &key)) in weights.iter().zip(keys).enumerate() {
+        if w.is_nan() || w <= 0.0 {
+            continue;
+        }
+        let clock = -keyed_uniform(key, draw).ln() / w;
+        if best.is_none_or(|(b, _)| clock < b) {
+            best = Some((clock, i));
+        }
+    }
+    best.map(|(_, i)| i)
+}
+
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -138,6 +178,31 @@ mod tests {
         assert_ne!(keys[0], keys[1]);
         assert_ne!(row_keys(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 3, 10), keys);
         assert_eq!(row_keys(&[-0.0], 1, 9), row_keys(&[0.0], 1, 9));
+    }
+
+    #[test]
+    fn a_keyed_pick_follows_the_weights_and_not_the_order_of_the_rows() {
+        let weights = [1.0, 0.0, 3.0, 6.0];
+        let keys = position_keys(4, 2);
+        let mut counts = [0usize; 4];
+        let draws = 20_000;
+        for d in 0..draws {
+            counts[keyed_weighted_pick(&weights, &keys, d).unwrap()] += 1;
+        }
+        assert_eq!(counts[1], 0);
+        // Shares 0.1, 0.3, 0.6; four binomial standard errors.
+        for (i, share) in [(0, 0.1), (2, 0.3), (3, 0.6)] {
+            let se = (share * (1.0 - share) / draws as f64).sqrt();
+            let seen = counts[i] as f64 / draws as f64;
+            assert!((seen - share).abs() < 4.0 * se, "row {i}: {seen}");
+        }
+        // The rows reversed, keys and weights with them: the same row wins.
+        let (rw, rk): (Vec<f64>, Vec<u64>) = weights.iter().rev().zip(keys.iter().rev()).unzip();
+        for d in 0..100 {
+            let a = keyed_weighted_pick(&weights, &keys, d).unwrap();
+            assert_eq!(keyed_weighted_pick(&rw, &rk, d), Some(3 - a));
+        }
+        assert_eq!(keyed_weighted_pick(&[0.0, 0.0], &keys[..2], 0), None);
     }
 
     #[test]

@@ -128,7 +128,7 @@ fn the_evidence_does_not_depend_on_the_order_of_the_rows() {
             .candidates
     };
     let (a, b) = (scores(&x, &given), scores(&reversed, &reversed_given));
-    for m in ["rnda", "rlr", "cbt", "shift"] {
+    for m in ["rnda", "rlr", "cbt", "shift", "rmda"] {
         let score = |c: &[CandidateScore]| {
             c.iter()
                 .find(|c| c.model == m)

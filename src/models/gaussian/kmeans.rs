@@ -2,7 +2,7 @@
 
 use nalgebra::DMatrix;
 
-use crate::rng::Rng;
+use crate::rng::keyed_weighted_pick;
 
 /// Lloyd iterations after the k-means++ seeding: enough to move the seeds
 /// into the bulk of their clusters; EM does the rest.
@@ -21,20 +21,28 @@ fn squared_distances(z: &DMatrix<f64>, center: &[f64]) -> Vec<f64> {
 }
 
 /// k-means++ seeding (Arthur & Vassilvitskii 2007) followed by a few Lloyd
-/// steps; returns the cluster of every row.
-pub fn kmeans_plus_plus(z: &DMatrix<f64>, k: usize, rng: &mut Rng) -> Vec<usize> {
+/// steps; returns the cluster of every row. Each seed is drawn from the
+/// rows' `keys` (one per row; [`crate::rng::row_keys`] of its values) and
+/// the `draw`, not by walking the rows in order, so with keys from the
+/// values the same rows in another order get the same centres.
+pub fn kmeans_plus_plus(z: &DMatrix<f64>, k: usize, keys: &[u64], draw: u64) -> Vec<usize> {
     let (n, p) = z.shape();
     let row = |i: usize| -> Vec<f64> { z.row(i).iter().copied().collect() };
-    let mut centers: Vec<Vec<f64>> = vec![row(rng.below(n))];
+    // The c-th seed's own draw of the rows.
+    let pick = |weights: &[f64], c: usize| {
+        let d = draw.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ c as u64;
+        keyed_weighted_pick(weights, keys, d)
+    };
+    let uniform = vec![1.0; n];
+    let first = pick(&uniform, 0).unwrap_or(0);
+    let mut centers: Vec<Vec<f64>> = vec![row(first)];
     let mut nearest = squared_distances(z, &centers[0]);
     while centers.len() < k {
-        let total: f64 = nearest.iter().sum();
-        let pick = if total > 0.0 {
-            rng.categorical(&nearest)
-        } else {
-            rng.below(n)
-        };
-        let c = row(pick);
+        // Every row on a centre already: any row, uniformly.
+        let chosen = pick(&nearest, centers.len())
+            .or_else(|| pick(&uniform, centers.len()))
+            .unwrap_or(0);
+        let c = row(chosen);
         for (m, d) in nearest.iter_mut().zip(squared_distances(z, &c)) {
             *m = m.min(d);
         }

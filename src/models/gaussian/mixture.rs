@@ -17,7 +17,7 @@ use crate::models::numerics::{log_sum_exp, normalise_log_rows, relative_change};
 use crate::models::prologue::step;
 use crate::models::squarem::Squarem;
 use crate::models::{Control, CovarianceFamily, FitError, ModelOptions, Progress};
-use crate::rng::Rng;
+use crate::rng::position_keys;
 
 /// A component whose effective size falls below this many samples is
 /// collapsing onto a point (the likelihood then grows without bound); the
@@ -434,6 +434,11 @@ pub struct Starts<'a> {
     pub extra: Option<&'a dyn Fn(usize) -> Option<Partition>>,
     /// Whether a fitted mixture is admissible.
     pub admissible: Option<&'a dyn Fn(&GaussianMixture) -> bool>,
+    /// A key per row that the k-means++ restarts draw their seeds by
+    /// ([`crate::rng::row_keys`] of the raw values, so the restarts do not
+    /// depend on the order of the rows); `None`: keys from the rows'
+    /// places, seeded by the settings.
+    pub keys: Option<&'a [u64]>,
 }
 
 /// [`fit_mixture`] with the caller's starts: keeps the best log-likelihood
@@ -461,13 +466,21 @@ pub fn fit_mixture_from(
     let extra = starts.extra.and_then(|f| f(k));
     let restarts = settings.restarts.max(1);
     let total = restarts + usize::from(extra.is_some());
-    let mut rng = Rng::new(settings.seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let placed;
+    let keys = match starts.keys {
+        Some(keys) => keys,
+        None => {
+            placed = position_keys(n, settings.seed);
+            &placed
+        }
+    };
+    let draws = settings.seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let mut candidates = Vec::with_capacity(total);
     let mut failed = 0;
     for r in 0..total {
         let assign = match (&extra, r) {
             (Some(p), 0) => p.clone(),
-            _ => kmeans_plus_plus(z, k, &mut rng),
+            _ => kmeans_plus_plus(z, k, keys, draws.wrapping_add(r as u64)),
         };
         let run = EmRun {
             z,

@@ -44,7 +44,7 @@ use crate::models::{
     Classifier, ColumnDisplay, Control, Fit, FitError, Guide, ModelOptions, NamedMatrix,
     NamedSeries, Progress, RobustModel, SampleColumn, argmax, no_progress,
 };
-use crate::rng::Rng;
+use crate::rng::row_keys;
 
 /// Share of the progress gauge given to the mixture step (the R step is
 /// much cheaper).
@@ -274,6 +274,7 @@ impl RobustModel for Rmda {
 /// class; `None` when there are fewer clusters than classes.
 fn label_partition(
     z: &DMatrix<f64>,
+    keys: &[u64],
     labels: &[usize],
     n_classes: usize,
     k: usize,
@@ -289,14 +290,15 @@ fn label_partition(
         let c = argmax((0..n_classes).map(|c| sizes[c] as f64 / per_class[c] as f64));
         per_class[c] += 1;
     }
-    let mut rng = Rng::new(seed ^ 0x6c61_6265_6c73);
     let mut out = vec![0usize; labels.len()];
     let mut first = 0;
     for (c, &clusters) in per_class.iter().enumerate() {
         let rows: Vec<usize> = (0..labels.len()).filter(|&i| labels[i] == c).collect();
         let m = clusters.min(rows.len().max(1));
         let split = if m > 1 {
-            kmeans_plus_plus(&z.select_rows(&rows), m, &mut rng)
+            let class_keys: Vec<u64> = rows.iter().map(|&i| keys[i]).collect();
+            let draw = seed ^ 0x6c61_6265_6c73 ^ (c as u64).rotate_left(40);
+            kmeans_plus_plus(&z.select_rows(&rows), m, &class_keys, draw)
         } else {
             vec![0; rows.len()]
         };
@@ -351,9 +353,17 @@ impl Rmda {
         require_more_samples_than_features("rmda", x)?;
         let z = standardizer.apply(x);
         let settings = &self.settings;
+        // The rows' keys come from the raw values: the standardised ones
+        // carry the rounding of sums taken in row order.
+        let keys = row_keys(x.as_slice(), n, settings.seed);
         // Step 1 (section 3.1): the mixture, labels discarded.
-        let ((mixture, bic, skipped, admissible_starts), sub_note) =
-            self.mixture_step(&z, given, n_classes, range, progress)?;
+        let ((mixture, bic, skipped, admissible_starts), sub_note) = self.mixture_step(
+            Rows { z: &z, keys: &keys },
+            given,
+            n_classes,
+            range,
+            progress,
+        )?;
         // Step 2 (section 3.2): R by maximum likelihood of the labels, eq. (8).
         let (psi, mixture_ll) = mixture.responsibilities(&z);
         let estimate = estimate_r(
@@ -409,6 +419,14 @@ type MixtureChoice = (
 /// BIC differ by thousands (2578 between 5 and 6 clusters on gauss_200k).
 const RMDA_ROWS_PER_PARAMETER: usize = 20;
 
+/// Step 1's rows: the standardised features and each row's key (from its
+/// raw values), which the subsample and the k-means++ starts draw by.
+#[derive(Clone, Copy)]
+struct Rows<'a> {
+    z: &'a DMatrix<f64>,
+    keys: &'a [u64],
+}
+
 impl Rmda {
     /// Step 1 on every row, or on a large table (see [`subsample`]) on a
     /// stratified subsample whose chosen mixture is then continued on
@@ -416,12 +434,13 @@ impl Rmda {
     /// Should the continuation lose a cluster, step 1 runs on every row.
     fn mixture_step(
         &self,
-        z: &DMatrix<f64>,
+        table: Rows<'_>,
         given: &[usize],
         n_classes: usize,
         range: RangeInclusive<usize>,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<(MixtureChoice, Option<String>), FitError> {
+        let Rows { z, keys } = table;
         let settings = &self.settings;
         let whole = Gauge {
             start: 0.0,
@@ -429,18 +448,17 @@ impl Rmda {
         };
         // A class's share of the K = n_classes mixture: one cluster.
         let per_cluster = subsample::gaussian_params(settings.family, z.ncols(), n_classes) + 1;
-        let rows = subsample::stratified(
-            given,
-            n_classes,
-            per_cluster,
-            RMDA_ROWS_PER_PARAMETER,
-            settings.seed,
-        );
+        let rows =
+            subsample::stratified(given, n_classes, per_cluster, RMDA_ROWS_PER_PARAMETER, keys);
         if let Some(rows) = rows {
             let z_sub = z.select_rows(rows.iter());
+            let keys_sub: Vec<u64> = rows.iter().map(|&i| keys[i]).collect();
             let given_sub: Vec<usize> = rows.iter().map(|&i| given[i]).collect();
             let (m, bic, skipped, admissible) = self.choose_mixture(
-                &z_sub,
+                Rows {
+                    z: &z_sub,
+                    keys: &keys_sub,
+                },
                 &given_sub,
                 n_classes,
                 range.clone(),
@@ -466,7 +484,7 @@ impl Rmda {
                 Err(e) => return Err(e),
             }
         }
-        let choice = self.choose_mixture(z, given, n_classes, range, whole, progress)?;
+        let choice = self.choose_mixture(table, given, n_classes, range, whole, progress)?;
         Ok((choice, None))
     }
 
@@ -475,20 +493,22 @@ impl Rmda {
     /// the labelled classes.
     fn choose_mixture(
         &self,
-        z: &DMatrix<f64>,
+        rows: Rows<'_>,
         given: &[usize],
         n_classes: usize,
         range: RangeInclusive<usize>,
         gauge: Gauge,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<MixtureChoice, FitError> {
+        let Rows { z, keys } = rows;
         let settings = &self.settings;
-        let partition = |k: usize| label_partition(z, given, n_classes, k, settings.seed);
+        let partition = |k: usize| label_partition(z, keys, given, n_classes, k, settings.seed);
         let admissible =
             |m: &GaussianMixture| every_class_owns_a_cluster(m, z, given, n_classes, settings);
         let starts = Starts {
             extra: Some(&partition),
             admissible: Some(&admissible),
+            keys: Some(keys),
         };
         if range.start() == range.end() {
             let k = *range.start();

@@ -41,7 +41,7 @@ use crate::models::{
     Control, Fit, FitError, GammaTable, Guide, MatrixDisplay, ModelOptions, NamedMatrix, Progress,
     RobustModel,
 };
-use crate::rng::Rng;
+use crate::rng::{keyed_uniform, row_keys};
 
 /// Off-diagonal mass of the starting flip table: the EM update keeps an
 /// exact zero at zero, so every flip must start possible.
@@ -446,14 +446,18 @@ fn nda_posterior(components: &GaussianComponents, z: Scaled<'_>, p_given: &[f64]
 }
 
 /// The given labels with a share of the undecided rows moved to a random
-/// other class, one-hot.
-fn perturbed(labels: &[usize], guide: &Guide, k: usize, rng: &mut Rng) -> DMatrix<f64> {
+/// other class, one-hot. Each row's coin is its own ([`keyed_uniform`] of
+/// its key and the `draw`), so a row moves or not wherever it sits.
+fn perturbed(labels: &[usize], guide: &Guide, k: usize, keys: &[u64], draw: u64) -> DMatrix<f64> {
     let moved: Vec<usize> = labels
         .iter()
         .enumerate()
         .map(|(i, &g)| {
-            if guide.trusted(i).is_none() && rng.uniform() < PERTURBED_SHARE {
-                (g + 1 + rng.below(k - 1)) % k
+            let coin = keyed_uniform(keys[i], 2 * draw);
+            if guide.trusted(i).is_none() && coin <= PERTURBED_SHARE {
+                // keyed_uniform is in (0, 1]: the other class of index below k - 1.
+                let other = keyed_uniform(keys[i], 2 * draw + 1) * (k - 1) as f64;
+                (g + other.ceil() as usize) % k
             } else {
                 g
             }
@@ -475,7 +479,10 @@ struct Starts<'a> {
     p_given: &'a [f64],
     /// The decided labels; `None` for a warm start.
     labels: Option<Vec<usize>>,
-    rng: Rng,
+    /// The rows' keys ([`row_keys`] of the raw values), made for the first
+    /// perturbed start: most fits keep their first start and never need them.
+    keys: Option<Vec<u64>>,
+    seed: u64,
     next: usize,
 }
 
@@ -490,7 +497,8 @@ impl<'a> Starts<'a> {
             k,
             p_given,
             labels: (!warm).then(|| problem.guide.decided_labels(problem.given)),
-            rng: Rng::new(seed ^ 0x726e_6461_7374_6172),
+            keys: None,
+            seed,
             next: 0,
         }
     }
@@ -523,7 +531,14 @@ impl<'a> Starts<'a> {
                 guide.pin(&mut nda);
                 nda
             }),
-            _ => Ok(perturbed(labels, guide, k, &mut self.rng)),
+            _ => {
+                let (x, seed) = (problem.z.x, self.seed);
+                let keys = self
+                    .keys
+                    .get_or_insert_with(|| row_keys(x.as_slice(), x.nrows(), seed));
+                let draw = seed ^ 0x726e_6461_7374_6172 ^ s as u64;
+                Ok(perturbed(labels, guide, k, keys, draw))
+            }
         })
     }
 }
@@ -594,7 +609,7 @@ impl Rnda {
                 k,
                 per_class,
                 subsample::ROWS_PER_PARAMETER,
-                self.seed,
+                &row_keys(problem.z.x.as_slice(), problem.z.x.nrows(), self.seed),
             ),
         };
         let Some(rows) = rows else {

@@ -18,7 +18,6 @@ use nalgebra::DMatrix;
 
 use crate::models::CovarianceFamily;
 use crate::models::guide::Guide;
-use crate::rng::Rng;
 
 /// Rows per free parameter of a class (or cluster): at 50 the subsample's
 /// estimate of each parameter has a standard error about 1/7 of its own
@@ -55,14 +54,17 @@ pub const MIN_ROWS: usize = 50_000;
 /// Proportional allocation: every class keeps the same share of its rows,
 /// so the label frequencies, and with them the flip table's margins, are
 /// those of the table; the share is the one that gives the rarest class
-/// `ROWS_PER_PARAMETER * params_per_class` rows. Seeded, so a fit is
-/// repeatable.
+/// `ROWS_PER_PARAMETER * params_per_class` rows. Each class's rows are
+/// taken in the order of their seeded `keys` (one per row, e.g.
+/// [`crate::rng::row_keys`] of its values), so a fit is repeatable and,
+/// with keys from the values, a row is in the subsample or not wherever
+/// it sits in the file.
 pub fn stratified(
     given: &[usize],
     n_classes: usize,
     params_per_class: usize,
     rows_per_parameter: usize,
-    seed: u64,
+    keys: &[u64],
 ) -> Option<Vec<usize>> {
     stratified_above(
         given,
@@ -71,7 +73,7 @@ pub fn stratified(
         rows_per_parameter,
         MIN_ROWS,
         MAX_SHARE,
-        seed,
+        keys,
     )
 }
 
@@ -86,7 +88,7 @@ pub fn stratified_above(
     rows_per_parameter: usize,
     min_rows: usize,
     max_share: f64,
-    seed: u64,
+    keys: &[u64],
 ) -> Option<Vec<usize>> {
     if given.len() < min_rows {
         return None;
@@ -104,21 +106,20 @@ pub fn stratified_above(
     if !(share > 0.0 && share <= max_share) {
         return None;
     }
-    Some(draw(by_class, share, seed))
+    Some(draw(by_class, share, keys))
 }
 
 /// The stratified draw of [`stratified`]: `share` of each class's rows
 /// (`by_class`), at least one of a class that has any, in table order.
-fn draw(by_class: Vec<Vec<usize>>, share: f64, seed: u64) -> Vec<usize> {
-    let mut rng = Rng::new(seed ^ 0x7375_6273_616d_706c);
+/// The rows of the smallest keys: seeded keys are a uniform random order,
+/// so these are a uniform sample without replacement (rows of one key,
+/// which have the same values, in table order).
+fn draw(by_class: Vec<Vec<usize>>, share: f64, keys: &[u64]) -> Vec<usize> {
     let mut rows = Vec::new();
     for mut class_rows in by_class {
         let take = ((class_rows.len() as f64 * share).ceil() as usize).min(class_rows.len());
-        // A partial Fisher-Yates shuffle: the first `take` entries are a
-        // uniform sample without replacement.
-        for t in 0..take {
-            let j = t + rng.below(class_rows.len() - t);
-            class_rows.swap(t, j);
+        if take > 0 && take < class_rows.len() {
+            class_rows.select_nth_unstable_by_key(take - 1, |&i| (keys[i], i));
         }
         rows.extend_from_slice(&class_rows[..take]);
     }
@@ -181,19 +182,51 @@ mod tests {
                 _ => 1,
             })
             .collect();
-        let rows = stratified(&given, 3, 10, 50, 7).unwrap();
+        let keys = crate::rng::position_keys(given.len(), 7);
+        let rows = stratified(&given, 3, 10, 50, &keys).unwrap();
         let count = |c| rows.iter().filter(|&&i| given[i] == c).count();
         assert_eq!((count(0), count(1), count(2)), (2500, 5000, 500));
         assert!(rows.windows(2).all(|w| w[0] < w[1]));
-        assert_eq!(rows, stratified(&given, 3, 10, 50, 7).unwrap());
+        assert_eq!(rows, stratified(&given, 3, 10, 50, &keys).unwrap());
         // 60k rows hold 3750 of the rarest class: 500 of them is a share
         // of 0.13 and 1500 (30 parameters) of 0.4, which pay; 2000 (40
         // parameters) is 0.53, which does not.
-        assert!(stratified(&given[..60_000], 3, 10, 50, 7).is_some());
-        assert!(stratified(&given[..60_000], 3, 30, 50, 7).is_some());
-        assert!(stratified(&given[..60_000], 3, 40, 50, 7).is_none());
+        assert!(stratified(&given[..60_000], 3, 10, 50, &keys).is_some());
+        assert!(stratified(&given[..60_000], 3, 30, 50, &keys).is_some());
+        assert!(stratified(&given[..60_000], 3, 40, 50, &keys).is_none());
         // 40k rows pass the share rule (200 of 2500) but are too few rows.
-        assert!(stratified(&given[..40_000], 3, 10, 20, 7).is_none());
+        assert!(stratified(&given[..40_000], 3, 10, 20, &keys).is_none());
+    }
+
+    /// The rows taken are those of the smallest keys in each class: the
+    /// table reversed, keys with its rows, gives the same rows.
+    #[test]
+    fn a_row_is_taken_by_its_key_not_its_place() {
+        let n = 60_000;
+        let given: Vec<usize> = (0..n).map(|i| usize::from(i % 3 == 0)).collect();
+        let keys = crate::rng::position_keys(n, 3);
+        let rows = stratified(&given, 2, 10, 50, &keys).unwrap();
+        let rev_given: Vec<usize> = given.iter().rev().copied().collect();
+        let rev_keys: Vec<u64> = keys.iter().rev().copied().collect();
+        let mut back: Vec<usize> = stratified(&rev_given, 2, 10, 50, &rev_keys)
+            .unwrap()
+            .iter()
+            .map(|&i| n - 1 - i)
+            .collect();
+        back.sort_unstable();
+        assert_eq!(rows, back);
+        let largest_taken = |c: usize| {
+            rows.iter()
+                .filter(|&&i| given[i] == c)
+                .map(|&i| keys[i])
+                .max()
+                .unwrap()
+        };
+        for c in 0..2 {
+            let cut = largest_taken(c);
+            let below = (0..n).filter(|&i| given[i] == c && keys[i] <= cut).count();
+            assert_eq!(below, rows.iter().filter(|&&i| given[i] == c).count());
+        }
     }
 
     #[test]

@@ -31,6 +31,7 @@ use crate::models::{
     Classifier, Control, Fit, FitError, GammaTable, Guide, ModelOptions, ModelReport, Progress,
     RobustModel,
 };
+use crate::rng::row_keys;
 
 /// Diagonal of the starting flip table when none is given.
 const INITIAL_KEEP: f64 = 0.9;
@@ -425,7 +426,7 @@ impl Rlr {
             k,
             guide,
         };
-        let (out, note) = match self.subsample_rows(given, k, x.ncols(), guide) {
+        let (out, note) = match self.subsample_rows(x, given, k, guide) {
             Some(rows) => {
                 let (out, note) = self.via_subsample(table, &rows, progress)?;
                 (out, Some(note))
@@ -782,14 +783,15 @@ impl Rlr {
     /// point, so it is never moved to a subsample's (as in rnda).
     fn subsample_rows(
         &self,
+        x: &DMatrix<f64>,
         given: &[usize],
         k: usize,
-        d: usize,
         guide: &Guide,
     ) -> Option<Vec<usize>> {
-        if !self.robust || guide.warm.is_some() {
+        if !self.robust || guide.warm.is_some() || given.len() < self.subsample_min_rows {
             return None;
         }
+        let d = x.ncols();
         // A true class's logit (d weights and an intercept) and its row of
         // the flip table.
         let per_class = d + 1 + (k - 1);
@@ -800,7 +802,7 @@ impl Rlr {
             subsample::ROWS_PER_PARAMETER,
             self.subsample_min_rows,
             subsample::MAX_SHARE,
-            self.seed,
+            &row_keys(x.as_slice(), x.nrows(), self.seed),
         )
     }
 
@@ -1599,23 +1601,24 @@ mod tests {
     #[test]
     fn small_tables_and_warm_starts_are_not_subsampled() {
         let model = Rlr::robust(&ModelOptions::default()).unwrap();
+        let x = DMatrix::from_fn(subsample::MIN_ROWS, 5, |i, j| (i * 5 + j) as f64);
         let given: Vec<usize> = (0..subsample::MIN_ROWS - 1).map(|i| i % 2).collect();
         assert!(
             model
-                .subsample_rows(&given, 2, 5, &Guide::default())
+                .subsample_rows(&x, &given, 2, &Guide::default())
                 .is_none()
         );
         let given: Vec<usize> = (0..subsample::MIN_ROWS).map(|i| i % 2).collect();
         assert!(
             model
-                .subsample_rows(&given, 2, 5, &Guide::default())
+                .subsample_rows(&x, &given, 2, &Guide::default())
                 .is_some()
         );
         let warm = Guide {
             trusted: Vec::new(),
             warm: Some(DMatrix::from_element(given.len(), 2, 0.5)),
         };
-        assert!(model.subsample_rows(&given, 2, 5, &warm).is_none());
+        assert!(model.subsample_rows(&x, &given, 2, &warm).is_none());
     }
 
     #[test]

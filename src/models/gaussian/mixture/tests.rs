@@ -4,6 +4,7 @@ use super::*;
 use crate::eval::simulate::spherical_mixture;
 use crate::models::no_progress;
 use crate::models::numerics::assert_never_falls;
+use crate::rng::Rng;
 
 fn settings(family: CovarianceFamily, seed: u64) -> MixtureSettings {
     MixtureSettings {
@@ -175,9 +176,10 @@ fn kmeans_plus_plus_usually_separates_clear_clusters() {
     // restarts are for), but on clear clusters most seeds give the true
     // partition up to renaming (nearly pure clusters).
     let (x, truth, _, _) = three_clusters(300, 6);
+    let keys = crate::rng::row_keys(x.as_slice(), 300, 0);
     let pure = (0..10)
-        .filter(|&seed| {
-            let assign = kmeans_plus_plus(&x, 3, &mut Rng::new(seed));
+        .filter(|&draw| {
+            let assign = kmeans_plus_plus(&x, 3, &keys, draw);
             (0..3).all(|c| {
                 let members: Vec<usize> = (0..300)
                     .filter(|&i| assign[i] == c)
@@ -193,6 +195,22 @@ fn kmeans_plus_plus_usually_separates_clear_clusters() {
         })
         .count();
     assert!(pure >= 7, "only {pure} of 10 seeds found the clusters");
+}
+
+/// Seeds drawn by the rows' keys: the same rows in reverse order, keys
+/// with them, fall into the same clusters.
+#[test]
+fn kmeans_plus_plus_does_not_depend_on_the_order_of_the_rows() {
+    let (x, _, _, _) = three_clusters(300, 6);
+    let n = x.nrows();
+    let reversed = DMatrix::from_fn(n, x.ncols(), |i, j| x[(n - 1 - i, j)]);
+    let keys = crate::rng::row_keys(x.as_slice(), n, 4);
+    let keys_rev = crate::rng::row_keys(reversed.as_slice(), n, 4);
+    for draw in 0..5 {
+        let a = kmeans_plus_plus(&x, 3, &keys, draw);
+        let b = kmeans_plus_plus(&reversed, 3, &keys_rev, draw);
+        assert!((0..n).all(|i| a[i] == b[n - 1 - i]), "draw {draw}");
+    }
 }
 
 #[test]
@@ -246,7 +264,7 @@ fn em_from_kmeans(x: &DMatrix<f64>, k: usize, accelerate: bool) -> (f64, usize) 
         tol: 1e-12,
         ..settings(CovarianceFamily::Full, 5)
     };
-    let assign = kmeans_plus_plus(x, k, &mut Rng::new(11));
+    let assign = kmeans_plus_plus(x, k, &position_keys(x.nrows(), 11), 11);
     let run = EmRun {
         z: x,
         k,

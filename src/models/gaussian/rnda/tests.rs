@@ -441,6 +441,36 @@ fn the_seed_chooses_the_perturbed_starts_and_reproduces_the_fit() {
     assert!(with(7).extra.notes.is_empty(), "{:?}", with(7).extra.notes);
 }
 
+/// A perturbed start moves a quarter of the undecided rows to another
+/// class, each by its own key: reversed, keys with the rows, the same rows
+/// move to the same classes, and a decided row never moves.
+#[test]
+fn a_perturbed_start_moves_a_row_by_its_key_not_its_place() {
+    let n = 4000;
+    let labels: Vec<usize> = (0..n).map(|i| i % 3).collect();
+    let keys = crate::rng::position_keys(n, 1);
+    let guide = Guide {
+        trusted: (0..n).map(|i| (i == 5).then_some(labels[i])).collect(),
+        warm: None,
+    };
+    let start = perturbed(&labels, &guide, 3, &keys, 9);
+    let rev_labels: Vec<usize> = labels.iter().rev().copied().collect();
+    let rev_keys: Vec<u64> = keys.iter().rev().copied().collect();
+    let rev = perturbed(&rev_labels, &Guide::default(), 3, &rev_keys, 9);
+    let class = |m: &DMatrix<f64>, i: usize| crate::models::argmax(m.row(i).iter().copied());
+    let moved: Vec<usize> = (0..n).filter(|&i| class(&start, i) != labels[i]).collect();
+    assert!(moved.iter().all(|&i| i != 5));
+    let share = moved.len() as f64 / n as f64;
+    // PERTURBED_SHARE within four binomial standard errors.
+    assert!(
+        (share - 0.25).abs() < 4.0 * (0.25 * 0.75 / n as f64).sqrt(),
+        "{share}"
+    );
+    for i in (0..n).filter(|&i| i != 5) {
+        assert_eq!(class(&start, i), class(&rev, n - 1 - i), "row {i}");
+    }
+}
+
 /// K = 4 classes in 5 dimensions sharing one covariance, means close
 /// enough that the classes overlap, 25% of labels flipped: the regime in
 /// which EM's rate is slow.

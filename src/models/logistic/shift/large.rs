@@ -33,6 +33,7 @@ use crate::models::gaussian::subsample;
 use crate::models::logistic::l1_logistic::{self, Coefs, Design, Penalty};
 use crate::models::numerics::{one_hot, sigmoid};
 use crate::models::{Control, FitError, Progress};
+use crate::rng::row_keys;
 
 /// Rows of the subsample per coefficient of theta (K x (p + 1) of them;
 /// the rarest class gets this many per coefficient of its own p + 1): the
@@ -93,7 +94,7 @@ impl ShiftLr {
             self.large.rows_per_parameter,
             self.large.min_rows,
             self.large.max_share,
-            self.seed,
+            &row_keys(input.x.as_slice(), input.x.nrows(), self.seed),
         )?;
         Some((rows, folds))
     }
