@@ -455,7 +455,8 @@ fn perturbed(labels: &[usize], guide: &Guide, k: usize, keys: &[u64], draw: u64)
         .map(|(i, &g)| {
             let coin = keyed_uniform(keys[i], 2 * draw);
             if guide.trusted(i).is_none() && coin <= PERTURBED_SHARE {
-                // keyed_uniform is in (0, 1]: the other class of index below k - 1.
+                // A uniform in (0, 1] times k - 1, rounded up: a step of 1 to
+                // k - 1 classes, each as likely.
                 let other = keyed_uniform(keys[i], 2 * draw + 1) * (k - 1) as f64;
                 (g + other.ceil() as usize) % k
             } else {
