@@ -213,6 +213,9 @@ pub struct ShiftLr {
     seed: u64,
     /// Folds of cross-validation (`cv_folds`), for lambda or kappa.
     folds: usize,
+    /// Most rounds of the K > 2 alternation in one solve
+    /// ([`MAX_GROUP_ROUNDS`]; tests lower it to see the report).
+    max_group_rounds: usize,
 }
 
 impl ShiftLr {
@@ -233,6 +236,7 @@ impl ShiftLr {
             path_length: options.path_length,
             seed: options.seed,
             folds: options.cv_folds,
+            max_group_rounds: MAX_GROUP_ROUNDS,
         })
     }
 
@@ -745,6 +749,8 @@ struct PathRun<'a> {
     step: usize,
     theta: Coefs,
     shifts: DMatrix<f64>,
+    /// Most rounds of the K > 2 alternation in one solve.
+    max_rounds: usize,
 }
 
 impl<'a> PathRun<'a> {
@@ -780,6 +786,7 @@ impl<'a> PathRun<'a> {
             theta,
             shifts: DMatrix::zeros(input.labels.len(), c),
             targets,
+            max_rounds: model.max_group_rounds,
         }
     }
 
@@ -805,9 +812,11 @@ impl<'a> PathRun<'a> {
     }
 
     /// Theta and shifts at `lambda` from the current ones; K > 2 stops when
-    /// no coefficient or shift moves by `tol` in a round.
-    fn solve(&mut self, lambda: f64, tol: f64) {
-        let _ = self.solve_watched(lambda, tol, &mut |_| Control::Continue);
+    /// no coefficient or shift moves by `tol` in a round. False when K > 2
+    /// ran out of rounds first.
+    fn solve(&mut self, lambda: f64, tol: f64) -> bool {
+        self.solve_watched(lambda, tol, &mut |_| Control::Continue)
+            .unwrap_or(false)
     }
 
     /// [`Self::solve`], asking `on_round` (the round's number) before each
@@ -819,20 +828,22 @@ impl<'a> PathRun<'a> {
         lambda: f64,
         tol: f64,
         on_round: &mut dyn FnMut(usize) -> Control,
-    ) -> Result<(), FitError> {
+    ) -> Result<bool, FitError> {
         self.solve_until(lambda, tol, true, on_round)
     }
 
     /// [`Self::solve`]; without `settle_shifts` K > 2 stops once theta's
     /// proposed step is below `tol`, whatever the shifts' last move (see
-    /// [`PATH_TOL`]).
+    /// [`PATH_TOL`]). Whether the solve came to rest: the binary solver's
+    /// own stopping rule is every L1 fit's and is not reported; K > 2 is
+    /// false after `max_rounds` rounds short of `tol`.
     fn solve_until(
         &mut self,
         lambda: f64,
         tol: f64,
         settle_shifts: bool,
         on_round: &mut dyn FnMut(usize) -> Control,
-    ) -> Result<(), FitError> {
+    ) -> Result<bool, FitError> {
         let pen = self.pen;
         let no_offset = Problem {
             x: self.z,
@@ -848,13 +859,13 @@ impl<'a> PathRun<'a> {
             };
             self.theta =
                 l1_logistic::fit_with_shifts(&no_offset, pen, Some(&self.theta), block, 200, 1e-9);
-            return Ok(());
+            return Ok(true);
         }
         // Group shifts couple the K logits of a sample, which the
         // per-class coordinate descent cannot: alternate instead.
         let mut anderson = Anderson::new();
         let mut rounds = l1_logistic::SoftmaxRounds::new(self.z, &self.targets, pen);
-        for round in 0..MAX_GROUP_ROUNDS {
+        for round in 0..self.max_rounds {
             if on_round(round + 1) == Control::Stop {
                 return Err(FitError::Cancelled);
             }
@@ -883,12 +894,12 @@ impl<'a> PathRun<'a> {
             let at_rest = step.stuck || step.proposed < tol;
             if at_rest && (change < tol || !settle_shifts) {
                 self.theta = next;
-                break;
+                return Ok(true);
             }
             let (from, to) = (self.theta.flat(), next.flat());
             self.theta = next.with_flat(&anderson.next(&from, &to));
         }
-        Ok(())
+        Ok(false)
     }
 }
 
@@ -1298,6 +1309,7 @@ impl RobustModel for ShiftLr {
                 entries: entries(std::slice::from_ref(&point), given.len()),
                 series: vec![(point.lambda, 0.0)],
                 why,
+                settled: true,
             };
             let fit = finish(posterior, given, k, standardizer, &point, walked, guide);
             return Ok(with_ridge_weight(fit, pen));
@@ -1346,12 +1358,13 @@ impl RobustModel for ShiftLr {
         });
         let (mut path, mut run) = path?;
         let (chosen, why) = this.choose(&input, &path, cv)?;
+        let mut settled = true;
         if k > 2 {
             // The path is walked to PATH_TOL; the answer is polished.
             let point = &mut path[chosen];
             run.theta.clone_from(&point.theta);
             run.shifts.clone_from(&point.shifts);
-            run.solve(point.lambda, GROUP_TOL);
+            settled = run.solve(point.lambda, GROUP_TOL);
             point.theta.clone_from(&run.theta);
             point.shifts.clone_from(&run.shifts);
         }
@@ -1364,6 +1377,7 @@ impl RobustModel for ShiftLr {
             entries: entries(&path, given.len()),
             series,
             why,
+            settled,
         };
         let posterior = theta_posterior(x, &standardizer, &point.theta, k);
         let fit = finish(posterior, given, k, standardizer, point, walked, guide);
@@ -1387,6 +1401,9 @@ struct Walked {
     entries: (Vec<f64>, Vec<usize>),
     series: Vec<(f64, f64)>,
     why: String,
+    /// Whether the chosen point's solve came to rest (see
+    /// [`PathRun::solve_until`]).
+    settled: bool,
 }
 
 /// P(class | x) under theta alone: the curator's scores (section 3.2).
@@ -1415,6 +1432,7 @@ fn finish(
         entries: (entry, rank),
         series,
         why,
+        settled,
     } = walked;
     fit.suspicion_rank = Some(rank);
     fit.shifts = Some(point.shifts.clone());
@@ -1438,9 +1456,16 @@ fn finish(
         point.nonzero().iter().filter(|v| **v).count() as f64,
     ));
     fit.extra.notes.push(why);
+    if !settled {
+        fit.extra.notes.push(format!(
+            "the alternation of theta and the shifts at the chosen lambda stopped at its limit \
+             of rounds, short of its tolerance ({GROUP_TOL}): the shifts and p_mislabel may \
+             still move by more than that"
+        ));
+    }
     fit.trace = series.iter().map(|p| p.0).collect();
     fit.iterations = series.len();
-    fit.converged = true;
+    fit.converged = settled;
     fit.classifier = Some(Arc::new(LogisticClassifier {
         standardizer,
         coefs: point.theta.clone(),
@@ -1981,6 +2006,36 @@ mod tests {
             for (i, e) in entry.iter().enumerate() {
                 assert_eq!(shifts[(i, 0)] != 0.0, *e > lambda(&fit), "row {i}: {e}");
             }
+        }
+    }
+
+    /// A K > 2 answer's alternation that runs out of rounds says so, on
+    /// the whole table's path and on a large table's fit on every row; one
+    /// that comes to rest is converged.
+    #[test]
+    fn an_alternation_out_of_rounds_is_reported_not_converged() {
+        let (x, given) = classes(600, 3, 60);
+        let short = "stopped at its limit of rounds";
+        for subsampled in [false, true] {
+            let mut model = ShiftLr::new(&opts("cv")).unwrap();
+            if subsampled {
+                model.large = large::LargeTables {
+                    min_rows: 0,
+                    rows_per_parameter: 25,
+                    max_share: 1.0,
+                };
+            }
+            let fit = model.fit(&x, &given, 3, &mut no_progress()).unwrap();
+            assert!(fit.converged, "subsampled {subsampled}");
+            assert!(!fit.extra.notes.iter().any(|n| n.contains(short)));
+            model.max_group_rounds = 1;
+            let fit = model.fit(&x, &given, 3, &mut no_progress()).unwrap();
+            assert!(!fit.converged, "subsampled {subsampled}");
+            assert!(
+                fit.extra.notes.iter().any(|n| n.contains(short)),
+                "{:?}",
+                fit.extra.notes
+            );
         }
     }
 

@@ -154,16 +154,15 @@ impl ShiftLr {
             report(step + 1, lambdas[step])?;
         }
         let lambda = lambdas[chosen];
-        let mut full = PathRun::warm(input, run.pen, run.theta);
+        let mut full = PathRun::warm(input, run.pen, run.theta, run.max_rounds);
         full.seed_binary_shifts(lambda);
-        full.solve_watched(
+        let settled = full.solve_watched(lambda, GROUP_TOL, &mut |_| match report(
+            chosen + 1,
             lambda,
-            GROUP_TOL,
-            &mut |_| match report(chosen + 1, lambda) {
-                Ok(()) => Control::Continue,
-                Err(_) => Control::Stop,
-            },
-        )?;
+        ) {
+            Ok(()) => Control::Continue,
+            Err(_) => Control::Stop,
+        })?;
         report(chosen + 2, lambda)?;
         let probs =
             l1_logistic::probabilities(&l1_logistic::linear(&full.problem(), &full.theta), input.k);
@@ -182,6 +181,7 @@ impl ShiftLr {
                 best / m as f64,
                 input.labels.len()
             ),
+            settled,
         };
         let point = PathPoint {
             lambda,
@@ -195,7 +195,7 @@ impl ShiftLr {
 impl<'a> PathRun<'a> {
     /// A run on `input` at theta `theta` and penalty `pen` found elsewhere
     /// (the subsample's), all shifts zero; it walks no path of its own.
-    fn warm(input: &PathInput<'a>, pen: Penalty, theta: Coefs) -> Self {
+    fn warm(input: &PathInput<'a>, pen: Penalty, theta: Coefs, max_rounds: usize) -> Self {
         let c = if input.k == 2 { 1 } else { input.k };
         Self {
             z: Design::standardized(input.x, input.scaling),
@@ -209,6 +209,7 @@ impl<'a> PathRun<'a> {
             step: 0,
             theta,
             shifts: DMatrix::zeros(input.labels.len(), c),
+            max_rounds,
         }
     }
 
