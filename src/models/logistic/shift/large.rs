@@ -156,13 +156,11 @@ impl ShiftLr {
         let lambda = lambdas[chosen];
         let mut full = PathRun::warm(input, run.pen, run.theta, run.max_rounds);
         full.seed_binary_shifts(lambda);
-        let settled = full.solve_watched(lambda, GROUP_TOL, &mut |_| match report(
-            chosen + 1,
-            lambda,
-        ) {
+        let mut on_round = |_| match report(chosen + 1, lambda) {
             Ok(()) => Control::Continue,
             Err(_) => Control::Stop,
-        })?;
+        };
+        let settled = full.solve_watched(lambda, GROUP_TOL, &mut on_round)?;
         report(chosen + 2, lambda)?;
         let probs =
             l1_logistic::probabilities(&l1_logistic::linear(&full.problem(), &full.theta), input.k);
