@@ -453,11 +453,11 @@ fn perturbed(labels: &[usize], guide: &Guide, k: usize, keys: &[u64], draw: u64)
         .iter()
         .enumerate()
         .map(|(i, &g)| {
-            let coin = keyed_uniform(keys[i], 2 * draw);
+            let coin = keyed_uniform(keys[i], draw.wrapping_mul(2));
             if guide.trusted(i).is_none() && coin <= PERTURBED_SHARE {
                 // A uniform in (0, 1] times k - 1, rounded up: a step of 1 to
                 // k - 1 classes, each as likely.
-                let other = keyed_uniform(keys[i], 2 * draw + 1) * (k - 1) as f64;
+                let other = keyed_uniform(keys[i], draw.wrapping_mul(2) | 1) * (k - 1) as f64;
                 (g + other.ceil() as usize) % k
             } else {
                 g
@@ -603,8 +603,10 @@ impl Rnda {
     ) -> Result<(Run, usize, usize, Option<String>), FitError> {
         let (k, d) = (p_given.len(), problem.z.ncols());
         let per_class = subsample::gaussian_params(self.covariance.family, d, k) + k - 1;
+        // The keys cost a pass over the table: only where one can pay.
         let rows = match problem.guide.warm {
             Some(_) => None,
+            None if problem.given.len() < subsample::MIN_ROWS => None,
             None => subsample::stratified(
                 problem.given,
                 k,

@@ -82,6 +82,10 @@ impl ShiftLr {
     /// cross-validation on a table large enough (see [`LargeTables`]).
     pub(super) fn cv_subsample(&self, input: &PathInput<'_>) -> Option<(Vec<usize>, usize)> {
         let folds = self.cv_folds(input)?;
+        // The keys below cost a pass over the table: only where one can pay.
+        if input.labels.len() < self.large.min_rows {
+            return None;
+        }
         // A class's logit: a weight per feature and an intercept.
         let per_class = input.x.ncols() + 1;
         if self.large.rows_per_parameter * per_class < folds {
