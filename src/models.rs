@@ -444,6 +444,15 @@ pub trait RobustModel: Send {
         guide: &Guide,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError>;
+    /// What a fit on a table of `d` columns (of the matrix
+    /// [`RobustModel::input`] asks for) and labels `given` costs, in rows
+    /// of a fit on a table too small for any large-table path: the pace a
+    /// model's small fits show (seconds per row) times this is its fit's
+    /// predicted time. Every row, unless the model fits a large table's
+    /// search or starts on a subsample (see [`gaussian::subsample::Plan::cost_rows`]).
+    fn cost_rows(&self, _d: usize, given: &[usize], _n_classes: usize) -> f64 {
+        given.len() as f64
+    }
     /// Fits with nothing decided.
     fn fit(
         &self,

@@ -34,8 +34,10 @@ use crate::models::{
 use crate::rng::row_keys;
 
 mod clock;
+mod cost;
 mod curtail;
 pub use clock::Clock;
+pub use cost::{CostRows, at_folds_pace};
 use curtail::{Curtail, DECIDING_FOLD, Shortfall};
 
 /// The robust models of the five papers, in the order ties are broken.
@@ -79,9 +81,11 @@ pub struct Evidence {
     /// (candidate, log P(given_i | x_i) per evidence row; `None` for a row
     /// no fold held out), for the candidates with a score.
     pub log_lik: Vec<(String, Vec<Option<f64>>)>,
-    /// (candidate, seconds per training row of its fold fits): what a fit
-    /// on every row would cost at least, for the candidates with a score.
+    /// (candidate, seconds per training row of its fold fits), for the
+    /// candidates with a score: its pace.
     pub seconds_per_row: Vec<(String, f64)>,
+    /// What each candidate's fit on every row costs in rows at its pace.
+    pub cost: CostRows,
     /// What the held-out fits said of the evidence rows' true classes.
     pub held_out: HeldOut,
 }
@@ -94,6 +98,7 @@ impl Evidence {
     pub fn of_rows(rows: Vec<(&str, Vec<Option<f64>>, f64)>) -> Evidence {
         Evidence {
             held_out: HeldOut::default(),
+            cost: CostRows::default(),
             selection: Selection {
                 chosen: rows[0].0.to_string(),
                 criterion: String::new(),
@@ -123,15 +128,14 @@ pub struct HeldOut {
 
 impl Evidence {
     /// What `model`'s fit on all `n` rows is predicted to cost: its fold
-    /// fits' seconds per training row times n, which overstates the models
-    /// that fit a large table's search or starts on a subsample (see
-    /// [`at_folds_pace`]), so auto leaves them out of large tables sooner
-    /// than it need. `None` for a model without a score.
+    /// fits' seconds per training row times the rows its fit is priced at
+    /// ([`CostRows`]; see [`at_folds_pace`]). `None` for a model without a
+    /// score.
     pub fn predicted_seconds(&self, model: &str, n: usize) -> Option<f64> {
         self.seconds_per_row
             .iter()
             .find(|(c, _)| c == model)
-            .map(|(_, s)| s * n as f64)
+            .map(|(m, s)| s * self.cost.rows(m, n))
     }
 
     /// Keeps the per-row evidence, held-out classes and costs of the scored
@@ -149,7 +153,7 @@ impl Evidence {
         let anchor = self
             .seconds_per_row
             .iter()
-            .map(|(_, s)| s * n as f64)
+            .map(|(m, s)| s * self.cost.rows(m, n))
             .fold(f64::INFINITY, f64::min);
         if anchor.is_finite() { anchor } else { 0.0 }
     }
@@ -173,12 +177,14 @@ pub fn select(
         .copied()
         .filter(|c| MODELS.iter().any(|m| m.name == *c))
         .collect();
-    let clock = Clock::start();
+    let cost = CostRows::of_table(inputs, labels, options);
+    let clock = Clock::start(cost.clone());
     let table = Table {
         inputs,
         labels,
         options,
         clock: &clock,
+        cost: &cost,
     };
     if labels.len() <= 2 * RACE_ROWS {
         return table.evaluate(&all, MAX_ROWS, Schedule::Together(None), progress);
@@ -287,7 +293,7 @@ fn say_why_unscored(
     for m in rest {
         if !candidates.iter().any(|c| c.model == *m) {
             candidates.push(match clock.too_slow(m) {
-                Some(secs) => stopped(m, n, secs),
+                Some(secs) => stopped(m, n, clock.cost().said(m, n, secs)),
                 None if clock.candidate_over_budget(m, None) => left_out(
                     m,
                     "over the time budget".into(),
@@ -418,28 +424,23 @@ fn without_shortfalls(
     });
     let entries = short
         .iter()
-        .map(|s| not_worth_the_wait(s, &anchor, first.predicted_seconds(&s.model, n), n))
+        .map(|s| {
+            let predicted = first.predicted_seconds(&s.model, n).unwrap_or(0.0);
+            not_worth_the_wait(s, &anchor, first.cost.said(&s.model, n, predicted), n)
+        })
         .collect();
     (rest, entries)
 }
 
-/// A candidate whose deciding fold fell short of earning its wait.
-fn not_worth_the_wait(
-    s: &Shortfall,
-    anchor: &str,
-    predicted: Option<f64>,
-    n: usize,
-) -> CandidateScore {
+/// A candidate whose deciding fold fell short of earning its wait, its
+/// fit on all `n` rows predicted as `predicted` says.
+fn not_worth_the_wait(s: &Shortfall, anchor: &str, predicted: String, n: usize) -> CandidateScore {
     left_out(
         &s.model,
         format!("not worth the wait on {n} rows"),
         format!(
             "{}, and on {} of the {} evidence rows it added {:.4} ± {:.4} nats per row to {anchor}: too little to earn that wait",
-            at_folds_pace(n, predicted.unwrap_or(0.0)),
-            s.rows,
-            s.of,
-            s.gain,
-            s.standard_error
+            predicted, s.rows, s.of, s.gain, s.standard_error
         ),
     )
 }
@@ -454,6 +455,8 @@ fn merged(a: Evidence, b: Evidence) -> Evidence {
     best_first(&mut candidates);
     let log_lik = in_candidate_order(a.log_lik, b.log_lik);
     let seconds_per_row = in_candidate_order(a.seconds_per_row, b.seconds_per_row);
+    // One table, one account.
+    let cost = a.cost;
     let p_true = in_candidate_order(a.held_out.p_true, b.held_out.p_true);
     let chosen = candidates
         .first()
@@ -467,6 +470,7 @@ fn merged(a: Evidence, b: Evidence) -> Evidence {
         },
         log_lik,
         seconds_per_row,
+        cost,
         held_out: HeldOut {
             given: a.held_out.given,
             p_true,
@@ -529,7 +533,7 @@ fn affordable_survivors(
         .map(|m| {
             let from = format!(
                 "{} (its fits on {RACE_ROWS} rows)",
-                at_folds_pace(n, predicted(m))
+                first.cost.said(m, n, predicted(m))
             );
             too_slow(m, n, &from, &format!("the {budget:.0} s budget"))
         })
@@ -565,7 +569,7 @@ fn worth_the_wait(
                     format!("not worth the wait on {n} rows"),
                     format!(
                         "{}, and on the first {RACE_ROWS} rows it added {gain:.4} ± {se:.4} nats per row to {}: too little to earn that wait",
-                        at_folds_pace(n, first.predicted_seconds(m, n).unwrap_or(0.0)),
+                        first.cost.said(m, n, first.predicted_seconds(m, n).unwrap_or(0.0)),
                         cheap.join(" + ")
                     ),
                 ));
@@ -574,16 +578,6 @@ fn worth_the_wait(
         }
     }
     (kept, futile)
-}
-
-/// A predicted fit time as it is said: what it is, the folds' seconds
-/// per training row times the table's rows. It is not a bound either way:
-/// small fits are dominated by fixed costs (a lambda search, starts, a
-/// BIC series), and rlr, shift, rmda and rnda fit a large table's search
-/// or starts on a subsample, so on gauss_200k it said 48 s for rlr (7 s
-/// measured), 135 s for shift (6 s) and 122 s for rmda (4 s).
-pub fn at_folds_pace(n: usize, secs: f64) -> String {
-    format!("its folds' time per training row, times the {n} rows, is about {secs:.0} s")
 }
 
 /// A candidate left out because its predicted fit on all `n` rows
@@ -597,9 +591,9 @@ fn too_slow(model: &str, n: usize, predicted: &str, budget: &str) -> CandidateSc
 }
 
 /// A candidate whose folds the clock stopped when their pace put its fit
-/// on all `n` rows at `secs`.
-fn stopped(model: &str, n: usize, secs: f64) -> CandidateScore {
-    too_slow(model, n, &at_folds_pace(n, secs), "the budget")
+/// on all `n` rows where `predicted` says.
+fn stopped(model: &str, n: usize, predicted: String) -> CandidateScore {
+    too_slow(model, n, &predicted, "the budget")
 }
 
 /// A candidate left out of the second round: no score, and why.
@@ -637,6 +631,7 @@ struct Table<'a> {
     labels: &'a [usize],
     options: &'a ModelOptions,
     clock: &'a Clock,
+    cost: &'a CostRows,
 }
 
 /// How a round's (candidate, fold) tasks run.
@@ -667,7 +662,7 @@ struct FirstAnchor {
 }
 
 /// The [`FirstAnchor`] of the deciding folds' `results`, over the `n_rows`
-/// evidence rows of a table of `n`. A dear candidate is judged against
+/// evidence rows of a table of `n` (whose fits `cost` prices). A dear candidate is judged against
 /// every cheap one stacked, as [`combine::earned`] will judge it, not
 /// against the cheapest alone: on digits the cheapest (rnda) ranks worst
 /// of the Gaussian models, so shift, rmda and cbt outscored it on their
@@ -678,6 +673,7 @@ fn first_anchor(
     candidates: &[&'static str],
     results: &[TaskResult],
     n_rows: usize,
+    cost: &CostRows,
     n: usize,
 ) -> Option<FirstAnchor> {
     let scored: Vec<(&'static str, &FoldOut)> = results
@@ -690,7 +686,7 @@ fn first_anchor(
             .iter()
             .find(|(c, _)| *c == m)
             .map_or(f64::INFINITY, |(_, f)| {
-                f.seconds / f.trained_on.max(1) as f64 * n as f64
+                f.seconds / f.trained_on.max(1) as f64 * cost.rows(m, n)
             })
     };
     let names: Vec<&'static str> = scored.iter().map(|(m, _)| *m).collect();
@@ -774,6 +770,7 @@ impl Table<'_> {
             labels,
             options,
             clock,
+            cost,
         } = *self;
         let keys = content_keys(inputs, options.seed);
         let rows = stratified_sample(labels, inputs.n_classes(), max_rows, &keys);
@@ -818,7 +815,7 @@ impl Table<'_> {
                     p.max_iterations = all;
                     progress(p)
                 })?;
-                let anchor = first_anchor(candidates, &results, rows.len(), n);
+                let anchor = first_anchor(candidates, &results, rows.len(), cost, n);
                 let curtail = anchor
                     .as_ref()
                     .and_then(|a| first_round_curtail(candidates, &results, a, n));
@@ -846,11 +843,19 @@ impl Table<'_> {
                 let score = summarise(name, results.iter().filter(|r| r.0 == c).map(|r| &r.1));
                 let fell_short = short.as_ref().and_then(|(anchor, short)| {
                     let s = short.iter().find(|s| s.model == *name)?;
-                    Some(not_worth_the_wait(s, anchor, Some(rate(c) * n as f64), n))
+                    let predicted = rate(c) * cost.rows(name, n);
+                    Some(not_worth_the_wait(
+                        s,
+                        anchor,
+                        cost.said(name, n, predicted),
+                        n,
+                    ))
                 });
                 match (fell_short, clock.too_slow(name)) {
                     (Some(entry), _) => entry,
-                    (None, Some(secs)) if score.score.is_none() => stopped(name, n, secs),
+                    (None, Some(secs)) if score.score.is_none() => {
+                        stopped(name, n, cost.said(name, n, secs))
+                    }
                     _ => score,
                 }
             })
@@ -891,6 +896,7 @@ impl Table<'_> {
             selection,
             log_lik,
             seconds_per_row,
+            cost: cost.clone(),
             held_out,
         })
     }

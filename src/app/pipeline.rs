@@ -181,14 +181,14 @@ impl FitPlan {
                 for (m, secs) in left_out {
                     fit.extra.notes.push(format!(
                         "{m} earned a share by its evidence but is left out: {} (name it with --model to fit it)",
-                        evidence::at_folds_pace(n, secs)
+                        found.cost.said(&m, n, secs)
                     ));
                 }
                 for u in unearned {
                     fit.extra.notes.push(format!(
                         "{} is left out: {}, and its evidence adds {:.4} ± {:.4} nats per row to the cheaper members' (less than {} standard errors; name it with --model to fit it)",
                         u.model,
-                        evidence::at_folds_pace(n, u.seconds),
+                        found.cost.said(&u.model, n, u.seconds),
                         u.gain,
                         u.standard_error,
                         combine::EARN_Z

@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use super::{BUDGET_FACTOR, CANDIDATES, FOLDS, MIN_BUDGET};
+use super::{BUDGET_FACTOR, CANDIDATES, CostRows, FOLDS, MIN_BUDGET};
 use crate::app::combine;
 
 /// The time budget of a whole choice. Each candidate's budget, in each
@@ -19,17 +19,14 @@ use crate::app::combine;
 /// The clock also predicts what a fit on the whole table would cost:
 /// every finished fold leaves its seconds per training row, and a fold
 /// still running has already spent its elapsed time, so its candidate's
-/// fit on all n rows is put at elapsed x n / trained rows. Once that is
-/// past what the cheapest candidate's fit would let any member take
-/// ([`combine::member_budget`] at its most generous), the candidate is
-/// taken to be unaffordable and its folds stop: on a 200k-row table rlr's
-/// second round spent a second on 3000 rows to be left out as needing
-/// 79 s. It is the same per-row prediction [`combine::affordable`] judges
-/// members by, and it overstates the models that fit a large table's
-/// search or starts on a subsample (rlr, shift, rmda and rnda above some
-/// 16k-50k rows; rmda on 1M rows: predicted 588 s, fitted in 23 s), so
-/// auto leaves them out of large tables sooner than it need; the report
-/// says the prediction for what it is (`evidence::at_folds_pace`).
+/// fit on all n rows is put at elapsed / trained rows times the rows the
+/// fit is priced at ([`CostRows`]). Once that is past what the cheapest
+/// candidate's fit would let any member take ([`combine::member_budget`]
+/// at its most generous), the candidate is taken to be unaffordable and
+/// its folds stop: on a 200k-row table rlr's second round spent a second
+/// on 3000 rows to be left out as needing 79 s. It is the same prediction
+/// [`combine::affordable`] judges members by; the report says it for what
+/// it is (`evidence::at_folds_pace`).
 pub struct Clock {
     started: Instant,
     /// Nanoseconds from `started` to the first finished task (0: none yet).
@@ -51,6 +48,8 @@ pub struct Clock {
     /// its fit on every row that stopped its folds, as f64 bits (0: not
     /// stopped).
     too_slow: [AtomicU64; CANDIDATES.len()],
+    /// What each candidate's fit on every row costs in rows at its pace.
+    cost: CostRows,
 }
 
 fn index(candidate: &str) -> Option<usize> {
@@ -58,12 +57,14 @@ fn index(candidate: &str) -> Option<usize> {
 }
 
 impl Clock {
-    pub fn start() -> Clock {
-        Clock::started_at(Instant::now())
+    /// A clock for a table whose fits `cost` prices.
+    pub fn start(cost: CostRows) -> Clock {
+        Clock::started_at(Instant::now(), cost)
     }
 
-    fn started_at(started: Instant) -> Clock {
+    fn started_at(started: Instant, cost: CostRows) -> Clock {
         Clock {
+            cost,
             started,
             first_done: AtomicU64::new(0),
             busy: std::array::from_fn(|_| AtomicU64::new(0)),
@@ -79,7 +80,7 @@ impl Clock {
     /// start: for tests of the budget.
     #[cfg(test)]
     pub fn begun_ago(ago: Duration, first_done: Duration) -> Clock {
-        let clock = Clock::started_at(Instant::now() - ago);
+        let clock = Clock::started_at(Instant::now() - ago, CostRows::default());
         clock
             .first_done
             .store(first_done.as_nanos() as u64, Ordering::Relaxed);
@@ -188,11 +189,11 @@ impl Clock {
         let Some((elapsed, trained)) = running else {
             return false;
         };
-        let Some(anchor) = self.cheapest_rate() else {
+        let Some(anchor) = self.cheapest_fit(n) else {
             return false;
         };
-        let at_least = elapsed.as_secs_f64() / trained.max(1) as f64 * n as f64;
-        let budget = combine::member_budget(1.0, 1.0, anchor * n as f64);
+        let at_least = elapsed.as_secs_f64() / trained.max(1) as f64 * self.cost.rows(candidate, n);
+        let budget = combine::member_budget(1.0, 1.0, anchor);
         if at_least <= budget {
             return false;
         }
@@ -207,15 +208,21 @@ impl Clock {
         (bits != 0).then(|| f64::from_bits(bits))
     }
 
-    /// The least seconds per training row of any candidate's finished fold
-    /// this round.
-    fn cheapest_rate(&self) -> Option<f64> {
-        self.rate
+    /// The least predicted seconds of any candidate's fit on all `n`
+    /// rows, at the pace of its last finished fold this round.
+    fn cheapest_fit(&self, n: usize) -> Option<f64> {
+        CANDIDATES
             .iter()
-            .map(|r| r.load(Ordering::Relaxed))
-            .filter(|&bits| bits != 0)
-            .map(f64::from_bits)
+            .zip(&self.rate)
+            .map(|(m, r)| (m, r.load(Ordering::Relaxed)))
+            .filter(|&(_, bits)| bits != 0)
+            .map(|(m, bits)| f64::from_bits(bits) * self.cost.rows(m, n))
             .min_by(f64::total_cmp)
+    }
+
+    /// The accounts this clock prices fits by.
+    pub fn cost(&self) -> &CostRows {
+        &self.cost
     }
 
     /// Each candidate's time in a round: [`BUDGET_FACTOR`] times the first
@@ -280,7 +287,7 @@ mod tests {
     /// it stops, and so do its other folds; one at 0.1 s (10 s) goes on.
     #[test]
     fn a_fold_stops_once_its_fit_on_every_row_is_past_every_budget() {
-        let clock = Clock::start();
+        let clock = Clock::start(CostRows::default());
         let n = 200_000;
         let running = |secs: f64| Some((Duration::from_secs_f64(secs), 2000));
         // No fold finished yet: no anchor, nothing is cut.
@@ -302,5 +309,31 @@ mod tests {
         // On a table of 2000 rows the same 0.3 s is nothing.
         clock.mark_done("rnda", 0.01, 2000);
         assert!(!clock.unaffordable("rlr", running(0.3), 3000));
+    }
+
+    /// The same folds priced by the models' accounts: shift's fit on
+    /// 200k rows is worth 20k rows at its folds' pace (a subsample and a
+    /// pass over every row), so its fold 0.3 s into 2000 rows puts it at
+    /// 3 s and goes on, where rlr's, priced row for row (30 s), stops. The
+    /// budget is the cheapest fit's, not the cheapest pace's: rmda's fold
+    /// is ten times slower per row than rnda's, but its fit, 2000 rows'
+    /// worth, takes 0.2 s to rnda's 1 s, and the budget falls from 20 s
+    /// to the 10 s floor.
+    #[test]
+    fn a_fold_is_judged_by_its_models_account_of_the_whole_fit() {
+        let n = 200_000;
+        let running = |secs: f64| Some((Duration::from_secs_f64(secs), 2000));
+        let accounts = || CostRows::given(&[("shift", 20_000.0), ("rmda", 2000.0)]);
+        let clock = Clock::start(accounts());
+        clock.mark_done("rnda", 0.01, 2000);
+        assert!(!clock.unaffordable("shift", running(0.3), n));
+        assert!(clock.unaffordable("rlr", running(0.3), n));
+        let clock = Clock::start(accounts());
+        clock.mark_done("rnda", 0.01, 2000);
+        assert!(!clock.unaffordable("rlr", running(0.15), n));
+        clock.mark_done("rmda", 0.2, 2000);
+        assert!(clock.unaffordable("rlr", running(0.15), n));
+        let predicted = clock.too_slow("rlr").unwrap();
+        assert!((predicted - 15.0).abs() < 1e-9, "{predicted}");
     }
 }

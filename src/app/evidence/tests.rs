@@ -290,6 +290,7 @@ fn the_race_drops_only_the_clearly_worse() {
             ("rlr".into(), 1e-5),
             ("shift".into(), 1e-4),
         ],
+        cost: CostRows::default(),
     };
     let (survivors, dropped) = race(&first);
     assert_eq!(survivors, ["rnda", "rlr"]);
@@ -360,6 +361,22 @@ fn the_second_round_scores_only_candidates_that_could_be_fitted() {
     let slow = names_of(&too_slow);
     assert_eq!(slow, ["rlr", "shift", "rmda"]);
     assert_eq!(cheapest_survivor(&first, &all(), n), Some("rnda"));
+    // Priced by the models' own accounts, a fit of a subsample and a pass
+    // over every row worth 20k rows: shift (2 s) is within the 10 s, and
+    // rmda (20000 s) is not, said as priced.
+    let mut first = first;
+    first.cost = CostRows::given(&[("shift", 20_000.0), ("rmda", 20_000.0)]);
+    let (kept, too_slow) = affordable_survivors(&first, all(), n, Some(("rnda", 0.3)));
+    assert_eq!(kept, vec!["rnda", "shift"]);
+    assert_eq!(names_of(&too_slow), ["rlr", "rmda"]);
+    let why = too_slow[1].reason.as_deref().unwrap();
+    assert!(
+        why.starts_with(
+            "its folds' time per training row, times the 20000 rows its fit on all 200000 is \
+             priced at (a subsample's fit, then a pass over every row), is about 20000 s"
+        ),
+        "{why}"
+    );
 }
 
 /// The anchor's evidence and the others', scored apart on the same rows,
@@ -378,10 +395,11 @@ fn evidence_scored_apart_merges_as_if_scored_together() {
             .collect();
         e
     };
-    let anchor = with_scores(
+    let mut anchor = with_scores(
         Evidence::of_rows(vec![("rnda", rows(-0.9), 1e-5)]),
         &[("rnda", Some(-0.9))],
     );
+    anchor.cost = CostRows::given(&[("rlr", 50_000.0)]);
     let rest = with_scores(
         Evidence::of_rows(vec![("rlr", rows(-0.8), 1e-4), ("cbt", rows(-1.2), 1e-4)]),
         &[("rlr", Some(-0.8)), ("cbt", Some(-1.2)), ("shift", None)],
@@ -396,6 +414,8 @@ fn evidence_scored_apart_merges_as_if_scored_together() {
     let rates: Vec<String> = m.seconds_per_row.iter().map(|(c, _)| c.clone()).collect();
     assert_eq!(rates, log_lik);
     assert_eq!(m.predicted_seconds("rnda", 100_000), Some(1.0));
+    // The table's accounts carry over.
+    assert_eq!(m.predicted_seconds("rlr", 100_000), Some(5.0));
 }
 
 /// A dear survivor whose deciding fold adds nothing to the anchor leaves
@@ -508,7 +528,7 @@ fn the_first_round_stops_a_dear_candidate_after_its_deciding_fold() {
         // Faster than any, but it scored a label at probability zero.
         (4, fold(vec![f64::NEG_INFINITY; 10], 0.001)),
     ];
-    let mut anchor = first_anchor(&candidates, &results, 30, n).unwrap();
+    let mut anchor = first_anchor(&candidates, &results, 30, &CostRows::default(), n).unwrap();
     // cbt is cheap too, so it is in the stack, with next to no weight.
     assert_eq!(anchor.name, "rnda + cbt");
     for (stacked, own) in anchor.ll.iter().zip(&rnda) {
@@ -562,7 +582,7 @@ fn a_dear_candidate_is_judged_against_every_cheap_one_stacked() {
         ),
         (3, fold(rlr.iter().map(|s| s - 0.01).collect(), 0.4)),
     ];
-    let anchor = first_anchor(&candidates, &results, 40, n).unwrap();
+    let anchor = first_anchor(&candidates, &results, 40, &CostRows::default(), n).unwrap();
     assert_eq!(anchor.name, "rnda + rlr");
     assert_eq!(anchor.dear, ["shift", "rmda"]);
     let curtail = first_round_curtail(&candidates, &results, &anchor, n).unwrap();

@@ -66,47 +66,99 @@ pub fn stratified(
     rows_per_parameter: usize,
     keys: &[u64],
 ) -> Option<Vec<usize>> {
-    stratified_above(
-        given,
-        n_classes,
-        params_per_class,
-        rows_per_parameter,
-        MIN_ROWS,
-        MAX_SHARE,
-        keys,
-    )
+    let plan = Plan::gaussian(params_per_class, rows_per_parameter);
+    stratified_above(given, n_classes, &plan, keys)
 }
 
-/// [`stratified`] on tables of at least `min_rows` rows instead of
-/// [`MIN_ROWS`], taking at most `max_share` of a class instead of
-/// [`MAX_SHARE`]: tests force the subsample on a table small enough to
-/// fit both ways.
+/// [`stratified`] by any [`Plan`]: tests force the subsample on a table
+/// small enough to fit both ways, and shift takes a smaller share.
 pub fn stratified_above(
     given: &[usize],
     n_classes: usize,
-    params_per_class: usize,
-    rows_per_parameter: usize,
-    min_rows: usize,
-    max_share: f64,
+    plan: &Plan,
     keys: &[u64],
 ) -> Option<Vec<usize>> {
-    if given.len() < min_rows {
-        return None;
-    }
+    let share = plan.share(given, n_classes)?;
     let mut by_class: Vec<Vec<usize>> = vec![Vec::new(); n_classes];
     for (i, &g) in given.iter().enumerate() {
         by_class[g].push(i);
     }
-    let quota = (rows_per_parameter * params_per_class) as f64;
-    let share = by_class
-        .iter()
-        .filter(|rows| !rows.is_empty())
-        .map(|rows| quota / rows.len() as f64)
-        .fold(0.0, f64::max);
-    if !(share > 0.0 && share <= max_share) {
-        return None;
-    }
     Some(draw(by_class, share, keys))
+}
+
+/// When and how much of a table [`stratified_above`] subsamples: what a
+/// model's cost account ([`Plan::cost_rows`]) and its draw share.
+#[derive(Clone, Copy, Debug)]
+pub struct Plan {
+    pub params_per_class: usize,
+    pub rows_per_parameter: usize,
+    pub min_rows: usize,
+    pub max_share: f64,
+}
+
+impl Plan {
+    /// The Gaussian models' plan ([`MIN_ROWS`], [`MAX_SHARE`]) for
+    /// `params_per_class` at `rows_per_parameter`.
+    pub fn gaussian(params_per_class: usize, rows_per_parameter: usize) -> Self {
+        Plan {
+            params_per_class,
+            rows_per_parameter,
+            min_rows: MIN_ROWS,
+            max_share: MAX_SHARE,
+        }
+    }
+
+    /// The share of every class's rows the subsample takes: the one that
+    /// gives the rarest class its quota; `None` when the table is too
+    /// small for a subsample to pay.
+    pub fn share(&self, given: &[usize], n_classes: usize) -> Option<f64> {
+        if given.len() < self.min_rows {
+            return None;
+        }
+        let mut counts = vec![0usize; n_classes];
+        for &g in given {
+            counts[g] += 1;
+        }
+        let quota = (self.rows_per_parameter * self.params_per_class) as f64;
+        let share = counts
+            .iter()
+            .filter(|&&c| c > 0)
+            .map(|&c| quota / c as f64)
+            .fold(0.0, f64::max);
+        (share > 0.0 && share <= self.max_share).then_some(share)
+    }
+
+    /// How many rows the subsample of `given` holds ([`draw`]'s count),
+    /// `None` when there is none.
+    pub fn rows(&self, given: &[usize], n_classes: usize) -> Option<usize> {
+        let share = self.share(given, n_classes)?;
+        let mut counts = vec![0usize; n_classes];
+        for &g in given {
+            counts[g] += 1;
+        }
+        Some(counts.iter().map(|&c| taken(c, share)).sum())
+    }
+
+    /// What a fit on `given` costs in rows of a fit on a table too small
+    /// to subsample (whose pace auto measures on its folds): every row
+    /// when there is no subsample, else the subsample's rows, where the
+    /// whole small-table fit runs, plus `pass_share` of every row for the
+    /// model's pass over all of them from the subsample's answer.
+    /// `pass_share` is the model's own account of that pass against its
+    /// whole small-table fit (see the models' `cost_rows`). Never more
+    /// than every row: the subsample is taken where it saves.
+    pub fn cost_rows(&self, given: &[usize], n_classes: usize, pass_share: f64) -> f64 {
+        let n = given.len() as f64;
+        match self.rows(given, n_classes) {
+            Some(m) => (m as f64 + pass_share * n).min(n),
+            None => n,
+        }
+    }
+}
+
+/// Rows a class of `count` gives a subsample of `share`: at least one.
+fn taken(count: usize, share: f64) -> usize {
+    ((count as f64 * share).ceil() as usize).min(count)
 }
 
 /// The stratified draw of [`stratified`]: `share` of each class's rows
@@ -117,7 +169,7 @@ pub fn stratified_above(
 fn draw(by_class: Vec<Vec<usize>>, share: f64, keys: &[u64]) -> Vec<usize> {
     let mut rows = Vec::new();
     for mut class_rows in by_class {
-        let take = ((class_rows.len() as f64 * share).ceil() as usize).min(class_rows.len());
+        let take = taken(class_rows.len(), share);
         if take > 0 && take < class_rows.len() {
             class_rows.select_nth_unstable_by_key(take - 1, |&i| (keys[i], i));
         }
@@ -186,6 +238,11 @@ mod tests {
         let rows = stratified(&given, 3, 10, 50, &keys).unwrap();
         let count = |c| rows.iter().filter(|&&i| given[i] == c).count();
         assert_eq!((count(0), count(1), count(2)), (2500, 5000, 500));
+        // The plan counts the rows the draw takes, without drawing.
+        let plan = Plan::gaussian(10, 50);
+        assert_eq!(plan.rows(&given, 3), Some(rows.len()));
+        assert_eq!(plan.cost_rows(&given, 3, 0.25), 8000.0 + 32_000.0);
+        assert_eq!(plan.cost_rows(&given[..40_000], 3, 0.25), 40_000.0);
         assert!(rows.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(rows, stratified(&given, 3, 10, 50, &keys).unwrap());
         // 60k rows hold 3750 of the rarest class: 500 of them is a share

@@ -1135,10 +1135,15 @@ fn smallest_class(given: &[usize], k: usize) -> usize {
 impl ShiftLr {
     /// The folds when lambda is chosen by cross-validation (see `choose`).
     fn cv_folds(&self, input: &PathInput<'_>) -> Option<usize> {
-        let n = input.labels.len();
+        self.cv_folds_of(input.labels, input.k)
+    }
+
+    /// [`ShiftLr::cv_folds`] of `labels` in `k` classes.
+    fn cv_folds_of(&self, labels: &[usize], k: usize) -> Option<usize> {
+        let n = labels.len();
         match self.rule {
             LambdaRule::CrossValidation { folds } | LambdaRule::Auto { folds }
-                if smallest_class(input.labels, input.k) >= folds.min(n) =>
+                if smallest_class(labels, k) >= folds.min(n) =>
             {
                 Some(folds.min(n))
             }
@@ -1231,6 +1236,19 @@ fn rank_by_entry(entry: Vec<f64>) -> (Vec<f64>, Vec<usize>) {
 impl RobustModel for ShiftLr {
     fn name(&self) -> &'static str {
         "shift"
+    }
+
+    /// On a large table (see [`large`]) the whole small-table fit runs on
+    /// the subsample, and every row then enters one solve at the chosen
+    /// lambda from the subsample's answer, where the small fit walks the
+    /// lambda path once per fold and once on every row. That solve is
+    /// priced at [`large::PASS_SHARE`] of every row.
+    fn cost_rows(&self, d: usize, given: &[usize], n_classes: usize) -> f64 {
+        let this = self.for_shape(given.len(), d, n_classes);
+        match this.large_plan(d, given, n_classes) {
+            Some((plan, _)) => plan.cost_rows(given, n_classes, large::PASS_SHARE),
+            None => given.len() as f64,
+        }
     }
 
     /// A decided row's label is its decision and its shift is held at zero

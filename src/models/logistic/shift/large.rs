@@ -55,6 +55,17 @@ pub const ROWS_PER_PARAMETER: usize = subsample::ROWS_PER_PARAMETER;
 /// quarter of what it would on every row and the answer still moves little.
 pub const MAX_SHARE: f64 = 0.25;
 
+/// What the solve on every row costs against the whole small-table fit,
+/// per row: the share auto prices it at ([`crate::models::RobustModel::cost_rows`]).
+/// Measured with `relabel scan` on tables of 60k-1M rows and on 2400 of
+/// their rows (for the small fit's pace), the whole fit on every row took
+/// 0.028-0.106 of its price row for row, the subsample's fit included.
+/// A tenth of every row on top of the subsample prices each of those
+/// fits 1.4-4 times over: an underestimate makes the curator wait for a
+/// fit auto should have left out, an overestimate only leaves out a
+/// model sooner than need be.
+pub const PASS_SHARE: f64 = 0.1;
+
 /// When a table is large enough for lambda to be chosen on a subsample.
 #[derive(Clone, Debug)]
 pub struct LargeTables {
@@ -81,26 +92,42 @@ impl ShiftLr {
     /// The subsample's rows and the folds, when lambda is chosen by
     /// cross-validation on a table large enough (see [`LargeTables`]).
     pub(super) fn cv_subsample(&self, input: &PathInput<'_>) -> Option<(Vec<usize>, usize)> {
-        let folds = self.cv_folds(input)?;
-        // The keys below cost a pass over the table: only where one can pay.
-        if input.labels.len() < self.large.min_rows {
-            return None;
-        }
-        // A class's logit: a weight per feature and an intercept.
-        let per_class = input.x.ncols() + 1;
-        if self.large.rows_per_parameter * per_class < folds {
-            return None;
-        }
+        let (plan, folds) = self.large_plan(input.x.ncols(), input.labels, input.k)?;
         let rows = subsample::stratified_above(
             input.labels,
             input.k,
-            per_class,
-            self.large.rows_per_parameter,
-            self.large.min_rows,
-            self.large.max_share,
+            &plan,
             &row_keys(input.x.as_slice(), input.x.nrows(), self.seed),
         )?;
         Some((rows, folds))
+    }
+
+    /// How the subsample of a table of `d` columns and `labels` in `k`
+    /// classes is drawn, and the folds lambda is cross-validated on there;
+    /// `None` when lambda is not cross-validated or the table is too small
+    /// (see [`LargeTables`]).
+    pub(super) fn large_plan(
+        &self,
+        d: usize,
+        labels: &[usize],
+        k: usize,
+    ) -> Option<(subsample::Plan, usize)> {
+        let folds = self.cv_folds_of(labels, k)?;
+        if labels.len() < self.large.min_rows {
+            return None;
+        }
+        // A class's logit: a weight per feature and an intercept.
+        let per_class = d + 1;
+        if self.large.rows_per_parameter * per_class < folds {
+            return None;
+        }
+        let plan = subsample::Plan {
+            params_per_class: per_class,
+            rows_per_parameter: self.large.rows_per_parameter,
+            min_rows: self.large.min_rows,
+            max_share: self.large.max_share,
+        };
+        Some((plan, folds))
     }
 
     /// Lambda by `folds`-fold cross-validation on the subsample `rows`,
