@@ -37,7 +37,7 @@ mod clock;
 mod cost;
 mod curtail;
 pub use clock::Clock;
-pub use cost::{CostRows, at_folds_pace};
+pub use cost::CostRows;
 use curtail::{Curtail, DECIDING_FOLD, Shortfall};
 
 /// The robust models of the five papers, in the order ties are broken.
@@ -129,8 +129,8 @@ pub struct HeldOut {
 impl Evidence {
     /// What `model`'s fit on all `n` rows is predicted to cost: its fold
     /// fits' seconds per training row times the rows its fit is priced at
-    /// ([`CostRows`]; see [`at_folds_pace`]). `None` for a model without a
-    /// score.
+    /// ([`CostRows`]; see [`cost::at_folds_pace`]). `None` for a model
+    /// without a score.
     pub fn predicted_seconds(&self, model: &str, n: usize) -> Option<f64> {
         self.seconds_per_row
             .iter()
@@ -177,14 +177,12 @@ pub fn select(
         .copied()
         .filter(|c| MODELS.iter().any(|m| m.name == *c))
         .collect();
-    let cost = CostRows::of_table(inputs, labels, options);
-    let clock = Clock::start(cost.clone());
+    let clock = Clock::start(CostRows::of_table(inputs, labels, options));
     let table = Table {
         inputs,
         labels,
         options,
         clock: &clock,
-        cost: &cost,
     };
     if labels.len() <= 2 * RACE_ROWS {
         return table.evaluate(&all, MAX_ROWS, Schedule::Together(None), progress);
@@ -581,7 +579,7 @@ fn worth_the_wait(
 }
 
 /// A candidate left out because its predicted fit on all `n` rows
-/// (`predicted`, said by [`at_folds_pace`]) is over `budget`.
+/// (`predicted`, said by [`cost::at_folds_pace`]) is over `budget`.
 fn too_slow(model: &str, n: usize, predicted: &str, budget: &str) -> CandidateScore {
     left_out(
         model,
@@ -631,7 +629,6 @@ struct Table<'a> {
     labels: &'a [usize],
     options: &'a ModelOptions,
     clock: &'a Clock,
-    cost: &'a CostRows,
 }
 
 /// How a round's (candidate, fold) tasks run.
@@ -662,13 +659,14 @@ struct FirstAnchor {
 }
 
 /// The [`FirstAnchor`] of the deciding folds' `results`, over the `n_rows`
-/// evidence rows of a table of `n` (whose fits `cost` prices). A dear candidate is judged against
-/// every cheap one stacked, as [`combine::earned`] will judge it, not
-/// against the cheapest alone: on digits the cheapest (rnda) ranks worst
-/// of the Gaussian models, so shift, rmda and cbt outscored it on their
-/// deciding folds and ran their other folds, and a second round, only to
-/// add nothing to rnda and rlr together in the end (clean digits: 6.7 s
-/// then, 1.7 s now, the same ranking).
+/// evidence rows of a table of `n` (whose fits `cost` prices). A dear
+/// candidate is judged against every cheap one stacked, as
+/// [`combine::earned`] will judge it, not against the cheapest alone: on
+/// digits the cheapest (rnda) ranks worst of the Gaussian models, so
+/// shift, rmda and cbt outscored it on their deciding folds and ran their
+/// other folds, and a second round, only to add nothing to rnda and rlr
+/// together in the end (clean digits: 6.7 s then, 1.7 s now, the same
+/// ranking).
 fn first_anchor(
     candidates: &[&'static str],
     results: &[TaskResult],
@@ -770,8 +768,8 @@ impl Table<'_> {
             labels,
             options,
             clock,
-            cost,
         } = *self;
+        let cost = clock.cost();
         let keys = content_keys(inputs, options.seed);
         let rows = stratified_sample(labels, inputs.n_classes(), max_rows, &keys);
         let folds = stratified_folds(&rows, labels, inputs.n_classes(), &keys);

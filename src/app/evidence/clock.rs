@@ -26,7 +26,7 @@ use crate::app::combine;
 /// its folds stop: on a 200k-row table rlr's second round spent a second
 /// on 3000 rows to be left out as needing 79 s. It is the same prediction
 /// [`combine::affordable`] judges members by; the report says it for what
-/// it is (`evidence::at_folds_pace`).
+/// it is (`evidence::cost::at_folds_pace`).
 pub struct Clock {
     started: Instant,
     /// Nanoseconds from `started` to the first finished task (0: none yet).

@@ -18,6 +18,7 @@ use nalgebra::DMatrix;
 
 use crate::models::CovarianceFamily;
 use crate::models::guide::Guide;
+use crate::models::numerics::class_counts;
 
 /// Rows per free parameter of a class (or cluster): at 50 the subsample's
 /// estimate of each parameter has a standard error about 1/7 of its own
@@ -86,8 +87,8 @@ pub fn stratified_above(
     Some(draw(by_class, share, keys))
 }
 
-/// When and how much of a table [`stratified_above`] subsamples: what a
-/// model's cost account ([`Plan::cost_rows`]) and its draw share.
+/// When and how much of a table [`stratified_above`] subsamples: one plan
+/// for a model's draw and for its cost account ([`Plan::cost_rows`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Plan {
     pub params_per_class: usize,
@@ -115,10 +116,7 @@ impl Plan {
         if given.len() < self.min_rows {
             return None;
         }
-        let mut counts = vec![0usize; n_classes];
-        for &g in given {
-            counts[g] += 1;
-        }
+        let counts = class_counts(given, n_classes);
         let quota = (self.rows_per_parameter * self.params_per_class) as f64;
         let share = counts
             .iter()
@@ -132,10 +130,7 @@ impl Plan {
     /// `None` when there is none.
     pub fn rows(&self, given: &[usize], n_classes: usize) -> Option<usize> {
         let share = self.share(given, n_classes)?;
-        let mut counts = vec![0usize; n_classes];
-        for &g in given {
-            counts[g] += 1;
-        }
+        let counts = class_counts(given, n_classes);
         Some(counts.iter().map(|&c| taken(c, share)).sum())
     }
 
