@@ -116,16 +116,12 @@ mod tests {
         let costs = CostRows::of_table(&large, &labels, &options);
         let share = |m: &str| costs.rows(m, labels.len()) / n;
         // rnda's continued EM is priced at half its small fit's, shift's
-        // one solve and rmda's one EM at a tenth: each plus the
+        // one solve at 0.3 and rmda's one EM at a tenth: each plus the
         // subsample, a few hundred rows of 2 classes in 3 columns.
-        assert!(
-            share("rnda") > 0.5 && share("rnda") < 0.51,
-            "{}",
-            share("rnda")
-        );
-        for m in ["shift", "rmda"] {
-            assert!(share(m) > 0.1 && share(m) < 0.11, "{m}: {}", share(m));
-        }
+        let near = |m: &str, at: f64| share(m) > at && share(m) < at + 0.01;
+        assert!(near("rnda", 0.5), "{}", share("rnda"));
+        assert!(near("shift", 0.3), "{}", share("shift"));
+        assert!(near("rmda", 0.1), "{}", share("rmda"));
         // rLR is priced row for row (see its plan), and so is cbt, which
         // takes no large-table path.
         assert_eq!(costs.rows("rlr", labels.len()), n);
