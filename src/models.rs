@@ -196,6 +196,11 @@ pub struct Fit {
     pub trace: Vec<f64>,
     pub converged: bool,
     pub iterations: usize,
+    /// What one of `iterations` counts, as [`Fit::convergence`] says it:
+    /// an iteration of EM or of a search for most models, a point of the
+    /// lambda path for shift (whose solve at each point runs rounds of its
+    /// own).
+    pub iteration_unit: &'static str,
     /// Present when the model can classify new rows.
     pub classifier: Option<Arc<dyn Classifier>>,
     /// The model's own order of suspicion, used to break ties in
@@ -242,6 +247,7 @@ impl Fit {
             trace: Vec::new(),
             converged: false,
             iterations: 0,
+            iteration_unit: "iteration",
             classifier: None,
             suspicion_rank: None,
             label_only: false,
@@ -275,7 +281,7 @@ impl Fit {
             } else {
                 "did NOT converge"
             },
-            crate::dataset::counted(self.iterations, "iteration")
+            crate::dataset::counted(self.iterations, self.iteration_unit)
         )
     }
 

@@ -508,6 +508,7 @@ fn mix(
     out.shifts = first.shifts;
     out.trace = first.trace;
     out.iterations = first.iterations;
+    out.iteration_unit = first.iteration_unit;
     out.extra = first.extra;
     out.extra.notes.push(format!(
         "the ranking mixes {}; the extras shown are {}'s",

@@ -1503,6 +1503,7 @@ fn finish(
     }
     fit.trace = series.iter().map(|p| p.0).collect();
     fit.iterations = series.len();
+    fit.iteration_unit = "lambda point";
     fit.converged = settled;
     fit.classifier = Some(Arc::new(LogisticClassifier {
         standardizer,
@@ -2083,6 +2084,11 @@ mod tests {
             let fit = model.fit(&x, &given, 3, &mut no_progress()).unwrap();
             assert!(fit.converged, "subsampled {subsampled}");
             assert!(!fit.extra.notes.iter().any(|n| n.contains(short)));
+            // What the sentence counts is the path's points, not the
+            // alternation's rounds within each.
+            let said = fit.convergence();
+            let points = format!("converged after {} lambda point", fit.iterations);
+            assert!(said.starts_with(&points), "{said}");
             model.max_group_rounds = 1;
             let fit = model.fit(&x, &given, 3, &mut no_progress()).unwrap();
             assert!(!fit.converged, "subsampled {subsampled}");
