@@ -620,16 +620,11 @@ impl Rnda {
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<(Run, usize, usize, Option<String>), FitError> {
         let (k, d) = (p_given.len(), problem.z.ncols());
-        // The keys cost a pass over the table: only where one can pay.
         let rows = match problem.guide.warm {
             Some(_) => None,
-            None if problem.given.len() < subsample::MIN_ROWS => None,
-            None => subsample::stratified_above(
-                problem.given,
-                k,
-                &self.plan(d, k),
-                &row_keys(problem.z.x.as_slice(), problem.z.x.nrows(), self.seed),
-            ),
+            None => subsample::stratified_by(problem.given, k, &self.plan(d, k), || {
+                row_keys(problem.z.x.as_slice(), problem.z.x.nrows(), self.seed)
+            }),
         };
         let Some(rows) = rows else {
             let mut starts = Starts::new(problem, k, p_given, self.seed);

@@ -87,6 +87,20 @@ pub fn stratified_above(
     Some(draw(by_class, share, keys))
 }
 
+/// [`stratified_above`] with the rows' keys made by `keys` only when `plan`
+/// takes a subsample: keys from the values cost a pass over the table,
+/// which a table the plan leaves whole (too few rows, or too many
+/// parameters for a share that pays) should not pay.
+pub fn stratified_by(
+    given: &[usize],
+    n_classes: usize,
+    plan: &Plan,
+    keys: impl FnOnce() -> Vec<u64>,
+) -> Option<Vec<usize>> {
+    plan.share(given, n_classes)?;
+    stratified_above(given, n_classes, plan, &keys())
+}
+
 /// When and how much of a table [`stratified_above`] subsamples: one plan
 /// for a model's draw and for its cost account ([`Plan::cost_rows`]).
 #[derive(Clone, Copy, Debug)]

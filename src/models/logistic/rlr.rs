@@ -788,15 +788,12 @@ impl Rlr {
         k: usize,
         guide: &Guide,
     ) -> Option<Vec<usize>> {
-        if !self.robust || guide.warm.is_some() || given.len() < self.subsample_min_rows {
+        if !self.robust || guide.warm.is_some() {
             return None;
         }
-        subsample::stratified_above(
-            given,
-            k,
-            &self.plan(x.ncols(), k),
-            &row_keys(x.as_slice(), x.nrows(), self.seed),
-        )
+        subsample::stratified_by(given, k, &self.plan(x.ncols(), k), || {
+            row_keys(x.as_slice(), x.nrows(), self.seed)
+        })
     }
 
     /// When and how much of a table of `d` columns and `k` classes EM

@@ -1154,12 +1154,7 @@ fn smallest_class(given: &[usize], k: usize) -> usize {
 
 impl ShiftLr {
     /// The folds when lambda is chosen by cross-validation (see `choose`).
-    fn cv_folds(&self, input: &PathInput<'_>) -> Option<usize> {
-        self.cv_folds_of(input.labels, input.k)
-    }
-
-    /// [`ShiftLr::cv_folds`] of `labels` in `k` classes.
-    fn cv_folds_of(&self, labels: &[usize], k: usize) -> Option<usize> {
+    fn cv_folds(&self, labels: &[usize], k: usize) -> Option<usize> {
         let n = labels.len();
         match self.rule {
             LambdaRule::CrossValidation { folds } | LambdaRule::Auto { folds }
@@ -1363,7 +1358,7 @@ impl RobustModel for ShiftLr {
         // in rayon's scope the waiting thread runs pool work.
         let watch = CvWatch::default();
         let mut cv = None;
-        let with_cv = this.cv_folds(&input);
+        let with_cv = this.cv_folds(input.labels, input.k);
         // With cross-validation the path is the first half of the gauge.
         let share = if with_cv.is_some() { 0.5 } else { 1.0 };
         let path = rayon::in_place_scope(|scope| {

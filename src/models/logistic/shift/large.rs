@@ -94,29 +94,24 @@ impl ShiftLr {
     /// cross-validation on a table large enough (see [`LargeTables`]).
     pub(super) fn cv_subsample(&self, input: &PathInput<'_>) -> Option<(Vec<usize>, usize)> {
         let (plan, folds) = self.large_plan(input.x.ncols(), input.labels, input.k)?;
-        let rows = subsample::stratified_above(
-            input.labels,
-            input.k,
-            &plan,
-            &row_keys(input.x.as_slice(), input.x.nrows(), self.seed),
-        )?;
+        let rows = subsample::stratified_by(input.labels, input.k, &plan, || {
+            row_keys(input.x.as_slice(), input.x.nrows(), self.seed)
+        })?;
         Some((rows, folds))
     }
 
     /// How the subsample of a table of `d` columns and `labels` in `k`
-    /// classes is drawn, and the folds lambda is cross-validated on there;
-    /// `None` when lambda is not cross-validated or the table is too small
-    /// (see [`LargeTables`]).
+    /// classes would be drawn, and the folds lambda is cross-validated on
+    /// there; `None` when lambda is not cross-validated or a fold could not
+    /// hold a row per coefficient. Whether the table is large enough is the
+    /// plan's to say (see [`LargeTables`]).
     pub(super) fn large_plan(
         &self,
         d: usize,
         labels: &[usize],
         k: usize,
     ) -> Option<(subsample::Plan, usize)> {
-        let folds = self.cv_folds_of(labels, k)?;
-        if labels.len() < self.large.min_rows {
-            return None;
-        }
+        let folds = self.cv_folds(labels, k)?;
         // A class's logit: a weight per feature and an intercept.
         let per_class = d + 1;
         if self.large.rows_per_parameter * per_class < folds {
