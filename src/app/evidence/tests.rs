@@ -162,9 +162,20 @@ fn the_evidence_prefers_the_model_the_data_were_drawn_from() {
     });
     let inputs = FitInputs::of_matrix(&x, 2);
     let options = ModelOptions::default();
-    let sel = select(&inputs, &given, &options, &mut no_progress())
-        .unwrap()
-        .selection;
+    let evidence = select(&inputs, &given, &options, &mut no_progress()).unwrap();
+    // Every scored candidate's folds explained their own training rows at
+    // least as well as the held-out ones, and a fitted model by some margin.
+    assert_eq!(evidence.optimism.len(), evidence.log_lik.len());
+    assert!(
+        evidence
+            .optimism
+            .iter()
+            .all(|(_, o)| o.is_finite() && *o >= 0.0)
+            && evidence.optimism.iter().any(|(_, o)| *o > 1e-3),
+        "{:?}",
+        evidence.optimism
+    );
+    let sel = evidence.selection;
     let score = |m: &str| {
         sel.candidates
             .iter()
@@ -291,8 +302,9 @@ fn the_race_drops_only_the_clearly_worse() {
             ("shift".into(), 1e-4),
         ],
         cost: CostRows::default(),
+        optimism: Vec::new(),
     };
-    let (survivors, dropped) = race(&first);
+    let (survivors, dropped) = race(&first, 60_000);
     assert_eq!(survivors, ["rnda", "rlr"]);
     assert_eq!(dropped.len(), 1);
     assert_eq!(dropped[0].model, "shift");
@@ -306,6 +318,53 @@ fn the_race_drops_only_the_clearly_worse() {
     assert_eq!(kept.seconds_per_row.len(), 1);
     let models = names_of(&kept.selection.candidates);
     assert_eq!(models, ["rnda", "shift", "cbt"]);
+}
+
+/// A candidate behind on the first round's 400 training rows, whose own
+/// training rows it explained much better than its held-out ones, is
+/// judged by the score the second round's rows are expected to let it
+/// reach: it stays in the race on a large table, and is dropped where the
+/// second round's folds are hardly larger than the first's.
+#[test]
+fn the_race_judges_a_candidate_by_what_more_rows_are_expected_to_show() {
+    assert!((expected_at(-0.6, 0.1, 400, 2000) - (-0.56)).abs() < 1e-12);
+    assert_eq!(expected_at(-0.6, 0.1, 400, 400), -0.6);
+    let mut rng = Rng::new(3);
+    let best: Vec<Option<f64>> = (0..RACE_ROWS)
+        .map(|_| Some(-0.5 + 0.3 * rng.normal()))
+        .collect();
+    let behind: Vec<Option<f64>> = best
+        .iter()
+        .map(|b| b.map(|b| b - 0.035 + 0.02 * rng.normal()))
+        .collect();
+    let first = |optimism: f64| Evidence {
+        optimism: vec![("cbt".into(), 0.0), ("rnda".into(), optimism)],
+        log_lik: vec![
+            ("rnda".into(), behind.clone()),
+            ("cbt".into(), best.clone()),
+        ],
+        ..Evidence::of_rows(vec![
+            ("cbt", best.clone(), 1e-6),
+            ("rnda", behind.clone(), 1e-6),
+        ])
+    };
+    let mut overfit = first(0.1);
+    overfit.selection.candidates = vec![scored("cbt", -0.5), scored("rnda", -0.535)];
+    let (survivors, dropped) = race(&overfit, 60_000);
+    assert_eq!(survivors, ["rnda", "cbt"], "{dropped:?}");
+    // 1300 rows: the second round trains on 866, barely more than 400.
+    let (survivors, dropped) = race(&overfit, 1300);
+    assert_eq!(survivors, ["cbt"]);
+    let reason = dropped[0].reason.as_deref().unwrap();
+    assert!(
+        reason.contains("expected on 1300") && reason.contains("below cbt"),
+        "{reason}"
+    );
+    // Without optimism the same lag drops it on any table.
+    let mut steady = first(0.0);
+    steady.selection.candidates = overfit.selection.candidates.clone();
+    let (survivors, _) = race(&steady, 60_000);
+    assert_eq!(survivors, ["cbt"]);
 }
 
 /// Before the second round, a survivor is dropped when its fit on every
@@ -603,6 +662,7 @@ fn deciding_fold(rows: &[usize], scores: Vec<f64>, seconds: f64) -> Result<FoldO
         scores,
         seconds,
         trained_on: 400,
+        train_score: 0.0,
     })
 }
 
