@@ -459,6 +459,14 @@ pub trait RobustModel: Send {
     fn cost_rows(&self, _d: usize, given: &[usize], _n_classes: usize) -> f64 {
         given.len() as f64
     }
+    /// The free parameters of a fit on a table of `d` columns and
+    /// `n_classes` classes, where the model has a fixed count (`None` where
+    /// it grows with the rows, as shift's per-row shifts and cbt's cells):
+    /// whether a fit's rows outnumber them, so that its optimism on them
+    /// says what more rows will bring (see `app::evidence::race`).
+    fn free_parameters(&self, _d: usize, _n_classes: usize) -> Option<usize> {
+        None
+    }
     /// Fits with nothing decided.
     fn fit(
         &self,

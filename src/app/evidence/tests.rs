@@ -304,7 +304,8 @@ fn the_race_drops_only_the_clearly_worse() {
         cost: CostRows::default(),
         optimism: Vec::new(),
     };
-    let (survivors, dropped) = race(&first, 60_000);
+    let (survivors, dropped, promised) = race(&first, 60_000, &[]);
+    assert!(promised.is_empty());
     assert_eq!(survivors, ["rnda", "rlr"]);
     assert_eq!(dropped.len(), 1);
     assert_eq!(dropped[0].model, "shift");
@@ -324,9 +325,12 @@ fn the_race_drops_only_the_clearly_worse() {
 /// training rows it explained much better than its held-out ones, is
 /// judged by the score the second round's rows are expected to let it
 /// reach: it stays in the race on a large table, and is dropped where the
-/// second round's folds are hardly larger than the first's.
+/// second round's folds are hardly larger than the first's, or where its
+/// parameters outnumber the first round's rows.
 #[test]
 fn the_race_judges_a_candidate_by_what_more_rows_are_expected_to_show() {
+    // rnda's parameters, fewer than the first round's 400 training rows.
+    const COUNTED: &[(&str, Option<usize>)] = &[("rnda", Some(400)), ("cbt", None)];
     assert!((expected_at(-0.6, 0.1, 400, 2000) - (-0.56)).abs() < 1e-12);
     assert_eq!(expected_at(-0.6, 0.1, 400, 400), -0.6);
     let mut rng = Rng::new(3);
@@ -348,12 +352,24 @@ fn the_race_judges_a_candidate_by_what_more_rows_are_expected_to_show() {
             ("rnda", behind.clone(), 1e-6),
         ])
     };
-    let mut overfit = first(0.1);
-    overfit.selection.candidates = vec![scored("cbt", -0.5), scored("rnda", -0.535)];
-    let (survivors, dropped) = race(&overfit, 60_000);
+    let lagging = |optimism: f64| {
+        let mut ev = first(optimism);
+        ev.selection.candidates = vec![scored("cbt", -0.5), scored("rnda", -0.535)];
+        ev
+    };
+    let overfit = lagging(0.1);
+    let (survivors, dropped, promised) = race(&overfit, 60_000, COUNTED);
     assert_eq!(survivors, ["rnda", "cbt"], "{dropped:?}");
+    // Kept on that promise alone, it is dropped should the race end before
+    // its second round, and says why.
+    assert_eq!(names_of(&promised), ["rnda"]);
+    let ended = unproven_dropped(lagging(0.1), &survivors, dropped, promised);
+    assert_eq!(names_of(&ended.selection.candidates), ["cbt", "rnda"]);
+    assert_eq!(ended.log_lik.len(), 1);
+    let why = ended.selection.candidates[1].reason.as_deref().unwrap();
+    assert!(why.contains("the race ended before it"), "{why}");
     // 1300 rows: the second round trains on 866, barely more than 400.
-    let (survivors, dropped) = race(&overfit, 1300);
+    let (survivors, dropped, _) = race(&overfit, 1300, COUNTED);
     assert_eq!(survivors, ["cbt"]);
     let reason = dropped[0].reason.as_deref().unwrap();
     assert!(
@@ -361,10 +377,14 @@ fn the_race_judges_a_candidate_by_what_more_rows_are_expected_to_show() {
         "{reason}"
     );
     // Without optimism the same lag drops it on any table.
-    let mut steady = first(0.0);
-    steady.selection.candidates = overfit.selection.candidates.clone();
-    let (survivors, _) = race(&steady, 60_000);
+    let (survivors, ..) = race(&lagging(0.0), 60_000, COUNTED);
     assert_eq!(survivors, ["cbt"]);
+    // Nor is a model lifted whose parameters outnumber the first round's
+    // training rows, or whose count is not known.
+    for counts in [&[("rnda", Some(401))][..], &[("rnda", None)]] {
+        let (survivors, ..) = race(&overfit, 60_000, counts);
+        assert_eq!(survivors, ["cbt"]);
+    }
 }
 
 /// Before the second round, a survivor is dropped when its fit on every

@@ -261,6 +261,11 @@ impl RobustModel for Rmda {
             .cost_rows(given, n_classes, PASS_SHARE)
     }
 
+    /// At one cluster per class, as its plan counts; BIC may choose more.
+    fn free_parameters(&self, d: usize, n_classes: usize) -> Option<usize> {
+        Some(n_classes * self.plan(d, n_classes).params_per_class)
+    }
+
     /// The mixture never reads labels and R is a closed-form function of the
     /// labels and the mixture, so the fit on the decided labels with the
     /// decided rows pinned is exact here (a relabel given -> d counts as a

@@ -672,6 +672,10 @@ impl RobustModel for Rnda {
             .cost_rows(given, n_classes, PASS_SHARE)
     }
 
+    fn free_parameters(&self, d: usize, n_classes: usize) -> Option<usize> {
+        Some(n_classes * self.plan(d, n_classes).params_per_class)
+    }
+
     fn fit_guided(
         &self,
         x: &DMatrix<f64>,

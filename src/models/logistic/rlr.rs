@@ -359,6 +359,12 @@ impl RobustModel for Rlr {
         if self.robust { "rlr" } else { "lr" }
     }
 
+    /// The weights and intercepts, and the flip table's rows, as its plan
+    /// counts them.
+    fn free_parameters(&self, d: usize, n_classes: usize) -> Option<usize> {
+        Some(n_classes * self.plan(d, n_classes).params_per_class)
+    }
+
     /// rLR: a decided row's true class is known, so its E-step posterior is
     /// one-hot at the decision (it still counts in the flip table and the
     /// classifier's M-step); a warm posterior replaces the given labels as
