@@ -358,7 +358,16 @@ fn alpha_groups(given_totals: &[f64]) -> Vec<Vec<usize>> {
 }
 
 /// Maximises the leave-one-out predictive likelihood over alpha, one class
-/// (or group of small classes, see [`alpha_groups`]) at a time. `tick` is
+/// (or group of small classes, see [`alpha_groups`]) at a time, from the
+/// best single alpha for all classes: the paper's own reading (any equal
+/// alphas give the same test), from which a class's alpha departs only
+/// where the likelihood rises. Where it is flat across the classes' split
+/// of the noise, a class-by-class search from zero let the first class
+/// take all of it: on an XOR-shaped 60k-row table, cut into its four
+/// pure cells, alpha came out (0.284, 0.0001) on a likelihood flat to 0.05
+/// nats over the 60000 rows against (0.2, 0.2), the second class's flipped
+/// labels were never flagged, and AUROC was 0.73; from the shared start it
+/// is (0.22, 0.22) and 0.956. `tick` is
 /// called once per evaluation and returns false to stop; returns the
 /// alphas, the objective after each update and whether the last sweep moved
 /// no alpha by more than `ALPHA_TOL`.
@@ -376,9 +385,16 @@ pub fn estimate_alpha(
     };
     let groups = alpha_groups(&symbols.given_totals[..k]);
     let mut converged = false;
-    for _sweep in 0..MAX_SWEEPS {
+    // The first sweep searches one alpha for every class together.
+    let shared = [groups.concat()];
+    for sweep in 0..MAX_SWEEPS {
         let mut moved: f64 = 0.0;
-        for group in &groups {
+        let these = if sweep == 0 && groups.len() > 1 {
+            &shared[..]
+        } else {
+            &groups[..]
+        };
+        for group in these {
             let g = group[0];
             let at = |v: f64, tick: &mut dyn FnMut(f64) -> bool| {
                 let mut trial = alpha.clone();

@@ -105,6 +105,43 @@ fn recovers_alpha_and_ranks_the_flipped_samples_first() {
     }
 }
 
+/// Classes that each fill two of four cells (XOR of two binary features),
+/// with 20% of the labels flipped either way: the likelihood cannot tell
+/// how the noise splits between the classes, and the search from one
+/// shared alpha keeps it even, so both classes' flipped labels rank first.
+/// From zero, class by class, the first class took all of it.
+#[test]
+fn a_flat_split_of_the_noise_stays_shared_between_the_classes() {
+    let n = 20_000;
+    let mut rng = Rng::new(17);
+    let mut x = DMatrix::zeros(n, 2);
+    let (mut given, mut flipped) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for i in 0..n {
+        let (a, b) = (rng.below(2), rng.below(2));
+        x[(i, 0)] = a as f64;
+        x[(i, 1)] = b as f64;
+        let flip = rng.uniform() < 0.2;
+        given.push((a ^ b) ^ usize::from(flip));
+        flipped.push(flip);
+    }
+    let fit = cbt(&[("bdra", "false")])
+        .fit(&x, &given, 2, &mut no_progress())
+        .unwrap();
+    let alpha = alpha_of(&fit);
+    assert!(alpha.iter().all(|a| (a - 0.2).abs() < 0.05), "{alpha:?}");
+    for class in 0..2 {
+        let (hits, of) = (0..n)
+            .filter(|&i| flipped[i] && given[i] == class)
+            .fold((0, 0), |(h, o), i| {
+                (h + usize::from(fit.p_mislabel[i] >= 0.5), o + 1)
+            });
+        assert!(
+            hits * 10 >= of * 9,
+            "class {class}: {hits} of {of} flagged, {alpha:?}"
+        );
+    }
+}
+
 #[test]
 fn clean_labels_give_small_alpha() {
     let sim = simulate(3000, 5, &[0.0, 0.0], 3);
