@@ -89,7 +89,7 @@ pub struct Evidence {
     /// (candidate, its optimism): how much better its folds' classifiers
     /// explained their own training rows' labels than the held-out ones,
     /// mean nats per row, for the candidates with a score (see
-    /// [`expected_at`]).
+    /// [`expected_gain`]).
     pub optimism: Vec<(String, f64)>,
     /// What the held-out fits said of the evidence rows' true classes.
     pub held_out: HeldOut,
@@ -332,7 +332,7 @@ pub const RACE_Z: f64 = 4.0;
 /// The candidates within [`RACE_Z`] paired standard errors of the best of
 /// `first`, and the others as dropped entries saying why. A candidate is
 /// dropped only when it is that far behind both as scored and as expected
-/// on the second round's folds of a table of `n` rows ([`expected_at`]
+/// on the second round's folds of a table of `n` rows ([`expected_gain`]
 /// from every candidate's first-round optimism). On a table of XOR-shaped
 /// classes rnda's classes (full covariances on 400 rows) were 4.5 standard
 /// errors behind cbt's four cells as scored, and were dropped, though fitted
@@ -370,7 +370,7 @@ fn race(
         // the regulariser worked, not what more rows bring (there it
         // promised rnda twice the catch-up it made).
         match counted {
-            Some(p) if p <= from => expected_at(0.0, optimism, from, to),
+            Some(p) if p <= from => expected_gain(optimism, from, to),
             _ => 0.0,
         }
     };
@@ -1481,19 +1481,18 @@ fn optimism_of<'a>(folds: impl Iterator<Item = &'a TaskResult>) -> f64 {
     (gaps.iter().sum::<f64>() / gaps.len() as f64).max(0.0)
 }
 
-/// The held-out score a candidate with `score` and `optimism` on folds
-/// trained on `from` rows is expected to reach on folds trained on `to`:
-/// the held-out loss exceeds the loss the model would reach on unlimited
-/// rows by half the training-to-held-out gap, and that excess shrinks as
-/// one over the training rows (Akaike's and Takeuchi's account of a
-/// fitted model's optimism: the gap is tr(J^-1 K) / m, half on either side
-/// of the population loss). A model whose fits on few rows overfit
-/// (several covariance matrices on 400 rows) is thus judged by what the
-/// second round's rows will let it show, not only by what the first
-/// round's did.
-fn expected_at(score: f64, optimism: f64, from: usize, to: usize) -> f64 {
+/// What a candidate with `optimism` on folds trained on `from` rows is
+/// expected to gain in held-out score on folds trained on `to`: the
+/// held-out loss exceeds the loss the model would reach on unlimited rows
+/// by half the training-to-held-out gap, and that excess shrinks as one
+/// over the training rows (Akaike's and Takeuchi's account of a fitted
+/// model's optimism: the gap is tr(J^-1 K) / m, half on either side of the
+/// population loss). A model whose fits on few rows overfit (several
+/// covariance matrices on 400 rows) is thus judged by what the second
+/// round's rows will let it show, not only by what the first round's did.
+fn expected_gain(optimism: f64, from: usize, to: usize) -> f64 {
     let to = to.max(from).max(1) as f64;
-    score + 0.5 * optimism * (1.0 - from as f64 / to)
+    0.5 * optimism * (1.0 - from as f64 / to)
 }
 
 fn summarise<'a>(

@@ -331,8 +331,8 @@ fn the_race_drops_only_the_clearly_worse() {
 fn the_race_judges_a_candidate_by_what_more_rows_are_expected_to_show() {
     // rnda's parameters, fewer than the first round's 400 training rows.
     const COUNTED: &[(&str, Option<usize>)] = &[("rnda", Some(400)), ("cbt", None)];
-    assert!((expected_at(-0.6, 0.1, 400, 2000) - (-0.56)).abs() < 1e-12);
-    assert_eq!(expected_at(-0.6, 0.1, 400, 400), -0.6);
+    assert!((expected_gain(0.1, 400, 2000) - 0.04).abs() < 1e-12);
+    assert_eq!(expected_gain(0.1, 400, 400), 0.0);
     let mut rng = Rng::new(3);
     let best: Vec<Option<f64>> = (0..RACE_ROWS)
         .map(|_| Some(-0.5 + 0.3 * rng.normal()))
