@@ -321,6 +321,24 @@ fn the_race_drops_only_the_clearly_worse() {
     assert_eq!(models, ["rnda", "shift", "cbt"]);
 }
 
+/// The parameter counts the race's expected lift is gated on: a class's
+/// mean, full covariance and flip-table row for rnda (a cluster's for
+/// rmda, one per class), weights, intercept and flip row for rlr, and no
+/// fixed count for shift (a shift per row) or cbt (its cells).
+#[test]
+fn candidates_count_their_free_parameters_where_the_count_is_fixed() {
+    let x = DMatrix::from_fn(50, 5, |i, j| ((i * 7 + j * 3) % 11) as f64);
+    let inputs = FitInputs::of_matrix(&x, 2);
+    let counts = free_parameters(&inputs, &ModelOptions::default());
+    let count = |m: &str| counts.iter().find(|(c, _)| *c == m).unwrap().1;
+    // d = 5, K = 2: 5 + 15 covariance and mean entries per class.
+    assert_eq!(count("rnda"), Some(2 * (5 + 15 + 1)));
+    assert_eq!(count("rmda"), Some(2 * (5 + 15 + 1)));
+    assert_eq!(count("rlr"), Some(2 * (5 + 1 + 1)));
+    assert_eq!(count("shift"), None);
+    assert_eq!(count("cbt"), None);
+}
+
 /// A candidate behind on the first round's 400 training rows, whose own
 /// training rows it explained much better than its held-out ones, is
 /// judged by the score the second round's rows are expected to let it
