@@ -470,19 +470,7 @@ fn free_parameters(
     options: &ModelOptions,
 ) -> Vec<(&'static str, Option<usize>)> {
     let k = inputs.n_classes();
-    CANDIDATES
-        .iter()
-        .map(|&name| {
-            let count = build_model(name, options).ok().and_then(|model| {
-                let d = model
-                    .input()
-                    .pick(&inputs.features, inputs.levels.as_ref())
-                    .ncols();
-                model.free_parameters(d, k)
-            });
-            (name, count)
-        })
-        .collect()
+    cost::each_candidate(inputs, options, |model, d| model.free_parameters(d, k))
 }
 
 /// [`keep_only`] when the race ends after its first round: a candidate kept

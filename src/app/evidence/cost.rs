@@ -24,12 +24,9 @@ impl CostRows {
     /// on the table of `inputs` and `labels`.
     pub fn of_table(inputs: &FitInputs<'_>, labels: &[usize], options: &ModelOptions) -> Self {
         let k = inputs.n_classes();
-        let accounts = CANDIDATES
-            .iter()
-            .filter_map(|&name| {
-                let model = build_model(name, options).ok()?;
-                Some((name.to_string(), account(model.as_ref(), inputs, labels, k)))
-            })
+        let accounts = each_candidate(inputs, options, |model, d| model.cost_rows(d, labels, k))
+            .into_iter()
+            .map(|(name, rows)| (name.to_string(), rows))
             .collect();
         CostRows(accounts)
     }
@@ -57,10 +54,24 @@ impl CostRows {
     }
 }
 
-/// `model`'s account on the matrix it reads.
-fn account(model: &dyn RobustModel, inputs: &FitInputs<'_>, labels: &[usize], k: usize) -> f64 {
-    let x = model.input().pick(&inputs.features, inputs.levels.as_ref());
-    model.cost_rows(x.ncols(), labels, k)
+/// `read(model, d)` of every candidate that can be built with `options`,
+/// `d` the columns of the matrix it reads from `inputs`.
+pub fn each_candidate<T>(
+    inputs: &FitInputs<'_>,
+    options: &ModelOptions,
+    read: impl Fn(&dyn RobustModel, usize) -> T,
+) -> Vec<(&'static str, T)> {
+    CANDIDATES
+        .iter()
+        .filter_map(|&name| {
+            let model = build_model(name, options).ok()?;
+            let d = model
+                .input()
+                .pick(&inputs.features, inputs.levels.as_ref())
+                .ncols();
+            Some((name, read(model.as_ref(), d)))
+        })
+        .collect()
 }
 
 /// A predicted fit time as it is said: the folds' seconds per training
