@@ -40,10 +40,9 @@ fn the_summary_line_gives_the_figures_of_the_written_ranking() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert_no_bar(&stderr);
     let line = stderr.trim_end();
-    assert!(
-        line.starts_with("relabel scan: rnda (chosen by auto: "),
-        "{line}"
-    );
+    // rnda, alone or heaviest in a mixture.
+    assert!(line.starts_with("relabel scan: rnda "), "{line}");
+    assert!(line.contains(" (chosen by auto: "), "{line}");
     assert!(line.contains("150 samples,"), "{line}");
     assert!(!line.contains("label alone"), "{line}");
     assert!(

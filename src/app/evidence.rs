@@ -101,8 +101,12 @@ impl Evidence {
     /// seconds per training row), the first candidate chosen: for tests of
     /// what is decided from it.
     pub fn of_rows(rows: Vec<(&str, Vec<Option<f64>>, f64)>) -> Evidence {
+        let n = rows.first().map_or(0, |r| r.1.len());
         Evidence {
-            held_out: HeldOut::default(),
+            held_out: HeldOut {
+                keys: crate::rng::position_keys(n, 0),
+                ..HeldOut::default()
+            },
             cost: CostRows::default(),
             optimism: Vec::new(),
             selection: Selection {
@@ -127,9 +131,17 @@ impl Evidence {
 pub struct HeldOut {
     /// The given label of each evidence row.
     pub given: Vec<usize>,
+    /// Each evidence row's key from its values ([`content_keys`]): draws
+    /// over the evidence rows made from these do not depend on the rows'
+    /// order in the file.
+    pub keys: Vec<u64>,
     /// (candidate, per evidence row P(true | x) held out; `None` for a row
     /// no fold held out).
     pub p_true: Vec<(String, Vec<Option<Vec<f64>>>)>,
+    /// (candidate, per evidence row P(given = j | x) for every label j,
+    /// held out: P(true | x) through the flip table profiled on the fold's
+    /// training rows, as its held-out log-likelihood is scored).
+    pub p_given: Vec<(String, Vec<Option<Vec<f64>>>)>,
 }
 
 impl Evidence {
@@ -152,6 +164,7 @@ impl Evidence {
         self.seconds_per_row.retain(|(m, _)| keep(m));
         self.optimism.retain(|(m, _)| keep(m));
         self.held_out.p_true.retain(|(m, _)| keep(m));
+        self.held_out.p_given.retain(|(m, _)| keep(m));
     }
 
     /// The cheapest scored candidate's predicted fit on all `n` rows: what
@@ -590,6 +603,7 @@ fn merged(a: Evidence, b: Evidence) -> Evidence {
     // One table, one account.
     let cost = a.cost;
     let p_true = in_candidate_order(a.held_out.p_true, b.held_out.p_true);
+    let p_given = in_candidate_order(a.held_out.p_given, b.held_out.p_given);
     let chosen = candidates
         .first()
         .filter(|c| c.score.is_some())
@@ -606,7 +620,9 @@ fn merged(a: Evidence, b: Evidence) -> Evidence {
         optimism,
         held_out: HeldOut {
             given: a.held_out.given,
+            keys: a.held_out.keys,
             p_true,
+            p_given,
         },
     }
 }
@@ -996,7 +1012,9 @@ impl Table<'_> {
         let log_lik = per_row(candidates, &scored, &results, rows.len());
         let held_out = HeldOut {
             given: rows.iter().map(|&r| labels[r]).collect(),
-            p_true: held_out_classes(&log_lik, candidates, &results, rows.len()),
+            keys: rows.iter().map(|&r| keys[r]).collect(),
+            p_true: held_out_rows(&log_lik, candidates, &results, rows.len(), |f| &f.p_true),
+            p_given: held_out_rows(&log_lik, candidates, &results, rows.len(), |f| &f.p_given),
         };
         let seconds_per_row = log_lik
             .iter()
@@ -1046,13 +1064,15 @@ impl Table<'_> {
     }
 }
 
-/// Every scored candidate's held-out P(true | x), one slot per evidence
-/// row, for the candidates of `log_lik`.
-fn held_out_classes(
+/// Every scored candidate's held-out probabilities that `pick` takes from
+/// its folds (P(true | x) or P(given | x)), one slot per evidence row, for
+/// the candidates of `log_lik`.
+fn held_out_rows(
     log_lik: &[(String, Vec<Option<f64>>)],
     candidates: &[&'static str],
     results: &[TaskResult],
     n_rows: usize,
+    pick: impl Fn(&FoldOut) -> &Vec<Vec<f64>>,
 ) -> Vec<(String, Vec<Option<Vec<f64>>>)> {
     log_lik
         .iter()
@@ -1061,7 +1081,7 @@ fn held_out_classes(
             let mut p = vec![None; n_rows];
             for (_, fold) in results.iter().filter(|r| Some(r.0) == c) {
                 if let Ok(fold) = fold {
-                    for (&pos, row) in fold.rows.iter().zip(&fold.p_true) {
+                    for (&pos, row) in fold.rows.iter().zip(pick(fold)) {
                         p[pos] = Some(row.clone());
                     }
                 }
@@ -1105,7 +1125,7 @@ pub fn describe(selection: &Selection) -> String {
         "chose"
     };
     format!(
-        "auto {verb} {} by {}: {}",
+        "auto {verb} {} by the held-out ranking of the given labels, among candidates scored by {}: {}",
         combination(selection),
         selection.criterion,
         scores(selection)
@@ -1182,6 +1202,8 @@ struct FoldOut {
     scores: Vec<f64>,
     /// P(true | x) of each held-out row.
     p_true: Vec<Vec<f64>>,
+    /// P(given = j | x) of each held-out row, every label j.
+    p_given: Vec<Vec<f64>>,
     /// Wall time of the fold's fit and scoring, and its training rows.
     seconds: f64,
     trained_on: usize,
@@ -1394,6 +1416,10 @@ impl Runner<'_> {
         Ok(FoldOut {
             rows: held,
             scores,
+            p_given: (&p_true * &flips)
+                .row_iter()
+                .map(|r| r.iter().copied().collect())
+                .collect(),
             p_true: p_true
                 .row_iter()
                 .map(|r| r.iter().copied().collect())

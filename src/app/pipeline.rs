@@ -141,9 +141,10 @@ impl FitPlan {
             Planned::One(m) => m.fit_inputs(features, levels, labels, k, guide, progress)?,
             Planned::ByEvidence(options) => {
                 let found = evidence::select(inputs, labels, options, progress)?;
-                let stacked = combine::stacked_members(&found);
+                let weighted = combine::weighted_members(&found);
+                let ranking = ranking_note(&found);
                 let n = inputs.n_samples();
-                let (weights, left_out) = combine::affordable(stacked, &found, n);
+                let (weights, left_out) = combine::affordable(weighted, &found, n);
                 let (weights, unearned) = combine::earned(weights, &found, n);
                 let mut selection = found.selection;
                 let mut members = Vec::with_capacity(weights.len());
@@ -178,6 +179,7 @@ impl FitPlan {
                     selection.wrong_label_odds = c.odds;
                     fit.extra.notes.push(c.note);
                 }
+                fit.extra.notes.push(ranking);
                 for (m, secs) in left_out {
                     fit.extra.notes.push(format!(
                         "{m} earned a share by its evidence but is left out: {} (name it with --model to fit it)",
@@ -251,6 +253,21 @@ impl FitPlan {
             Cow::Borrowed(x)
         }
     }
+}
+
+/// What the members' weights are, with every scored candidate's held-out
+/// AUC of the given labels.
+fn ranking_note(found: &evidence::Evidence) -> String {
+    let aucs: Vec<String> = combine::discrimination(found)
+        .iter()
+        .map(|(m, a)| format!("{m} {a:.3}"))
+        .collect();
+    format!(
+        "the members' weights are the chance that each ranks the held-out rows' given labels best, \
+         over {} Bayesian-bootstrap draws of those rows (held-out AUC, each class against the rest: {})",
+        combine::BOOTSTRAP_DRAWS,
+        aucs.join(", ")
+    )
 }
 
 /// A fit, the members left out of it, and the weights of those in it.
@@ -689,8 +706,10 @@ mod tests {
     }
 
     /// Nine rows of one feature of small integers: rmda wins the evidence
-    /// on its folds, then every start of its mixture collapses onto the
-    /// repeated values of all nine rows. auto used to end there (exit 1).
+    /// on its folds and is a member of auto's choice (alone, under
+    /// stacking), then every start of its mixture collapses onto the
+    /// repeated values of all nine rows. auto used to end there (exit 1);
+    /// now the other members, or the next best, rank, and a note says why.
     #[test]
     fn auto_fits_the_next_best_when_its_choice_fails_on_every_row() {
         let ds =
@@ -706,7 +725,10 @@ mod tests {
             fit.extra
                 .notes
                 .iter()
-                .any(|n| n.starts_with("rmda failed on every row")),
+                .any(|n| n.starts_with("rmda failed on every row")
+                    || n.starts_with(
+                        "rmda is left out of the mixture: its fit on every row failed"
+                    )),
             "{:?}",
             fit.extra.notes
         );

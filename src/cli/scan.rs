@@ -117,7 +117,7 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
 fn summary(a: &ScanArgs, plan: &FitPlan, fit: &Fit, test: Option<String>) -> String {
     let model = match (&fit.extra.selection, &plan.note) {
         (Some(sel), _) => format!(
-            "{} (chosen by auto: cross-validated log-likelihood of the given labels {})",
+            "{} (chosen by auto: weighed by held-out ranking of the given labels, among candidates scored by cross-validated log-likelihood {})",
             crate::app::evidence::combination(sel),
             crate::app::evidence::scores(sel)
         ),

@@ -149,7 +149,8 @@ pub struct CandidateScore {
     /// The model's own words when it has no score.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// Its share of the combined ranking (stacking weight), when it has one.
+    /// Its share of the combined ranking (the chance that it ranks the
+    /// held-out given labels best), when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weight: Option<f64>,
 }

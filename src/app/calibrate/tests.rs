@@ -67,6 +67,8 @@ fn the_held_out_noise_counts_flips_not_softness() {
         };
         let held_out = HeldOut {
             given: given.clone(),
+            keys: Vec::new(),
+            p_given: Vec::new(),
             p_true: vec![
                 ("a".into(), truth.iter().map(|&t| class(t)).collect()),
                 ("b".into(), truth.iter().map(|&t| class(t)).collect()),
@@ -97,6 +99,8 @@ fn a_held_out_classifier_without_skill_does_not_calibrate() {
     // The class shares, give or take what a fit on a sample moves them by.
     let flat = HeldOut {
         given: given.clone(),
+        keys: Vec::new(),
+        p_given: Vec::new(),
         p_true: vec![(
             "a".into(),
             (0..n)
@@ -133,6 +137,8 @@ fn a_held_out_classifier_without_skill_does_not_calibrate() {
         .collect();
     let sure = HeldOut {
         given: given.clone(),
+        keys: Vec::new(),
+        p_given: Vec::new(),
         p_true: vec![(
             "a".into(),
             truth

@@ -6,6 +6,69 @@ fn evidence(log_lik: Vec<(&str, Vec<Option<f64>>)>) -> Evidence {
     Evidence::of_rows(log_lik.into_iter().map(|(m, ll)| (m, ll, 1e-5)).collect())
 }
 
+/// Evidence of two classes from each candidate's held-out P(given = 1 | x)
+/// per row (`None`: not held out) and the rows' given labels: the
+/// log-likelihoods and P(given | x) they imply.
+fn ranked(candidates: Vec<(&str, Vec<Option<f64>>)>, given: &[usize]) -> Evidence {
+    let log_lik = candidates
+        .iter()
+        .map(|(m, p)| {
+            let ll = p
+                .iter()
+                .zip(given)
+                .map(|(p, &g)| p.map(|p| if g == 1 { p.ln() } else { (1.0 - p).ln() }))
+                .collect();
+            (*m, ll)
+        })
+        .collect();
+    let mut ev = evidence(log_lik);
+    ev.held_out.given = given.to_vec();
+    ev.held_out.p_given = candidates
+        .into_iter()
+        .map(|(m, p)| {
+            (
+                m.to_string(),
+                p.iter().map(|p| p.map(|p| vec![1.0 - p, p])).collect(),
+            )
+        })
+        .collect();
+    ev
+}
+
+/// `n` given labels, alternating, and a score per row that ranks them at
+/// about `auc`: the label plus normal noise of the spread that gives it.
+fn scores_at(n: usize, auc: f64, rng: &mut Rng) -> (Vec<usize>, Vec<f64>) {
+    // AUC = Phi(d / sqrt(2)) for two unit normals d apart.
+    let d = std::f64::consts::SQRT_2 * inverse_phi(auc);
+    let given: Vec<usize> = (0..n).map(|i| i % 2).collect();
+    let s = given.iter().map(|&g| d * g as f64 + rng.normal()).collect();
+    (given, s)
+}
+
+/// The standard normal quantile, by bisection of the error function's
+/// series (enough for a test's targets).
+fn inverse_phi(p: f64) -> f64 {
+    let phi = |x: f64| {
+        let (mut term, mut sum, mut k) = (x, x, 0.0);
+        while term.abs() > 1e-15 {
+            k += 1.0;
+            term *= -x * x / 2.0 / k;
+            sum += term / (2.0 * k + 1.0);
+        }
+        0.5 + sum / (2.0 * std::f64::consts::PI).sqrt()
+    };
+    let (mut lo, mut hi) = (-6.0, 6.0);
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if phi(mid) < p { lo = mid } else { hi = mid }
+    }
+    0.5 * (lo + hi)
+}
+
+fn logistic(t: f64) -> f64 {
+    1.0 / (1.0 + (-t).exp())
+}
+
 /// A light member whose fit on every row would cost far more than its
 /// share of the heaviest member's is left out on a large table and kept
 /// on a small one; the heaviest is always kept.
@@ -66,9 +129,11 @@ fn a_member_too_slow_for_its_weight_is_left_out_on_a_large_table() {
 
 #[test]
 fn a_model_better_on_every_row_takes_all_the_weight() {
-    let a: Vec<Option<f64>> = (0..200).map(|i| Some(-0.2 - 0.001 * i as f64)).collect();
-    let b: Vec<Option<f64>> = a.iter().map(|l| l.map(|l| l - 0.5)).collect();
-    let w = stacking_weights(&evidence(vec![("a", a), ("b", b)]));
+    let mut rng = Rng::new(1);
+    let (given, good) = scores_at(400, 0.9, &mut rng);
+    let (_, poor) = scores_at(400, 0.6, &mut rng);
+    let p = |s: &[f64]| s.iter().map(|&v| Some(logistic(v - 0.5))).collect();
+    let w = model_weights(&ranked(vec![("a", p(&good)), ("b", p(&poor))], &given));
     assert_eq!(w[0].0, "a");
     assert!(w[0].1 > 0.99, "{w:?}");
     let kept = members(&w);
@@ -76,35 +141,108 @@ fn a_model_better_on_every_row_takes_all_the_weight() {
     assert_eq!(kept[0], ("a".to_string(), 1.0));
 }
 
-/// Each model explains its own half of the rows and fails on the other:
-/// the stacking weights are the halves, which no single choice can match.
+/// `a` orders the rows better than `b` but says so timidly (every
+/// probability within 0.03 of a half), `b` boldly: the held-out
+/// log-likelihood, and stacking on it, prefer `b`, which pays for its
+/// calibration; the ranking the curator reads is `a`'s, and so is the
+/// weight.
 #[test]
-fn models_right_on_different_rows_share_the_weight() {
-    let n = 300;
-    let good = (0.9f64).ln();
-    let bad = (0.05f64).ln();
-    let a: Vec<Option<f64>> = (0..n)
-        .map(|i| Some(if i < 200 { good } else { bad }))
+fn the_weights_follow_the_order_not_the_calibration() {
+    let mut rng = Rng::new(2);
+    let (given, sharp) = scores_at(600, 0.9, &mut rng);
+    let (_, blunt) = scores_at(600, 0.8, &mut rng);
+    let timid: Vec<Option<f64>> = sharp
+        .iter()
+        .map(|&v| Some(logistic(0.05 * (v - 1.3))))
         .collect();
-    let b: Vec<Option<f64>> = (0..n)
-        .map(|i| Some(if i < 200 { bad } else { good }))
+    let bold: Vec<Option<f64>> = blunt
+        .iter()
+        .map(|&v| Some(logistic(1.2 * (v - 0.6))))
         .collect();
-    let w = stacking_weights(&evidence(vec![("a", a.clone()), ("b", b)]));
-    // The optimum of 200 log(0.9 w + 0.05 (1 - w)) + 100 log(0.05 w + 0.9 (1 - w)).
-    let objective = |w: f64| {
-        200.0 * (0.9 * w + 0.05 * (1.0 - w)).ln() + 100.0 * (0.05 * w + 0.9 * (1.0 - w)).ln()
+    let ev = ranked(vec![("a", timid), ("b", bold)], &given);
+    let mean = |c: usize| ev.log_lik[c].1.iter().map(|l| l.unwrap()).sum::<f64>() / 600.0;
+    assert!(mean(1) > mean(0) + 0.05, "{} {}", mean(0), mean(1));
+    let stacking = em_weights(&relative_rows(&ev.log_lik, &[0, 1]), 2);
+    assert!(stacking[1] > 0.5, "{stacking:?}");
+    let w = model_weights(&ev);
+    assert!(w[0].1 > 0.95, "{w:?}");
+    let auc = discrimination(&ev);
+    assert!(auc[0].1 > auc[1].1 + 0.05, "{auc:?}");
+}
+
+/// Candidates whose rankings the rows cannot tell apart share the weight:
+/// two that rank every row alike split it evenly, and two of the same
+/// skill with their own errors each keep a good share; a row one of them
+/// did not rank does not count.
+#[test]
+fn candidates_the_rows_cannot_tell_apart_share_the_weight() {
+    let mut rng = Rng::new(3);
+    let (given, s) = scores_at(300, 0.8, &mut rng);
+    let p: Vec<Option<f64>> = s.iter().map(|&v| Some(logistic(v - 0.5))).collect();
+    let twins = model_weights(&ranked(vec![("a", p.clone()), ("b", p.clone())], &given));
+    assert!(
+        (twins[0].1 - 0.5).abs() < 1e-12 && (twins[1].1 - 0.5).abs() < 1e-12,
+        "{twins:?}"
+    );
+    let noisy = |rng: &mut Rng| -> Vec<Option<f64>> {
+        s.iter()
+            .map(|&v| Some(logistic(v - 0.5 + 0.3 * rng.normal())))
+            .collect()
     };
-    let best = (1..1000)
-        .map(|i| i as f64 / 1000.0)
-        .max_by(|x, y| objective(*x).total_cmp(&objective(*y)))
-        .unwrap();
-    assert!((w[0].1 - best).abs() < 2e-3, "{w:?} vs {best}");
-    assert!((w[0].1 + w[1].1 - 1.0).abs() < 1e-12);
-    // A row some candidate did not score does not count.
-    let mut c = a;
-    c[0] = None;
-    let with_gap = stacking_weights(&evidence(vec![("a", c), ("a2", vec![Some(good); n])]));
-    assert!(with_gap.iter().all(|(_, w)| w.is_finite()));
+    let (x, y) = (noisy(&mut rng), noisy(&mut rng));
+    let pair = model_weights(&ranked(vec![("a", x.clone()), ("b", y)], &given));
+    assert!(pair[0].1 > 0.15 && pair[0].1 < 0.85, "{pair:?}");
+    assert!((pair[0].1 + pair[1].1 - 1.0).abs() < 1e-9);
+    let mut gap = x;
+    gap[0] = None;
+    let with_gap = model_weights(&ranked(vec![("a", gap), ("b", p)], &given));
+    assert!(with_gap.iter().all(|(_, w)| w.is_finite()), "{with_gap:?}");
+}
+
+/// The draws are keyed by the rows, so the evidence rows in another order
+/// (their keys with them) weigh the candidates the same; drawn by place,
+/// the reversed rows would weigh them otherwise.
+#[test]
+fn the_weights_do_not_depend_on_the_order_of_the_evidence_rows() {
+    let mut rng = Rng::new(4);
+    let (given, s) = scores_at(200, 0.75, &mut rng);
+    let a: Vec<Option<f64>> = s
+        .iter()
+        .map(|&v| Some(logistic(v + 0.4 * rng.normal())))
+        .collect();
+    let b: Vec<Option<f64>> = s
+        .iter()
+        .map(|&v| Some(logistic(v + 0.4 * rng.normal())))
+        .collect();
+    let ev = ranked(vec![("a", a.clone()), ("b", b.clone())], &given);
+    let rev = |v: &[Option<f64>]| v.iter().rev().copied().collect::<Vec<_>>();
+    let rev_given: Vec<usize> = given.iter().rev().copied().collect();
+    let mut reversed = ranked(vec![("a", rev(&a)), ("b", rev(&b))], &rev_given);
+    reversed.held_out.keys = ev.held_out.keys.iter().rev().copied().collect();
+    let (w, v) = (model_weights(&ev), model_weights(&reversed));
+    assert!(
+        w[0].1 > 0.05 && w[0].1 < 0.95,
+        "a case the draws decide: {w:?}"
+    );
+    assert!((w[0].1 - v[0].1).abs() < 1e-12, "{w:?} {v:?}");
+    let by_place = ranked(vec![("a", rev(&a)), ("b", rev(&b))], &rev_given);
+    assert!((model_weights(&by_place)[0].1 - w[0].1).abs() > 1e-4);
+}
+
+/// The weighted AUC of one class against the rest: ties count one half,
+/// and a row's weight counts as that many copies of it.
+#[test]
+fn the_auc_counts_ties_as_half_and_weights_as_copies() {
+    let given = [0, 1, 0, 1];
+    let ev = ranked(
+        vec![("a", vec![Some(0.2), Some(0.6), Some(0.6), Some(0.9)])],
+        &given,
+    );
+    let ranks = Ranks::of(&ev, &[0]);
+    // Pairs (positive, negative): (0.6, 0.2) 1, (0.6, 0.6) 1/2, (0.9, _) 2.
+    assert!((ranks.auc(0, &[1.0; 4]) - 3.5 / 4.0).abs() < 1e-12);
+    // Row 3 twice: its two pairs count twice, of 6.
+    assert!((ranks.auc(0, &[1.0, 1.0, 1.0, 2.0]) - 5.5 / 6.0).abs() < 1e-12);
 }
 
 #[test]
@@ -280,34 +418,28 @@ fn the_stacked_log_likelihood_is_at_least_each_members() {
     assert!(mean(&both) > mean(&a) + 0.1 && mean(&both) > mean(&b) + 0.1);
 }
 
-/// A candidate the stacking gives next to no weight changes nothing: the
-/// members' weights are those of the stacking without it, to the bit,
-/// whether or not it was scored (renormalised instead, they differed in
-/// the tenth decimal here).
+/// A candidate that wins next to no draw changes nothing: the members'
+/// weights are those without it, to the bit, whether or not it was scored.
 #[test]
 fn a_candidate_of_negligible_weight_leaves_the_members_weights_as_without_it() {
-    let a: Vec<Option<f64>> = (0..60)
-        .map(|i| Some(if i % 3 == 0 { -0.3 } else { -1.2 }))
-        .collect();
-    let b: Vec<Option<f64>> = (0..60)
-        .map(|i| Some(if i % 3 == 0 { -1.5 } else { -0.5 }))
-        .collect();
-    // Everywhere worse than the better of a and b.
-    let poor: Vec<Option<f64>> = a
-        .iter()
-        .zip(&b)
-        .map(|(x, y)| Some(x.unwrap().max(y.unwrap()) - 2.0))
-        .collect();
-    let with = evidence(vec![
-        ("rnda", a.clone()),
-        ("shift", poor),
-        ("cbt", b.clone()),
-    ]);
-    let without = evidence(vec![("rnda", a), ("cbt", b)]);
-    let weights = stacking_weights(&with);
+    let mut rng = Rng::new(5);
+    let (given, s) = scores_at(300, 0.8, &mut rng);
+    let noisy = |rng: &mut Rng, spread: f64| -> Vec<Option<f64>> {
+        s.iter()
+            .map(|&v| Some(logistic(v - 0.5 + spread * rng.normal())))
+            .collect()
+    };
+    let (a, b) = (noisy(&mut rng, 0.3), noisy(&mut rng, 0.3));
+    let poor = noisy(&mut rng, 5.0);
+    let with = ranked(
+        vec![("rnda", a.clone()), ("shift", poor), ("cbt", b.clone())],
+        &given,
+    );
+    let without = ranked(vec![("rnda", a), ("cbt", b)], &given);
+    let weights = model_weights(&with);
     assert!(weights[1].1 < MIN_WEIGHT, "{weights:?}");
-    assert_eq!(stacked_members(&with), stacked_members(&without));
-    assert_eq!(stacked_members(&with).len(), 2);
+    assert_eq!(weighted_members(&with), weighted_members(&without));
+    assert_eq!(weighted_members(&with).len(), 2);
 }
 
 /// A model whose fit gives row i the p_mislabel `p[i]`, whatever the data,

@@ -697,6 +697,7 @@ fn deciding_fold(rows: &[usize], scores: Vec<f64>, seconds: f64) -> Result<FoldO
     Ok(FoldOut {
         rows: rows.to_vec(),
         p_true: vec![vec![0.5, 0.5]; scores.len()],
+        p_given: vec![vec![0.5, 0.5]; scores.len()],
         scores,
         seconds,
         trained_on: 400,
