@@ -147,16 +147,21 @@ impl Ranks {
                     .all(|col| col.is_some_and(|p| p.get(i).is_some_and(Option::is_some)))
             })
             .collect();
-        let fallback = crate::rng::position_keys(n, 0);
+        // Every evidence row has its key; a row's place would do as one
+        // (keyed_uniform mixes it), and costs no allocation.
         let keys = kept
             .iter()
-            .map(|&i| held.keys.get(i).copied().unwrap_or(fallback[i]))
+            .map(|&i| held.keys.get(i).copied().unwrap_or(i as u64))
             .collect();
         let k = kept
             .first()
             .and_then(|&i| columns.first()?.map(|p| p[i].as_ref().map_or(0, Vec::len)))
             .unwrap_or(0);
-        let classes: Vec<usize> = (0..k)
+        // Of two classes, P(given = 0 | x) = 1 - P(given = 1 | x) orders
+        // the rows in reverse, so both one-against-rest AUCs are one number:
+        // the draws count it once.
+        let first = usize::from(k == 2);
+        let classes: Vec<usize> = (first..k)
             .filter(|&c| {
                 let pos = kept.iter().filter(|&&i| held.given[i] == c).count();
                 pos > 0 && pos < kept.len()
