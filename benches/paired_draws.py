@@ -14,40 +14,19 @@ is named after the copy's stem):
   relabel scan COPY --seed 0        (auto, its seed fixed as in the benchmark)
   python3 benches/peer/peer_detection.py COPY --seed s   (lr, qda, nb)
 Prints each draw's AUROCs, then every peer's mean, and the mean paired
-difference auto - peer with its standard error. AUROC counts a tie in
-p_mislabel as one half (eval breaks ties in the list's order instead, so the
-two can differ in the third decimal)."""
+difference auto - peer with its standard error. AUROC is scikit-learn's, as
+the peer's: a tie in p_mislabel counts one half (eval breaks ties in the
+list's order instead, so the two can differ in the third decimal)."""
 import argparse
 import csv
 import re
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from sklearn.metrics import roc_auc_score
 
-
-def run(cmd):
-    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-
-
-def auroc(scores, positives):
-    """Mann-Whitney AUROC, ties counted one half."""
-    order = sorted(range(len(scores)), key=lambda i: scores[i])
-    ranks = [0.0] * len(scores)
-    i = 0
-    while i < len(order):
-        j = i
-        while j < len(order) and scores[order[j]] == scores[order[i]]:
-            j += 1
-        for t in range(i, j):
-            ranks[order[t]] = (i + 1 + j) / 2
-        i = j
-    pos = sum(positives)
-    neg = len(positives) - pos
-    rank_sum = sum(r for r, p in zip(ranks, positives) if p)
-    return (rank_sum - pos * (pos + 1) / 2) / (pos * neg)
+from detection_benchmark import PEERS, ROOT, run
 
 
 def relabel_auroc(bin_, copy, truth):
@@ -56,7 +35,7 @@ def relabel_auroc(bin_, copy, truth):
     run([bin_, "scan", str(copy), "--out", str(ranking), "--seed", "0", "--quiet"])
     flipped = {r["row"]: r["flipped"] == "1" for r in csv.DictReader(open(truth))}
     rows = list(csv.DictReader(open(ranking)))
-    return auroc([float(r["p_mislabel"]) for r in rows], [flipped[r["row"]] for r in rows])
+    return roc_auc_score([flipped[r["row"]] for r in rows], [float(r["p_mislabel"]) for r in rows])
 
 
 def main():
@@ -90,7 +69,7 @@ def main():
         draws.append(draw)
     auto = [d["auto"] for d in draws]
     print(f"auto mean {statistics.mean(auto):.4f} over {len(draws)} draws")
-    for peer in ("lr", "qda", "nb"):
+    for peer in PEERS:
         pairs = [(d["auto"], d[peer]) for d in draws if peer in d]
         if len(pairs) < 2:
             continue
