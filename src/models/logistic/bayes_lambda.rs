@@ -100,44 +100,25 @@ pub fn bayes_lambda(
     start: Option<f64>,
     warm: &Coefs,
 ) -> BayesLambda {
-    bayes_lambda_on_share(problem, 1.0, lambda_max, start, warm)
-}
-
-/// [`bayes_lambda`] for a table of which `problem` holds a `share` of the
-/// rows (a subsample): lambda, lambda_max and eq. 7 are the table's, and
-/// a fit at lambda penalises the subsample's summed loss by `share *
-/// lambda`, so that it estimates the table's fit at lambda (the
-/// subsample's loss is about `share` of the table's). With the
-/// subsample's own penalty the weights shrink more, and eq. 7's answer
-/// was that of a smaller table: 1.48 on 6k rows of gauss_200k against
-/// 1.12 on all of them.
-pub fn bayes_lambda_on_share(
-    problem: &Problem<'_>,
-    share: f64,
-    lambda_max: f64,
-    start: Option<f64>,
-    warm: &Coefs,
-) -> BayesLambda {
     let lambda = start
         .unwrap_or(lambda_max)
         .clamp(lambda_floor(lambda_max), lambda_max);
-    let coefs = probe_fit(problem, lambda * share, warm);
+    let coefs = probe_fit(problem, lambda, warm);
     let first = Probe::new(lambda, lambda_max, coefs);
-    search(problem, share, lambda_max, first, start.is_some(), 1)
+    search(problem, lambda_max, first, start.is_some(), 1)
 }
 
-/// [`bayes_lambda_on_share`] from coefficients already fitted at `lambda`
+/// [`bayes_lambda`] from coefficients already fitted at `lambda`
 /// (EM's exact M-step): when eq. 7 still holds there, a single probe
 /// confirms it.
 pub fn bayes_lambda_from_fit(
     problem: &Problem<'_>,
-    share: f64,
     lambda_max: f64,
     lambda: f64,
     fitted: &Coefs,
 ) -> BayesLambda {
     let first = Probe::new(lambda, lambda_max, fitted.clone());
-    search(problem, share, lambda_max, first, true, 0)
+    search(problem, lambda_max, first, true, 0)
 }
 
 fn probe_fit(problem: &Problem<'_>, penalty: f64, warm: &Coefs) -> Coefs {
@@ -170,7 +151,6 @@ fn probe_fit(problem: &Problem<'_>, penalty: f64, warm: &Coefs) -> Coefs {
 /// depended on which (AUROC 0.983 bisecting, 0.966 by false position).
 fn search(
     problem: &Problem<'_>,
-    share: f64,
     lambda_max: f64,
     first: Probe,
     from_near: bool,
@@ -181,7 +161,7 @@ fn search(
     let mut fit_at = |u: f64, warm: &Coefs| {
         fits += 1;
         let lambda = u.exp();
-        Probe::new(lambda, lambda_max, probe_fit(problem, lambda * share, warm))
+        Probe::new(lambda, lambda_max, probe_fit(problem, lambda, warm))
     };
     // Walk until the sign of h changes.
     let mut p = first;
@@ -457,7 +437,7 @@ mod tests {
             let again = bayes_lambda(p, lm, Some(b.lambda), &b.coefs);
             assert!((again.lambda / b.lambda - 1.0).abs() < 3.0 * LAMBDA_RTOL);
             // And from a fit there, a few probes confirm it.
-            let fitted = bayes_lambda_from_fit(p, 1.0, lm, b.lambda, &b.coefs);
+            let fitted = bayes_lambda_from_fit(p, lm, b.lambda, &b.coefs);
             assert!((fitted.lambda / b.lambda - 1.0).abs() < 3.0 * LAMBDA_RTOL);
             assert!(fitted.fits <= 3, "{} fits", fitted.fits);
         });

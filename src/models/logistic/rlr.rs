@@ -15,9 +15,8 @@ use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
-use crate::models::gaussian::subsample::{self, Sub};
 use crate::models::logistic::bayes_lambda::{
-    LAMBDA_RTOL, bayes_lambda, bayes_lambda_from_fit, bayes_lambda_on_share, lambda_floor,
+    LAMBDA_RTOL, bayes_lambda, bayes_lambda_from_fit, lambda_floor,
 };
 use crate::models::logistic::classifier::{LogisticClassifier, selected_features};
 use crate::models::logistic::l1_logistic::{self, Coefs, Design, Penalty, Problem};
@@ -31,7 +30,6 @@ use crate::models::{
     Classifier, Control, Fit, FitError, GammaTable, Guide, ModelOptions, ModelReport, Progress,
     RobustModel,
 };
-use crate::rng::row_keys;
 
 /// Diagonal of the starting flip table when none is given.
 const INITIAL_KEEP: f64 = 0.9;
@@ -55,14 +53,6 @@ pub struct Rlr {
     /// A fixed L1 penalty; `None` follows the Bayesian rule (eq. 7).
     lambda: Option<f64>,
     iterations: Iterations,
-    /// Seeds the subsample of a large table.
-    seed: u64,
-    /// Fewest rows for a subsample to be considered
-    /// ([`subsample::MIN_ROWS`]; tests lower it).
-    subsample_min_rows: usize,
-    /// The share of the table's rows this fit sees: 1, or a subsample's
-    /// (see [`LambdaState::share`]).
-    row_share: f64,
 }
 
 impl Rlr {
@@ -94,9 +84,6 @@ impl Rlr {
             gamma_prior: 0.0,
             lambda: options.checked_lambda()?,
             iterations: options.checked_iterations()?,
-            seed: options.seed,
-            subsample_min_rows: subsample::MIN_ROWS,
-            row_share: 1.0,
         })
     }
 }
@@ -209,11 +196,6 @@ struct LambdaState {
     /// The table's lambda (of eq. 5 on all its rows).
     lambda: f64,
     lambda_max: f64,
-    /// The share of the table's rows the fit sees. A subsample estimates
-    /// the table's eq. 5 up to this factor, so its L1 term, and with it
-    /// every fit, is `share * lambda`: eq. 7 then estimates the table's
-    /// lambda, not a smaller table's.
-    share: f64,
     /// false: eq. 7 has no fixed point above the floor.
     found: bool,
     fits: usize,
@@ -229,11 +211,6 @@ struct LambdaState {
 }
 
 impl LambdaState {
-    /// The L1 weight on the fit's own rows.
-    fn penalty(&self) -> f64 {
-        self.lambda * self.share
-    }
-
     /// The M-step for w on the current soft targets: solved fully when
     /// `exact`, else one Newton round from the previous coefficients. The
     /// inexact step still raises eq. 5 (a generalised EM, Dempster, Laird
@@ -247,7 +224,7 @@ impl LambdaState {
             } else {
                 self.hint
             };
-            let b = bayes_lambda_on_share(problem, self.share, self.lambda_max, start, coefs);
+            let b = bayes_lambda(problem, self.lambda_max, start, coefs);
             (self.lambda, self.found) = (b.lambda, b.found);
             self.fits += b.fits;
             self.rounds += 1;
@@ -256,7 +233,7 @@ impl LambdaState {
         } else {
             self.fits += 1;
             let penalty = Penalty {
-                l1: self.penalty(),
+                l1: self.lambda,
                 l2: 0.0,
             };
             let rounds = if exact { 100 } else { 1 };
@@ -275,7 +252,7 @@ impl LambdaState {
     /// the next M-step would repeat this search on nearly the same
     /// targets).
     fn still_holds(&mut self, problem: &Problem<'_>, coefs: &Coefs) -> bool {
-        let b = bayes_lambda_from_fit(problem, self.share, self.lambda_max, self.lambda, coefs);
+        let b = bayes_lambda_from_fit(problem, self.lambda_max, self.lambda, coefs);
         self.fits += b.fits;
         let holds = (b.lambda / self.lambda - 1.0).abs() <= 2.0 * LAMBDA_RTOL;
         if !holds {
@@ -359,10 +336,10 @@ impl RobustModel for Rlr {
         if self.robust { "rlr" } else { "lr" }
     }
 
-    /// The weights and intercepts, and the flip table's rows, as its plan
-    /// counts them.
+    /// Per true class: its logit (d weights and an intercept) and its row
+    /// of the flip table (k - 1 free cells).
     fn free_parameters(&self, d: usize, n_classes: usize) -> Option<usize> {
-        Some(n_classes * self.plan(d, n_classes).params_per_class)
+        Some(n_classes * (d + 1 + (n_classes - 1)))
     }
 
     /// rLR: a decided row's true class is known, so its E-step posterior is
@@ -432,13 +409,7 @@ impl Rlr {
             k,
             guide,
         };
-        let (out, note) = match self.subsample_rows(x, given, k, guide) {
-            Some(rows) => {
-                let (out, note) = self.via_subsample(table, &rows, progress)?;
-                (out, Some(note))
-            }
-            None => (self.run(table, None, progress)?, None),
-        };
+        let out = self.run(table, progress)?;
         let fallback = match self.unidentified(&out, x.ncols()) {
             Some(why) => self
                 .on_the_baselines_classifier(table, progress)?
@@ -447,7 +418,7 @@ impl Rlr {
         };
         let (out, note) = match fallback {
             Some((fixed, why)) => (fixed, Some(why.to_string())),
-            None => (out, note),
+            None => (out, None),
         };
         let empty = out.params.coefs.n_nonzero() == 0;
         let Outcome {
@@ -506,38 +477,23 @@ impl Rlr {
         Ok(fit)
     }
 
-    /// One EM on `table` (whose scaling may be another table's: a
-    /// subsample's run then hands its coefficients on unchanged): from the
-    /// start's targets, or resumed at another run's parameters and lambda.
+    /// One EM on `table` from the start's targets (the decided labels, or
+    /// a warm posterior). A large table is fitted from there too, not from
+    /// a subsample's fixed point: a subsample's weights are steeper (fewer
+    /// rows to hold them), so eq. 7's lambda there was 0.46-0.90 of the
+    /// table's on five large tables and 0.05 of it on a 60000 x 100 one,
+    /// whose EM on every row then spent 325 iterations leaving that basin
+    /// (47 s, against 8.6 s from the given labels; docs/RESULTS.md).
     fn run(
         &self,
         table: Rows<'_>,
-        resume: Option<Resume>,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Outcome, FitError> {
         let Rows { given, guide, .. } = table;
         let decided = table.decided();
         let base = table.problem(&decided);
-        // lambda_max of the table: a subsample's is its share of it.
-        let lambda_max = l1_logistic::lambda_max(&base) / self.row_share;
-        let (lam, first) = match resume {
-            // The first M-step searches eq. 7 from the subsample's lambda.
-            Some(r) => (
-                LambdaState {
-                    lambda: self.lambda.unwrap_or(r.lambda),
-                    lambda_max,
-                    share: self.row_share,
-                    found: r.found,
-                    fits: r.fits,
-                    search: self.lambda.is_none(),
-                    rounds: 0,
-                    hint: Some(r.lambda),
-                    settled: self.lambda.is_some(),
-                },
-                r.params,
-            ),
-            None => self.cold_start(table, &base, lambda_max)?,
-        };
+        let lambda_max = l1_logistic::lambda_max(&base);
+        let (lam, first) = self.cold_start(table, &base, lambda_max)?;
         let mut run = Em {
             rlr: self,
             base: &base,
@@ -585,7 +541,6 @@ impl Rlr {
         let mut lam = LambdaState {
             lambda: self.lambda.unwrap_or(lambda_max),
             lambda_max,
-            share: self.row_share,
             found: true,
             fits: hint.as_ref().map_or(0, |h| h.fits),
             search: self.lambda.is_none(),
@@ -684,7 +639,7 @@ impl Rlr {
             fix_gamma: true,
             ..self.clone()
         };
-        let base = baseline.run(table, None, progress)?;
+        let base = baseline.run(table, progress)?;
         if base.params.coefs.n_nonzero() == 0 {
             return Ok(None);
         }
@@ -692,8 +647,8 @@ impl Rlr {
         let problem = table.problem(&decided);
         let coefs = base.params.coefs;
         let p_true = l1_logistic::probabilities(&l1_logistic::linear(&problem, &coefs), k);
-        let penalty = base.lam.penalty() * coefs.l1();
-        let prior = self.gamma_prior * self.row_share;
+        let penalty = base.lam.lambda * coefs.l1();
+        let prior = self.gamma_prior;
         let mut gamma = self.initial_gamma(k)?;
         let mut trace = Vec::new();
         let mut converged = false;
@@ -731,9 +686,8 @@ impl Rlr {
     }
 }
 
-/// The rows one EM runs on: features, the scaling they are read with
-/// (a subsample reads the table's), given labels, classes and the
-/// curator's decisions.
+/// The rows one EM runs on: features, their scaling, given labels,
+/// classes and the curator's decisions.
 #[derive(Clone, Copy)]
 struct Rows<'a> {
     x: &'a DMatrix<f64>,
@@ -771,114 +725,6 @@ struct Outcome {
     trace: Vec<f64>,
     /// E-steps.
     iterations: usize,
-}
-
-/// Where EM on every row resumes: a subsample's fixed point.
-struct Resume {
-    params: Params,
-    lambda: f64,
-    found: bool,
-    /// L1 fits spent so far.
-    fits: usize,
-}
-
-impl Rlr {
-    /// The rows of a stratified subsample on which EM first runs (see
-    /// [`Rlr::via_subsample`]), or `None` where the table is too small for
-    /// one to pay. A warm start is already near the full-data fixed
-    /// point, so it is never moved to a subsample's (as in rnda).
-    fn subsample_rows(
-        &self,
-        x: &DMatrix<f64>,
-        given: &[usize],
-        k: usize,
-        guide: &Guide,
-    ) -> Option<Vec<usize>> {
-        if !self.robust || guide.warm.is_some() {
-            return None;
-        }
-        subsample::stratified_by(given, k, &self.plan(x.ncols(), k), || {
-            row_keys(x.as_slice(), x.nrows(), self.seed)
-        })
-    }
-
-    /// When and how much of a table of `d` columns and `k` classes EM
-    /// first runs on: a true class's logit (d weights and an intercept)
-    /// and its row of the flip table, at the Gaussian models' rows per
-    /// parameter.
-    ///
-    /// auto prices rLR's fit row for row all the same (it gives no
-    /// [`RobustModel::cost_rows`] of its own): its M-steps search eq. 7's
-    /// lambda on every row again, and its pass over every row, measured
-    /// against its fit on 2400 rows of the same table (`relabel scan` on
-    /// both), cost 0.16-0.29 of it per row on 5 Gaussian classes of
-    /// 100k-1M rows but 0.62-0.65 on two classes of 60k-100k.
-    fn plan(&self, d: usize, k: usize) -> subsample::Plan {
-        subsample::Plan {
-            min_rows: self.subsample_min_rows,
-            ..subsample::Plan::gaussian(d + 1 + (k - 1), subsample::ROWS_PER_PARAMETER)
-        }
-    }
-
-    /// EM on the subsample `rows` to its fixed point (eq. 7's lambda
-    /// included), then EM on every row from there to the usual
-    /// convergence test, so the answer is the full-data fixed point. The
-    /// steps far from it (from the given labels, 20% of them flipped on
-    /// gauss_200k) and the search for eq. 7's lambda down from lambda_max
-    /// cost a share of the rows. The subsample's eq. 5 is its share of the
-    /// table's (see [`LambdaState::share`]), so its fixed point estimates
-    /// the table's; the table's first M-step searches eq. 7 from its
-    /// lambda, as a cold fit does from its hint. Should eq. 7 have no
-    /// fixed point on the subsample (separable classes: on 3k rows of
-    /// gauss_200k EM on the table then stayed at a degenerate fixed
-    /// point, AUROC 0.986 instead of 0.998), the table is fitted from the
-    /// given labels. The subsample is standardised as the table, so its
-    /// coefficients carry over as they are.
-    fn via_subsample(
-        &self,
-        table: Rows<'_>,
-        rows: &[usize],
-        progress: &mut dyn FnMut(Progress) -> Control,
-    ) -> Result<(Outcome, String), FitError> {
-        let given = table.given;
-        let sub = Sub::gather(rows, table.x, given, table.guide);
-        let on_sub = Rlr {
-            row_share: rows.len() as f64 / given.len() as f64,
-            ..self.clone()
-        };
-        let sub_table = Rows {
-            x: &sub.x,
-            given: &sub.given,
-            guide: &sub.guide,
-            ..table
-        };
-        let first = on_sub.run(sub_table, None, progress)?;
-        if !first.lam.found {
-            // Separable on the subsample: its fixed point is no start.
-            let note = format!(
-                "eq. 7 had no fixed point on a stratified subsample of {} rows, so EM ran on all \
-                 rows from the given labels",
-                rows.len()
-            );
-            let out = self.run(table, None, progress)?;
-            return Ok((out, note));
-        }
-        let note = format!(
-            "EM ran {} iteration(s) on a stratified subsample of {} rows first, then continued \
-             on all {} rows to convergence",
-            first.iterations,
-            rows.len(),
-            given.len()
-        );
-        let resume = Resume {
-            params: first.params,
-            lambda: self.lambda.unwrap_or(first.lam.lambda),
-            found: first.lam.found,
-            fits: first.lam.fits,
-        };
-        let out = self.run(table, Some(resume), progress)?;
-        Ok((out, note))
-    }
 }
 
 /// EM's parameters between steps: the classifier and the flip table.
@@ -948,7 +794,7 @@ impl Em<'_, '_> {
             posterior = p_true;
         }
         let objective =
-            loglik + self.log_prior(&params.gamma) - self.lam.penalty() * params.coefs.l1();
+            loglik + self.log_prior(&params.gamma) - self.lam.lambda * params.coefs.l1();
         self.iteration += 1;
         self.trace.push(objective);
         let max = self.rlr.iterations.max_iter;
@@ -972,7 +818,7 @@ impl Em<'_, '_> {
     /// classes (380 cells of pseudo-counts) it fell by 1e-7 of itself per
     /// iteration and EM ran to its cap.
     fn log_prior(&self, gamma: &DMatrix<f64>) -> f64 {
-        let prior = self.rlr.gamma_prior * self.rlr.row_share;
+        let prior = self.rlr.gamma_prior;
         if self.fix_gamma || prior == 0.0 {
             return 0.0;
         }
@@ -988,10 +834,7 @@ impl Em<'_, '_> {
     fn m_step(&mut self, params: Params, posterior: &DMatrix<f64>, exact: bool) -> Params {
         let Params { coefs, mut gamma } = params;
         if !self.fix_gamma {
-            // The prior's pseudo-counts weigh against the table's
-            // counts, of which a subsample's are its share.
-            let prior = self.rlr.gamma_prior * self.rlr.row_share;
-            update_gamma(&mut gamma, posterior, self.given, prior);
+            update_gamma(&mut gamma, posterior, self.given, self.rlr.gamma_prior);
         }
         let problem = Problem {
             targets: posterior,
@@ -1052,7 +895,7 @@ impl Em<'_, '_> {
                     if !holds {
                         squarem = Squarem::default();
                         // Eq. 5 at the new lambda, for the next comparison.
-                        l1 += (before - self.lam.lambda) * self.lam.share * t1.coefs.l1();
+                        l1 += (before - self.lam.lambda) * t1.coefs.l1();
                     }
                     lambda_final = holds;
                     self.lam.settled = holds;
@@ -1505,134 +1348,6 @@ mod tests {
             .unwrap();
         let i = s.guide.trusted.iter().position(Option::is_some).unwrap();
         assert_eq!(f.p_mislabel[i], 1.0);
-    }
-
-    /// The same model with the subsample threshold at `min_rows`.
-    fn with_min_rows(options: &ModelOptions, min_rows: usize) -> Rlr {
-        Rlr {
-            subsample_min_rows: min_rows,
-            ..Rlr::robust(options).unwrap()
-        }
-    }
-
-    /// 6000 rows of the model, 12% and 25% of the two classes flipped,
-    /// fitted from the given labels and from a subsample's fixed point
-    /// (forced: the table is far below the threshold).
-    fn both_ways(options: &ModelOptions) -> (Fit, Fit, Vec<bool>) {
-        let g = DMatrix::from_row_slice(2, 2, &[0.88, 0.12, 0.25, 0.75]);
-        let (x, truth, given) = synth(6000, 5, &g, 21);
-        let plain = with_min_rows(options, usize::MAX)
-            .fit(&x, &given, 2, &mut no_progress())
-            .unwrap();
-        let sub = with_min_rows(options, 0)
-            .fit(&x, &given, 2, &mut no_progress())
-            .unwrap();
-        assert!(
-            !plain.extra.notes.iter().any(|n| n.contains("subsample")),
-            "{:?}",
-            plain.extra.notes
-        );
-        assert!(
-            sub.extra.notes.iter().any(|n| n.contains("subsample of")),
-            "{:?}",
-            sub.extra.notes
-        );
-        let flipped = truth.iter().zip(&given).map(|(t, g)| t != g).collect();
-        (plain, sub, flipped)
-    }
-
-    /// The largest difference of two fits' p_mislabel and flip tables.
-    fn gaps(a: &Fit, b: &Fit) -> (f64, f64) {
-        let p = a
-            .p_mislabel
-            .iter()
-            .zip(&b.p_mislabel)
-            .map(|(x, y)| (x - y).abs())
-            .fold(0.0, f64::max);
-        let (ga, gb) = (
-            &a.gamma.as_ref().unwrap().p_given_true,
-            &b.gamma.as_ref().unwrap().p_given_true,
-        );
-        let g = ga
-            .iter()
-            .zip(gb.iter())
-            .map(|(x, y)| (x - y).abs())
-            .fold(0.0, f64::max);
-        (p, g)
-    }
-
-    /// At a fixed lambda EM's fixed point is the table's whichever start:
-    /// the subsample's only shortens the way there, and EM on the table
-    /// never lowers eq. 5 on it. Without pseudo-counts on the flip table,
-    /// as the trace leaves out their log prior (with it, EM raises eq. 5
-    /// plus that prior, and the trace alone fell by 2e-7 of itself here).
-    #[test]
-    fn em_from_a_subsample_reaches_the_plain_ems_fixed_point_at_a_fixed_lambda() {
-        let options = ModelOptions {
-            lambda: Some(2.0),
-            gamma_prior: 0.0,
-            ..ModelOptions::default()
-        };
-        let (plain, sub, _) = both_ways(&options);
-        assert!(plain.converged && sub.converged);
-        let (p, g) = gaps(&plain, &sub);
-        assert!(p < 5e-3 && g < 1e-3, "p_mislabel moved {p}, gamma {g}");
-        crate::models::numerics::assert_never_falls(&plain.trace, 1e-12, "plain EM");
-        crate::models::numerics::assert_never_falls(&sub.trace, 1e-12, "resumed EM");
-        assert!(
-            sub.iterations < plain.iterations,
-            "{} iterations on the table after the subsample, {} without",
-            sub.iterations,
-            plain.iterations
-        );
-    }
-
-    /// With eq. 7's lambda the table's search starts from the subsample's
-    /// lambda: it ends at the same fixed point up to the search's
-    /// tolerance, and ranks as well.
-    #[test]
-    fn em_from_a_subsample_reaches_the_plain_ems_fixed_point_with_the_bayesian_lambda() {
-        let (plain, sub, flipped) = both_ways(&ModelOptions::default());
-        assert!(plain.converged && sub.converged);
-        let lambda = |f: &Fit| f.extra.scalar("lambda").unwrap();
-        let gap = (lambda(&sub) / lambda(&plain)).ln().abs();
-        assert!(
-            gap < 4.0 * LAMBDA_RTOL,
-            "lambda {} vs {}",
-            lambda(&sub),
-            lambda(&plain)
-        );
-        let (p, g) = gaps(&plain, &sub);
-        assert!(p < 0.02 && g < 5e-3, "p_mislabel moved {p}, gamma {g}");
-        let (a, b) = (
-            auroc(&plain.p_mislabel, &flipped).unwrap(),
-            auroc(&sub.p_mislabel, &flipped).unwrap(),
-        );
-        assert!((a - b).abs() < 1e-3, "AUROC {a:.4} vs {b:.4}");
-    }
-
-    /// Below the threshold, and from a warm start, no subsample.
-    #[test]
-    fn small_tables_and_warm_starts_are_not_subsampled() {
-        let model = Rlr::robust(&ModelOptions::default()).unwrap();
-        let x = DMatrix::from_fn(subsample::MIN_ROWS, 5, |i, j| (i * 5 + j) as f64);
-        let given: Vec<usize> = (0..subsample::MIN_ROWS - 1).map(|i| i % 2).collect();
-        assert!(
-            model
-                .subsample_rows(&x, &given, 2, &Guide::default())
-                .is_none()
-        );
-        let given: Vec<usize> = (0..subsample::MIN_ROWS).map(|i| i % 2).collect();
-        assert!(
-            model
-                .subsample_rows(&x, &given, 2, &Guide::default())
-                .is_some()
-        );
-        let warm = Guide {
-            trusted: Vec::new(),
-            warm: Some(DMatrix::from_element(given.len(), 2, 0.5)),
-        };
-        assert!(model.subsample_rows(&x, &given, 2, &warm).is_none());
     }
 
     #[test]
