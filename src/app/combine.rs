@@ -58,6 +58,25 @@ pub const MIN_WEIGHT: f64 = 0.01;
 /// and a candidate needs 10 wins to reach [`MIN_WEIGHT`].
 pub const BOOTSTRAP_DRAWS: u64 = 1000;
 
+/// `weights` as a reader sees them: hundredths that add up to the
+/// weights' own total, rounded, the largest remainders rounded up (ties,
+/// to a millionth of a hundredth, to the earlier weight: the weights are
+/// sums of thousandths and carry their rounding). Each rounded alone,
+/// 0.565 and 0.435 read "0.57 + 0.44", a mixture of 1.01.
+pub fn in_hundredths(weights: &[f64]) -> Vec<f64> {
+    let scaled: Vec<f64> = weights.iter().map(|w| w * 100.0).collect();
+    let mut shown: Vec<f64> = scaled.iter().map(|s| s.floor()).collect();
+    let total = scaled.iter().sum::<f64>().round();
+    let short = (total - shown.iter().sum::<f64>()).max(0.0) as usize;
+    let mut order: Vec<usize> = (0..weights.len()).collect();
+    let remainder = |i: usize| ((scaled[i] - shown[i]) * 1e6).round();
+    order.sort_by(|&a, &b| remainder(b).total_cmp(&remainder(a)));
+    for &i in order.iter().take(short) {
+        shown[i] += 1.0;
+    }
+    shown.iter().map(|s| s / 100.0).collect()
+}
+
 /// The weight of every scored candidate of `evidence`, in its order
 /// ([`ranking_weights`] over all of them).
 pub fn model_weights(evidence: &Evidence) -> Vec<(String, f64)> {
@@ -679,7 +698,7 @@ fn mix(
     out.classifier = stack(kept, &weights, &fits, has_levels);
     let names: Vec<String> = kept
         .iter()
-        .zip(&weights)
+        .zip(in_hundredths(&weights))
         .map(|((m, _), w)| format!("{} {w:.2}", m.name()))
         .collect();
     let first = fits.swap_remove(0);

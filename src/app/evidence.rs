@@ -1165,9 +1165,12 @@ pub fn combination(selection: &Selection) -> String {
     if !combined(selection) {
         return selection.chosen.clone();
     }
-    let parts: Vec<String> = members_of(selection)
+    let members = members_of(selection);
+    let weights: Vec<f64> = members.iter().map(|m| m.1).collect();
+    let parts: Vec<String> = members
         .iter()
-        .map(|(m, w)| format!("{m} {w:.2}"))
+        .zip(crate::app::combine::in_hundredths(&weights))
+        .map(|((m, _), w)| format!("{m} {w:.2}"))
         .collect();
     parts.join(" + ")
 }

@@ -588,3 +588,31 @@ fn a_mixture_names_the_member_that_did_not_converge() {
     let (fit, _) = fit_plain(&[(ran("rlr", false, 500), 1.0)], &x, &given).unwrap();
     assert_eq!(fit.convergence(), "did NOT converge after 500 iterations");
 }
+
+#[test]
+fn weights_shown_in_hundredths_add_up_to_their_total() {
+    // Each to two places alone: 0.57 + 0.44.
+    assert_eq!(in_hundredths(&[0.565, 0.435]), vec![0.57, 0.43]);
+    assert_eq!(in_hundredths(&[1.0]), vec![1.0]);
+    assert_eq!(
+        in_hundredths(&[0.333, 0.333, 0.334]),
+        vec![0.33, 0.33, 0.34]
+    );
+    let mut rng = Rng::new(5);
+    for _ in 0..200 {
+        let m = 1 + (rng.uniform() * 5.0) as usize;
+        // Shares of BOOTSTRAP_DRAWS, as the weights are.
+        let mut wins: Vec<f64> = (0..m).map(|_| (rng.uniform() * 100.0).floor()).collect();
+        let total: f64 = wins.iter().sum::<f64>().max(1.0);
+        wins.iter_mut().for_each(|w| *w /= total);
+        let shown = in_hundredths(&wins);
+        let sum: f64 = shown.iter().sum();
+        assert!(
+            (sum - wins.iter().sum::<f64>()).abs() < 0.005 + 1e-9,
+            "{wins:?} -> {shown:?}"
+        );
+        for (s, w) in shown.iter().zip(&wins) {
+            assert!((s - w).abs() < 0.01 + 1e-9, "{wins:?} -> {shown:?}");
+        }
+    }
+}

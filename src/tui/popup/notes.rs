@@ -39,16 +39,15 @@ impl Notes {
 /// A heading and its items, each a paragraph.
 type Section = (String, Vec<String>);
 
-/// "rnda -0.866 ± 0.020, weight 1.00" or "rlr: not worth the wait ...: why".
-fn candidate_line(c: &CandidateScore) -> String {
+/// "rnda -0.866 ± 0.020, weight 1.00" or "rlr: not worth the wait ...: why";
+/// `weight` is the candidate's as shown beside the others'.
+fn candidate_line(c: &CandidateScore, weight: Option<f64>) -> String {
     match c.score {
         Some(score) => {
             let se = c
                 .standard_error
                 .map_or(String::new(), |se| format!(" ± {se:.3}"));
-            let weight = c
-                .weight
-                .map_or(String::new(), |w| format!(", weight {w:.2}"));
+            let weight = weight.map_or(String::new(), |w| format!(", weight {w:.2}"));
             let status = if c.status == "scored" {
                 String::new()
             } else {
@@ -69,10 +68,14 @@ fn fit_sections(model: &str, fit: &Fit) -> Vec<Section> {
     about.extend(fit.extra.notes.iter().cloned());
     out.push((format!("the fit: {model}"), about));
     if let Some(sel) = &fit.extra.selection {
-        out.push((
-            format!("the candidates, by {}", sel.criterion),
-            sel.candidates.iter().map(candidate_line).collect(),
-        ));
+        let weights: Vec<f64> = sel.candidates.iter().filter_map(|c| c.weight).collect();
+        let mut shown = crate::app::combine::in_hundredths(&weights).into_iter();
+        let lines = sel
+            .candidates
+            .iter()
+            .map(|c| candidate_line(c, c.weight.and_then(|_| shown.next())))
+            .collect();
+        out.push((format!("the candidates, by {}", sel.criterion), lines));
     }
     out
 }
@@ -211,12 +214,15 @@ mod tests {
     #[test]
     fn a_candidate_reads_as_its_score_or_why_it_has_none() {
         assert_eq!(
-            candidate_line(&scored("rnda", -0.8662, 0.0201, Some(1.0))),
+            candidate_line(&scored("rnda", -0.8662, 0.0201, Some(1.0)), Some(1.0)),
             "rnda -0.866 ± 0.020, weight 1.00"
         );
         let mut left = scored("shift", -0.9, 0.01, None);
         left.status = CandidateScore::LEFT_OUT.into();
-        assert_eq!(candidate_line(&left), "shift -0.900 ± 0.010 (left out)");
+        assert_eq!(
+            candidate_line(&left, None),
+            "shift -0.900 ± 0.010 (left out)"
+        );
         let slow = CandidateScore {
             model: "rmda".into(),
             score: None,
@@ -226,7 +232,7 @@ mod tests {
             weight: None,
         };
         assert_eq!(
-            candidate_line(&slow),
+            candidate_line(&slow, None),
             "rmda: too slow for 200000 rows: name it with --model to fit it"
         );
     }
