@@ -16,6 +16,7 @@ pub mod combine;
 pub mod data_notes;
 pub mod demo;
 pub mod evidence;
+pub mod held_out_flips;
 pub mod job;
 pub mod pipeline;
 

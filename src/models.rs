@@ -35,8 +35,8 @@ pub use registry::{
     is_discrete_column,
 };
 pub use report::{
-    CandidateScore, ColumnDisplay, MatrixDisplay, ModelReport, NamedMatrix, NamedSeries,
-    SampleColumn, Selection,
+    CandidateScore, ColumnDisplay, MatrixDisplay, MemberFlips, ModelReport, NamedMatrix,
+    NamedSeries, SampleColumn, Selection,
 };
 
 /// What a model reports once per iteration (at least) while it fits.
@@ -466,6 +466,14 @@ pub trait RobustModel: Send {
     /// says what more rows will bring (see `app::evidence::race`).
     fn free_parameters(&self, _d: usize, _n_classes: usize) -> Option<usize> {
         None
+    }
+
+    /// Whether the fit's posterior is its classifier's P(true | x) through
+    /// a flip table it estimated (P(true = k | x, given) ∝ P(k | x)
+    /// P(given | k)), so that another estimate of the table can take its
+    /// place (see `app::held_out_flips`).
+    fn learns_a_flip_table(&self) -> bool {
+        false
     }
     /// Fits with nothing decided.
     fn fit(

@@ -171,14 +171,34 @@ pub fn held_out_noise(held_out: &HeldOut, members: &[(String, f64)]) -> Option<f
 }
 
 /// The share of wrong labels by the confident joint (Northcutt, Jiang and
-/// Chuang 2021, "Confident learning"): class j's threshold is the mean
-/// P(j | x) over the rows labelled j; a row counts as truly j when P(j | x)
-/// reaches that threshold (the likeliest such j when several do); the
-/// counts per given label are scaled to that label's rows, and the share
-/// is what falls off the diagonal. A flip table fitted to P(true | x)
-/// cannot tell a soft classifier from noisy labels (a classifier trained on
-/// noisy labels is soft by exactly the noise), per-class thresholds can.
+/// Chuang 2021, "Confident learning"; see [`confident_joint`]): the counts
+/// per given label are scaled to that label's rows, and the share is what
+/// falls off the diagonal. A flip table fitted to P(true | x) cannot tell
+/// a soft classifier from noisy labels (a classifier trained on noisy
+/// labels is soft by exactly the noise), per-class thresholds can.
 fn confident_joint_noise(rows: &[Vec<f64>], given: &[usize], k: usize) -> f64 {
+    let (joint, counts) = confident_joint(rows, given, k);
+    let mut off = 0.0;
+    for (g, counted) in joint.iter().enumerate() {
+        let total: usize = counted.iter().sum();
+        if total > 0 {
+            let wrong: usize = total - counted[g];
+            off += wrong as f64 / total as f64 * counts[g] as f64;
+        }
+    }
+    off / given.len().max(1) as f64
+}
+
+/// The confident joint of held-out P(true | x) `rows` and their given
+/// labels: class j's threshold is the mean P(j | x) over the rows labelled
+/// j; a row counts as truly j when P(j | x) reaches that threshold (the
+/// likeliest such j when several do). Returns the counts, [given][true],
+/// and the rows per given label.
+pub fn confident_joint(
+    rows: &[Vec<f64>],
+    given: &[usize],
+    k: usize,
+) -> (Vec<Vec<usize>>, Vec<usize>) {
     let mut sums = vec![0.0; k];
     let mut counts = vec![0usize; k];
     for (row, &g) in rows.iter().zip(given) {
@@ -203,15 +223,7 @@ fn confident_joint_noise(rows: &[Vec<f64>], given: &[usize], k: usize) -> f64 {
             joint[g][j] += 1;
         }
     }
-    let mut off = 0.0;
-    for (g, counted) in joint.iter().enumerate() {
-        let total: usize = counted.iter().sum();
-        if total > 0 {
-            let wrong: usize = total - counted[g];
-            off += wrong as f64 / total as f64 * counts[g] as f64;
-        }
-    }
-    off / given.len().max(1) as f64
+    (joint, counts)
 }
 
 /// The factor c on the odds of a wrong label that makes the mean of

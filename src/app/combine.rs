@@ -40,9 +40,11 @@ use std::time::Instant;
 use nalgebra::DMatrix;
 
 use super::evidence::{self, BUDGET_FACTOR, Evidence, MIN_BUDGET, NO_WAIT};
+use super::held_out_flips;
 use crate::models::ensemble::WeightedClassifier;
 use crate::models::{
-    Classifier, Control, Fit, FitError, GammaTable, Guide, ModelInput, Progress, RobustModel,
+    Classifier, Control, Fit, FitError, GammaTable, Guide, MemberFlips, ModelInput, Progress,
+    RobustModel,
 };
 
 /// (model, weight) pairs, or (model, predicted seconds) for those left out.
@@ -556,6 +558,14 @@ pub fn mean_and_se(d: &[f64]) -> (f64, f64) {
     (mean, (var / m).sqrt())
 }
 
+/// The members of a mixture, (model, weight), and the flip tables their
+/// held-out fits imply ([`super::held_out_flips`]).
+#[derive(Clone, Copy)]
+pub struct Members<'a> {
+    pub models: &'a [(Box<dyn RobustModel>, f64)],
+    pub flips: &'a [MemberFlips],
+}
+
 /// Fits every member on every row and mixes their posteriors by weight.
 /// The first member (the heaviest) lends the combination its report,
 /// shifts and trace; the flip table is the weighted mean of the members'.
@@ -571,7 +581,7 @@ pub fn mean_and_se(d: &[f64]) -> (f64, f64) {
 /// ([`Fit::label_only`]) only when every member does. Returns the fit and
 /// the members left out.
 pub fn fit(
-    members: &[(Box<dyn RobustModel>, f64)],
+    members: Members<'_>,
     features: &DMatrix<f64>,
     levels: Option<&DMatrix<f64>>,
     given: &[usize],
@@ -579,6 +589,10 @@ pub fn fit(
     guide: &Guide,
     progress: &mut dyn FnMut(Progress) -> Control,
 ) -> Result<(Fit, Vec<String>), FitError> {
+    let Members {
+        models: members,
+        flips,
+    } = members;
     let count = members.len();
     let mut first: Option<f64> = None;
     let mut fits: Vec<(usize, Fit)> = Vec::with_capacity(count);
@@ -601,8 +615,16 @@ pub fn fit(
             }
         };
         match model.fit_inputs(features, levels, given, n_classes, guide, &mut scaled) {
-            Ok(f) => {
+            Ok(mut f) => {
                 first.get_or_insert_with(|| started.elapsed().as_secs_f64());
+                let table = flips.iter().find(|t| t.model == model.name());
+                if let (Some(t), Some(c), true) =
+                    (table, f.classifier.clone(), model.learns_a_flip_table())
+                {
+                    let p_true = c.predict_proba(model.input().pick(features, levels));
+                    let own = held_out_flips::apply(&mut f, t, &p_true, given, guide);
+                    notes.push(held_out_flips::note(model.name(), t, own));
+                }
                 fits.push((m, f));
             }
             Err(FitError::Cancelled) if !stopped_by_caller => {

@@ -114,6 +114,7 @@ impl Evidence {
                 criterion: String::new(),
                 candidates: Vec::new(),
                 wrong_label_odds: None,
+                held_out_flips: Vec::new(),
             },
             seconds_per_row: rows.iter().map(|(m, _, s)| (m.to_string(), *s)).collect(),
             log_lik: rows
@@ -1052,6 +1053,7 @@ impl Table<'_> {
             ),
             candidates: scored,
             wrong_label_odds: None,
+            held_out_flips: Vec::new(),
         };
         Ok(Evidence {
             selection,

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use nalgebra::DMatrix;
 
-use super::{calibrate, combine, evidence};
+use super::{calibrate, combine, evidence, held_out_flips};
 use crate::dataset::Dataset;
 use crate::models::{
     AUTO, CandidateScore, Control, Fit, FitError, Guide, ModelInput, ModelOptions, Progress,
@@ -157,6 +157,12 @@ impl FitPlan {
                 if let Some((first, _)) = weights.first() {
                     selection.chosen = first.clone();
                 }
+                selection.held_out_flips = held_out_flips::tables(&found.held_out, &weights, |m| {
+                    members
+                        .iter()
+                        .any(|(b, _)| b.name() == m && b.learns_a_flip_table())
+                });
+                let flips = selection.held_out_flips.clone();
                 let fit_one = |m: &dyn RobustModel, p: &mut dyn FnMut(Progress) -> Control| {
                     m.fit_inputs(features, levels, labels, k, guide, p)
                 };
@@ -164,7 +170,13 @@ impl FitPlan {
                     weights,
                     &mut selection,
                     options,
-                    |p| combine::fit(&members, features, levels, labels, k, guide, p),
+                    |p| {
+                        let mixture = combine::Members {
+                            models: &members,
+                            flips: &flips,
+                        };
+                        combine::fit(mixture, features, levels, labels, k, guide, p)
+                    },
                     fit_one,
                     progress,
                 )?;
@@ -200,8 +212,12 @@ impl FitPlan {
                 fit
             }
             Planned::Mix(members, selection) => {
+                let mixture = combine::Members {
+                    models: members,
+                    flips: &selection.held_out_flips,
+                };
                 let (mut fit, over) =
-                    combine::fit(members, features, levels, labels, k, guide, progress)?;
+                    combine::fit(mixture, features, levels, labels, k, guide, progress)?;
                 if let Some(c) = selection.wrong_label_odds {
                     calibrate::rescale_odds(&mut fit, labels, c);
                 }
@@ -555,6 +571,7 @@ mod tests {
                 scored("rnda", -0.6),
             ],
             wrong_label_odds: None,
+            held_out_flips: Vec::new(),
         }
     }
 
@@ -694,6 +711,7 @@ mod tests {
             criterion: String::new(),
             candidates: vec![weighted("shift", -0.5, 0.6), weighted("rlr", -0.6, 0.4)],
             wrong_label_odds: None,
+            held_out_flips: Vec::new(),
         };
         drop_weights(&mut selection, &["shift".to_string()]);
         assert_eq!(selection.chosen, "rlr");
@@ -791,6 +809,51 @@ mod tests {
         let fit = named.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
         assert_eq!(named.model_of(&fit), "rlr");
         assert!(fit.extra.selection.is_none());
+    }
+
+    /// Two Gaussian classes, a fifth of the labels flipped: auto's members
+    /// that learn a flip table take the one their held-out fits imply, say
+    /// so, and a refit of the same choice applies the same tables.
+    #[test]
+    fn auto_members_take_their_held_out_flip_tables_and_a_refit_keeps_them() {
+        let mut rng = crate::rng::Rng::new(8);
+        let mut csv = String::from("id,a,b,label\n");
+        for i in 0..240 {
+            let t = i % 2;
+            let shift = if t == 1 { 1.2 } else { -1.2 };
+            let label = if rng.uniform() < 0.2 { 1 - t } else { t };
+            csv.push_str(&format!(
+                "s{i},{:.4},{:.4},c{label}\n",
+                rng.normal() + shift,
+                rng.normal() - shift
+            ));
+        }
+        let ds = table(&csv);
+        let plan = FitPlan::for_table(&ds, "auto", &ModelOptions::default()).unwrap();
+        let inputs = FitInputs::of_table(&ds, &plan, None);
+        let fit = plan.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
+        let sel = fit.extra.selection.clone().unwrap();
+        assert!(!sel.held_out_flips.is_empty(), "{:?}", fit.extra.notes);
+        for t in &sel.held_out_flips {
+            let member = sel.candidates.iter().find(|c| c.model == t.model).unwrap();
+            assert!(member.weight.is_some(), "{} has no weight", t.model);
+            assert!(["rnda", "rlr"].contains(&t.model.as_str()));
+            assert!(t.p_given_true[0][0] > 0.5 && t.p_given_true[1][1] > 0.5);
+            let said = format!(
+                "{}'s flip table is the one its held-out fits imply",
+                t.model
+            );
+            assert!(
+                fit.extra.notes.iter().any(|n| n.starts_with(&said)),
+                "{said}"
+            );
+        }
+        let settled = plan.settled(&fit, &ModelOptions::default()).unwrap();
+        let again = settled
+            .fit(&inputs, &ds.labels, &mut no_progress())
+            .unwrap();
+        assert_eq!(again.posterior, fit.posterior);
+        assert_eq!(again.extra.selection, Some(sel));
     }
 
     #[test]

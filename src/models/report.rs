@@ -133,6 +133,20 @@ pub struct Selection {
     /// (`app::calibrate`); a refit applies the same.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wrong_label_odds: Option<f64>,
+    /// The flip tables the members' held-out fits imply
+    /// (`app::held_out_flips`); a refit applies the same.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held_out_flips: Vec<MemberFlips>,
+}
+
+/// A member's flip table profiled on its held-out P(true | x): rows are
+/// true classes, columns given labels, entries P(given | true).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MemberFlips {
+    pub model: String,
+    pub p_given_true: Vec<Vec<f64>>,
+    /// The evidence rows it was counted on.
+    pub rows: usize,
 }
 
 /// One candidate of `auto`: its score, or why it has none.

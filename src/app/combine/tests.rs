@@ -58,7 +58,10 @@ fn fit_plain(
     given: &[usize],
 ) -> Result<(Fit, Vec<String>), FitError> {
     fit(
-        members,
+        Members {
+            models: members,
+            flips: &[],
+        },
         x,
         None,
         given,
@@ -281,7 +284,18 @@ fn a_mixture_mixes_the_members_posteriors() {
 
     // The caller's stop is a cancel, never a member quietly left out.
     let mut stop = |_: Progress| Control::Stop;
-    let r = fit(&members, &x, None, &given, 2, &Guide::default(), &mut stop);
+    let r = fit(
+        Members {
+            models: &members,
+            flips: &[],
+        },
+        &x,
+        None,
+        &given,
+        2,
+        &Guide::default(),
+        &mut stop,
+    );
     assert_eq!(r.unwrap_err(), FitError::Cancelled);
 }
 

@@ -290,6 +290,7 @@ fn the_race_drops_only_the_clearly_worse() {
                 },
             ],
             wrong_label_odds: None,
+            held_out_flips: Vec::new(),
         },
         log_lik: vec![
             ("rnda".into(), best),
@@ -735,6 +736,7 @@ fn a_mixtures_members_are_taken_heaviest_first() {
             weighed("rmda", -0.6, Some(0.35)),
         ],
         wrong_label_odds: None,
+        held_out_flips: Vec::new(),
     };
     let names: Vec<&str> = members_of(&selection).iter().map(|m| m.0).collect();
     assert_eq!(names, ["rmda", "rnda", "cbt", "shift"]);

@@ -676,6 +676,10 @@ impl RobustModel for Rnda {
         Some(n_classes * self.plan(d, n_classes).params_per_class)
     }
 
+    fn learns_a_flip_table(&self) -> bool {
+        true
+    }
+
     fn fit_guided(
         &self,
         x: &DMatrix<f64>,
