@@ -15,9 +15,13 @@
 //!
 //! P(k | x) the member's classifier fitted on every row. With two classes
 //! each given label's samples keep their order, and only how the two
-//! labels' samples interleave moves. A held-out table that is not
-//! diagonally dominant is not identified (held-out fits with no skill, as
-//! on colon) and the member keeps its own.
+//! labels' samples interleave moves. The count is trusted as calibration
+//! trusts it ([`super::calibrate`]): only from held-out fits that predict
+//! the given labels better than the class shares do, by [`EARN_Z`]
+//! standard errors (without skill the joint counts about half of every
+//! class wrong at random). A held-out table that is not diagonally
+//! dominant is not identified either. In both cases the member keeps its
+//! own.
 //!
 //! The table is counted, not fitted: the table that best explains the given
 //! labels under the held-out P(true | x) (`evidence::profile_flip_table`)
@@ -28,20 +32,27 @@
 
 use nalgebra::DMatrix;
 
-use super::calibrate::confident_joint;
+use super::calibrate::{LogLik, confident_joint, held_out_skill};
+use super::combine::EARN_Z;
 use super::evidence::HeldOut;
 use crate::models::{Fit, GammaTable, Guide, MemberFlips};
 
 /// The held-out flip table of every member (name, weight) that `learns`
-/// one, where the evidence rows its held-out fits scored identify it.
+/// one, where its held-out fits have skill (`log_lik`, as in the
+/// evidence) and the evidence rows they scored identify the table.
 pub fn tables(
     held_out: &HeldOut,
+    log_lik: &[LogLik],
     members: &[(String, f64)],
     learns: impl Fn(&str) -> bool,
 ) -> Vec<MemberFlips> {
     members
         .iter()
         .filter(|(m, _)| learns(m))
+        .filter(|(m, _)| {
+            held_out_skill(log_lik, &held_out.given, &[(m.clone(), 1.0)])
+                .is_some_and(|(gain, se)| gain > EARN_Z * se)
+        })
         .filter_map(|(m, _)| {
             let (_, rows) = held_out.p_true.iter().find(|(c, _)| c == m)?;
             let scored: Vec<(usize, &Vec<f64>)> = rows

@@ -157,11 +157,13 @@ impl FitPlan {
                 if let Some((first, _)) = weights.first() {
                     selection.chosen = first.clone();
                 }
-                selection.held_out_flips = held_out_flips::tables(&found.held_out, &weights, |m| {
+                let learns = |m: &str| {
                     members
                         .iter()
                         .any(|(b, _)| b.name() == m && b.learns_a_flip_table())
-                });
+                };
+                selection.held_out_flips =
+                    held_out_flips::tables(&found.held_out, &found.log_lik, &weights, learns);
                 let flips = selection.held_out_flips.clone();
                 let fit_one = |m: &dyn RobustModel, p: &mut dyn FnMut(Progress) -> Control| {
                     m.fit_inputs(features, levels, labels, k, guide, p)

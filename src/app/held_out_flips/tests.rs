@@ -33,6 +33,15 @@ fn drawn_apart(
     (p_true, given)
 }
 
+/// Held-out log P(given | x) of `models` on `n` rows, each `ln p`: with p
+/// 0.9 far above the class shares' 0.5 (skill), with 0.5 level with them.
+fn scored(models: &[&str], n: usize, p: f64) -> Vec<LogLik> {
+    models
+        .iter()
+        .map(|m| (m.to_string(), vec![Some(p.ln()); n]))
+        .collect()
+}
+
 fn held_out(model: &str, p_true: Vec<Vec<f64>>, given: Vec<usize>) -> HeldOut {
     let n = given.len();
     HeldOut {
@@ -51,7 +60,13 @@ fn held_out(model: &str, p_true: Vec<Vec<f64>>, given: Vec<usize>) -> HeldOut {
 fn the_held_out_table_recovers_the_flips_the_labels_were_drawn_with() {
     let truth = [[0.8, 0.2], [0.1, 0.9]];
     let (p, given) = drawn_apart(20_000, truth, 3, 3.0);
-    let found = tables(&held_out("rlr", p, given), &[("rlr".into(), 1.0)], |_| true);
+    let skill = scored(&["rlr"], given.len(), 0.9);
+    let found = tables(
+        &held_out("rlr", p, given),
+        &skill,
+        &[("rlr".into(), 1.0)],
+        |_| true,
+    );
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].rows, 20_000);
     for (t, row) in truth.iter().enumerate() {
@@ -72,10 +87,14 @@ fn only_members_that_learn_a_table_on_rows_they_held_out_get_one() {
     // A row no fold held out is not counted.
     h.p_true[0].1[0] = None;
     let members = [("rlr".to_string(), 0.6), ("shift".to_string(), 0.4)];
-    let found = tables(&h, &members, |m| m != "shift");
+    let skill = scored(&["rlr", "shift"], 2000, 0.9);
+    let found = tables(&h, &skill, &members, |m| m != "shift");
     assert_eq!(found.len(), 1);
     assert_eq!((found[0].model.as_str(), found[0].rows), ("rlr", 1999));
-    assert!(tables(&h, &members, |_| false).is_empty());
+    assert!(tables(&h, &skill, &members, |_| false).is_empty());
+    // Held-out fits no better than the class shares count noise at random.
+    let none = scored(&["rlr", "shift"], 2000, 0.5);
+    assert!(tables(&h, &none, &members, |m| m != "shift").is_empty());
 }
 
 #[test]
@@ -84,8 +103,10 @@ fn a_held_out_table_that_swaps_the_classes_is_not_identified() {
     // a table whose classes keep less of their own labels than they give.
     let (p, given) = drawn(2000, [[0.9, 0.1], [0.1, 0.9]], 5);
     let swapped = p.into_iter().map(|r| vec![r[1], r[0]]).collect();
+    let skill = scored(&["rnda"], given.len(), 0.9);
     let found = tables(
         &held_out("rnda", swapped, given),
+        &skill,
         &[("rnda".into(), 1.0)],
         |_| true,
     );
