@@ -650,7 +650,8 @@ pub fn fit(
     }
     // The weights judged each member by its held-out P(given | x), which any
     // split of it into classes and flips predicts alike; the mixture takes
-    // the members' posteriors of the true class, that split. A member whose
+    // the members' posteriors of the true class, that split (for a member
+    // with a held-out flip table, the split its held-out fits count). A member whose
     // model says the data did not identify it would lend the constraint's
     // split, not the data's, so it goes while a member the data identified
     // is left to carry the weight.
