@@ -7,6 +7,8 @@ usage: python3 large_tables.py OUTDIR KIND ROWS [SEED]
                quad   2 classes with one mean, variances 1 and 2, 20 columns
                logit  2 classes, P(1 | x) = logistic(x . w), 10 t(3) columns
                wide   2 Gaussian classes, 100 columns, means N(0, 0.35)
+               xor    2 classes of 2 clusters each at (+-2, +-2) in the first 2
+                      of 5 columns, class = sign of the product
          ROWS like 60k or 100000; SEED default 11. Writes KIND_ROWS.csv
          (id, f1.., label) and KIND_ROWS.truth.csv (row, true_label, flipped).
        python3 large_tables.py --score TRUTH RANKING
@@ -37,6 +39,11 @@ def draw(kind, n, rng):
         means = rng.normal(0, 0.35, size=(2, 100))
         y = rng.integers(0, 2, size=n)
         return means[y] + rng.normal(size=(n, 100)), y, 2
+    if kind == "xor":
+        x = rng.normal(size=(n, 5))
+        corner = rng.choice([-2.0, 2.0], size=(n, 2))
+        x[:, :2] += corner
+        return x, (corner[:, 0] * corner[:, 1] > 0).astype(int), 2
     sys.exit(f"unknown kind {kind}")
 
 
