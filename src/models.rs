@@ -229,18 +229,11 @@ pub struct Fit {
 impl Fit {
     /// Builds the derived columns (`p_mislabel`, `suggested`) from a posterior.
     pub fn from_posterior(posterior: DMatrix<f64>, given: &[usize]) -> Self {
-        let p_mislabel = given
-            .iter()
-            .enumerate()
-            .map(|(i, &g)| (1.0 - posterior[(i, g)]).clamp(0.0, 1.0))
-            .collect();
-        let suggested = (0..posterior.nrows())
-            .map(|i| argmax(posterior.row(i).iter().copied()))
-            .collect();
-        Self {
+        let n = posterior.nrows();
+        let mut fit = Self {
             posterior,
-            p_mislabel,
-            suggested,
+            p_mislabel: vec![0.0; given.len()],
+            suggested: vec![0; n],
             gamma: None,
             shifts: None,
             extra: ModelReport::default(),
@@ -253,6 +246,17 @@ impl Fit {
             label_only: false,
             flips_unidentified: false,
             stopped_members: Vec::new(),
+        };
+        fit.derive_from_posterior(given);
+        fit
+    }
+
+    /// Recomputes the derived columns (`p_mislabel` against the *given*
+    /// labels, `suggested`) after the posterior changed.
+    pub fn derive_from_posterior(&mut self, given: &[usize]) {
+        for (i, &g) in given.iter().enumerate() {
+            self.p_mislabel[i] = (1.0 - self.posterior[(i, g)]).clamp(0.0, 1.0);
+            self.suggested[i] = argmax(self.posterior.row(i).iter().copied());
         }
     }
 

@@ -278,11 +278,7 @@ pub fn rescale_odds(fit: &mut Fit, given: &[usize], c: f64) {
             row /= total;
         }
     }
-    for (i, &g) in given.iter().enumerate() {
-        let row = fit.posterior.row(i);
-        fit.p_mislabel[i] = (1.0 - row[g]).clamp(0.0, 1.0);
-        fit.suggested[i] = row.iamax_full().1;
-    }
+    fit.derive_from_posterior(given);
 }
 
 #[cfg(test)]

@@ -116,7 +116,7 @@ pub fn apply(
     if p_true.shape() != fit.posterior.shape() || flips.p_given_true.len() != k {
         return None;
     }
-    let table = DMatrix::from_fn(k, k, |t, g| flips.p_given_true[t][g]);
+    let table = flips.table();
     let before = fit.gamma.as_ref().map(|g| mean_kept(&g.p_given_true));
     for (i, &g) in given.iter().enumerate() {
         let joint: Vec<f64> = (0..k)
@@ -130,11 +130,7 @@ pub fn apply(
         }
     }
     guide.pin(&mut fit.posterior);
-    for (i, &g) in given.iter().enumerate() {
-        let row = fit.posterior.row(i);
-        fit.p_mislabel[i] = (1.0 - row[g]).clamp(0.0, 1.0);
-        fit.suggested[i] = row.iamax_full().1;
-    }
+    fit.derive_from_posterior(given);
     fit.gamma = Some(GammaTable {
         p_given_true: table,
     });
@@ -151,8 +147,7 @@ pub fn mean_kept(table: &DMatrix<f64>) -> f64 {
 /// rows (each class keeps 0.84 of its labels; its fit on every row said
 /// 0.88)".
 pub fn note(model: &str, flips: &MemberFlips, own: Option<f64>) -> String {
-    let k = flips.p_given_true.len();
-    let kept = (0..k).map(|j| flips.p_given_true[j][j]).sum::<f64>() / k.max(1) as f64;
+    let kept = mean_kept(&flips.table());
     let own = own.map_or(String::new(), |o| {
         format!("; its fit on every row said {o:.2}")
     });

@@ -20,7 +20,7 @@
 
 use nalgebra::DMatrix;
 
-use super::{Fit, FitError, argmax};
+use super::{Fit, FitError};
 
 /// Decisions and a warm start for one fit; `Guide::default()` is "none".
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -106,10 +106,7 @@ impl Guide {
             return;
         }
         self.pin(&mut fit.posterior);
-        for (i, &g) in given.iter().enumerate() {
-            fit.p_mislabel[i] = (1.0 - fit.posterior[(i, g)]).clamp(0.0, 1.0);
-            fit.suggested[i] = argmax(fit.posterior.row(i).iter().copied());
-        }
+        fit.derive_from_posterior(given);
     }
 
     /// The equivalent for a model without its own use of decisions: fit on

@@ -139,14 +139,23 @@ pub struct Selection {
     pub held_out_flips: Vec<MemberFlips>,
 }
 
-/// A member's flip table profiled on its held-out P(true | x): rows are
-/// true classes, columns given labels, entries P(given | true).
+/// A member's flip table counted on its held-out P(true | x) (the
+/// confident joint): rows are true classes, columns given labels, entries
+/// P(given | true).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MemberFlips {
     pub model: String,
     pub p_given_true: Vec<Vec<f64>>,
     /// The evidence rows it was counted on.
     pub rows: usize,
+}
+
+impl MemberFlips {
+    /// The table as a matrix, true classes down.
+    pub fn table(&self) -> nalgebra::DMatrix<f64> {
+        let k = self.p_given_true.len();
+        nalgebra::DMatrix::from_fn(k, k, |t, g| self.p_given_true[t][g])
+    }
 }
 
 /// One candidate of `auto`: its score, or why it has none.

@@ -56,17 +56,18 @@ fn held_out(model: &str, p_true: Vec<Vec<f64>>, given: Vec<usize>) -> HeldOut {
 /// right (Northcutt et al.'s condition): classes six standard deviations
 /// apart here. Where they overlap it counts the classifier's own errors as
 /// flips too (two deviations apart, 0.73 for the 0.8 drawn).
+/// [`tables`] for `model` alone, its held-out fits skilled.
+fn table_of(model: &str, p_true: Vec<Vec<f64>>, given: Vec<usize>) -> Vec<MemberFlips> {
+    let skill = scored(&[model], given.len(), 0.9);
+    let members = [(model.to_string(), 1.0)];
+    tables(&held_out(model, p_true, given), &skill, &members, |_| true)
+}
+
 #[test]
 fn the_held_out_table_recovers_the_flips_the_labels_were_drawn_with() {
     let truth = [[0.8, 0.2], [0.1, 0.9]];
     let (p, given) = drawn_apart(20_000, truth, 3, 3.0);
-    let skill = scored(&["rlr"], given.len(), 0.9);
-    let found = tables(
-        &held_out("rlr", p, given),
-        &skill,
-        &[("rlr".into(), 1.0)],
-        |_| true,
-    );
+    let found = table_of("rlr", p, given);
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].rows, 20_000);
     for (t, row) in truth.iter().enumerate() {
@@ -103,13 +104,7 @@ fn a_held_out_table_that_swaps_the_classes_is_not_identified() {
     // a table whose classes keep less of their own labels than they give.
     let (p, given) = drawn(2000, [[0.9, 0.1], [0.1, 0.9]], 5);
     let swapped = p.into_iter().map(|r| vec![r[1], r[0]]).collect();
-    let skill = scored(&["rnda"], given.len(), 0.9);
-    let found = tables(
-        &held_out("rnda", swapped, given),
-        &skill,
-        &[("rnda".into(), 1.0)],
-        |_| true,
-    );
+    let found = table_of("rnda", swapped, given);
     assert!(found.is_empty(), "{found:?}");
 }
 

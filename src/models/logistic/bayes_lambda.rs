@@ -144,8 +144,8 @@ fn probe_fit(problem: &Problem<'_>, penalty: f64, warm: &Coefs) -> Coefs {
 /// [`MAX_STEP`]) and at least half the final width; once bracketed, false
 /// position (Illinois) in ln(lambda), kept half the final width inside
 /// the bracket so that an accurate estimate closes it with the next
-/// probe. That only `from_near` a previous answer (EM's re-check, a
-/// subsample's fixed point); a search from lambda_max bisects, as the walk
+/// probe. That only `from_near` a previous answer (EM's re-check, the
+/// end of a stride sample's walk); a search from lambda_max bisects, as the walk
 /// it replaced did: where h is not monotone inside the bracket the two
 /// find different crossings, and shift's kappa on pair-noised wine
 /// depended on which (AUROC 0.983 bisecting, 0.966 by false position).
