@@ -35,6 +35,7 @@ use nalgebra::DMatrix;
 use super::calibrate::{LogLik, confident_joint, held_out_skill};
 use super::combine::EARN_Z;
 use super::evidence::HeldOut;
+use crate::models::gaussian::rnda::PAPER_TABLE;
 use crate::models::{Fit, GammaTable, Guide, MemberFlips};
 
 /// The held-out flip table of every member (name, weight) that `learns`
@@ -134,7 +135,36 @@ pub fn apply(
     fit.gamma = Some(GammaTable {
         p_given_true: table,
     });
+    restate_paper_table(fit, given);
     before
+}
+
+/// rnda's report also states its table as the paper's P(true | given)
+/// (eq. 7: the posterior's flows from each given label); it is restated
+/// from the new posterior so the report does not keep the replaced one.
+fn restate_paper_table(fit: &mut Fit, given: &[usize]) {
+    let k = fit.posterior.ncols();
+    let mut flows = DMatrix::<f64>::zeros(k, k);
+    for (i, &g) in given.iter().enumerate() {
+        for t in 0..k {
+            flows[(g, t)] += fit.posterior[(i, t)];
+        }
+    }
+    let Some(m) = fit
+        .extra
+        .matrices
+        .iter_mut()
+        .find(|m| m.name == PAPER_TABLE)
+    else {
+        return;
+    };
+    m.values = flows
+        .row_iter()
+        .map(|r| {
+            let total = r.sum().max(f64::MIN_POSITIVE);
+            r.iter().map(|v| v / total).collect()
+        })
+        .collect();
 }
 
 /// The mean of a flip table's diagonal: the share of labels a true class

@@ -165,3 +165,32 @@ fn with_two_classes_each_given_labels_order_is_kept() {
         }
     }
 }
+
+#[test]
+fn rnda_s_table_in_the_papers_orientation_follows_the_new_posterior() {
+    let given = [0, 1, 0, 1];
+    let p_true = DMatrix::from_row_slice(4, 2, &[0.9, 0.1, 0.6, 0.4, 0.2, 0.8, 0.3, 0.7]);
+    let mut fit = Fit::from_posterior(p_true.clone(), &given);
+    fit.extra.matrices.push(crate::models::NamedMatrix {
+        name: PAPER_TABLE.into(),
+        orientation: String::new(),
+        row_labels: Vec::new(),
+        col_labels: Vec::new(),
+        values: vec![vec![1.0, 0.0], vec![0.0, 1.0]],
+        display: Default::default(),
+    });
+    let flips = MemberFlips {
+        model: "rnda".into(),
+        p_given_true: vec![vec![0.7, 0.3], vec![0.2, 0.8]],
+        rows: 4,
+    };
+    apply(&mut fit, &flips, &p_true, &given, &Guide::default());
+    let paper = &fit.extra.matrix(PAPER_TABLE).unwrap().values;
+    for (g, row) in paper.iter().enumerate() {
+        let rows: Vec<usize> = (0..4).filter(|&i| given[i] == g).collect();
+        for (t, v) in row.iter().enumerate() {
+            let flow = rows.iter().map(|&i| fit.posterior[(i, t)]).sum::<f64>();
+            assert!((v - flow / rows.len() as f64).abs() < 1e-12, "P({t} | {g})");
+        }
+    }
+}

@@ -746,6 +746,9 @@ fn start_note(starts: usize, admissible: usize, held: bool) -> String {
     )
 }
 
+/// The name of the flip table in the paper's orientation, P(true | given).
+pub const PAPER_TABLE: &str = "gamma (paper orientation)";
+
 /// The flip table as P(given | true) and in the paper's orientation, and the
 /// log-likelihood.
 fn report_tables(fit: &mut Fit, joint: &DMatrix<f64>) {
@@ -757,7 +760,7 @@ fn report_tables(fit: &mut Fit, joint: &DMatrix<f64>) {
     let gamma = DMatrix::from_fn(k, k, |j, c| joint[(j, c)] / joint.row(j).sum());
     let labels: Vec<String> = (0..k).map(class_name).collect();
     fit.extra.matrices.push(NamedMatrix {
-        name: "gamma (paper orientation)".into(),
+        name: PAPER_TABLE.into(),
         orientation: "rows = given label, columns = true class, entry = P(true | given) (eq. 7)"
             .into(),
         row_labels: labels.clone(),
