@@ -10,6 +10,7 @@ mod encoding;
 mod fuzz;
 mod geo;
 mod grid;
+mod log_scale;
 mod probs;
 mod read;
 mod rewrite;
@@ -21,6 +22,7 @@ mod tests;
 pub use cells::is_missing;
 pub use compatible::TestTable;
 pub use encoding::TextEncoding;
+pub use log_scale::{LogRule, LogScale, RawShape};
 pub use read::content_hash;
 pub use rewrite::rewrite;
 pub use shown::{counted, name_list, one_line, shown};
@@ -81,6 +83,12 @@ pub struct LoadOptions {
     /// so session keys made before it existed still match.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub log2: bool,
+    /// Without `log2`: whether values that look like raw intensities are
+    /// read logged (`log_scale`). Not part of the session key: the scale
+    /// changes what the models see, never what a sample is, so a review
+    /// begun on one scale resumes on the other.
+    #[serde(skip)]
+    pub log_rule: LogRule,
     /// `--probs FILE`: another classifier's class probabilities are the
     /// features (one column per class); the table gives only ids and labels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -250,6 +258,8 @@ pub struct Dataset {
     pub categorical: Vec<CategoricalColumn>,
     /// How the source columns became features (to read a test table alike).
     pub sources: Vec<FeatureSource>,
+    /// The scale the numeric features were read on.
+    pub log_scale: LogScale,
     pub layout: Layout,
 }
 
@@ -444,6 +454,7 @@ fn finish(
         ids_by_words: built.ids_by_words,
         categorical: built.categorical,
         sources: built.sources,
+        log_scale: built.log_scale,
         layout,
     })
 }

@@ -906,3 +906,49 @@ fn cbt_alpha_search_converges_on_noisy_house_votes() {
         serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
     assert_eq!(json["converged"], true, "{}", json["convergence"]);
 }
+
+/// Values that look like raw intensities are read on a log2 scale, and the
+/// report's notes say so with the way back; `--no-log2` reads them as they
+/// are, and asking for both is refused.
+#[test]
+fn raw_looking_values_are_read_logged_unless_no_log2_says_otherwise() {
+    let dir = tempfile::tempdir().unwrap();
+    let table = dir.path().join("raw.csv");
+    let mut text = String::from("a,b,c,label\n");
+    for i in 0..40 {
+        let big = 2f64.powi(i % 10);
+        let label = if (i / 3) % 2 == 0 { "x" } else { "y" };
+        text.push_str(&format!(
+            "{big},{},{},{label}\n",
+            3.0 * big + 1.0,
+            10 + i % 7
+        ));
+    }
+    std::fs::write(&table, &text).unwrap();
+    let notes = |extra: &[&str]| {
+        let run = dir.path().join(format!("run{}", extra.len()));
+        std::fs::create_dir_all(&run).unwrap();
+        let mut args = vec![table.to_str().unwrap(), "--model", "shift"];
+        args.extend_from_slice(extra);
+        let (_, report) = scan_with_report(&run, &args);
+        report["data_notes"].as_array().unwrap().clone()
+    };
+    let logged = notes(&[]);
+    assert!(
+        logged.iter().any(|n| {
+            let n = n.as_str().unwrap();
+            n.contains("read on a log2 scale") && n.contains("--no-log2")
+        }),
+        "{logged:?}"
+    );
+    let as_read = notes(&["--no-log2"]);
+    assert!(
+        !as_read.iter().any(|n| n.as_str().unwrap().contains("log")),
+        "{as_read:?}"
+    );
+    let out = relabel()
+        .args(["scan", table.to_str().unwrap(), "--log2", "--no-log2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 
 use super::evidence::FOLDS;
 use crate::dataset::{
-    Dataset, FeatureSource, SourceFormat, TextEncoding, UNLABELLED, counted, name_list, shown,
+    Dataset, FeatureSource, LogScale, SourceFormat, TextEncoding, UNLABELLED, counted, name_list,
+    shown,
 };
 
 /// The notes on `ds`, most consequential first.
@@ -296,120 +297,23 @@ fn filled_in(ds: &Dataset) -> Option<String> {
     })
 }
 
-/// Sample skewness above which a column counts as strongly right-skewed
-/// (the usual reading: beyond 1 in size, a distribution is highly skewed).
-const STRONG_SKEW: f64 = 1.0;
-
-/// Rows of a column its skewness is estimated from at most, evenly
-/// strided beyond: the standard error stays below sqrt(6 / 32768) = 0.014,
-/// far inside the threshold's margin, and the note costs the same on a
-/// million rows (it is worked out as the review screen opens).
-const SKEW_SAMPLE: usize = 1 << 16;
-
-/// A wide table's pooled values read at most (8 MB), so that a positive
-/// table of 10k x 20k is not copied whole; GDS507 (385k) is read whole.
-const POOLED_SAMPLE: usize = 1 << 20;
-
-/// Evenly strided indices of `0..len`, between `cap / 2` and `cap` of them
-/// (all of them when `len` is at most `cap`).
-fn strided(len: usize, cap: usize) -> std::iter::StepBy<std::ops::Range<usize>> {
-    (0..len).step_by(len.div_ceil(cap).max(1))
-}
-
-/// Sample skewness of `values` (the moment estimator); 0 for a constant.
-fn skewness(values: impl Iterator<Item = f64> + Clone) -> f64 {
-    let (n, sum) = values
-        .clone()
-        .fold((0.0, 0.0), |(n, s), v| (n + 1.0, s + v));
-    if n < 3.0 {
-        return 0.0;
-    }
-    let mean = sum / n;
-    let (m2, m3) = values.fold((0.0, 0.0), |(m2, m3), v| {
-        let d = v - mean;
-        (m2 + d * d, m3 + d * d * d)
-    });
-    let (m2, m3) = (m2 / n, m3 / n);
-    if m2 <= 0.0 { 0.0 } else { m3 / m2.powf(1.5) }
-}
-
-/// Whether the pooled values of a wide table look like raw intensities:
-/// strongly right-skewed, more symmetric logged, and spanning two orders
-/// of magnitude between their 1st and 99th percentiles. A wide table's
-/// columns are one kind of measurement (genes, pixels, a spectrum), so
-/// its values can be pooled; each gene's handful of samples is too few
-/// for its own skewness to say much (GDS507: 17 samples). Logged
-/// intensities span a factor of a few (2^3 to 2^15 is 3 to 15 once
-/// logged), so the span tells raw from logged.
-fn pooled_raw_intensities(x: &nalgebra::DMatrix<f64>, numeric: &[usize]) -> bool {
-    let rows = x.nrows();
-    let mut pooled: Vec<f64> = strided(rows * numeric.len(), POOLED_SAMPLE)
-        .map(|k| x[(k % rows, numeric[k / rows])])
-        .collect();
-    let n = pooled.len();
-    if n < 3 {
-        return false;
-    }
-    let raw = skewness(pooled.iter().copied());
-    if raw <= STRONG_SKEW || skewness(pooled.iter().map(|v| v.ln())).abs() >= raw {
-        return false;
-    }
-    let mut at = |q: f64| {
-        let k = ((n - 1) as f64 * q).round() as usize;
-        *pooled.select_nth_unstable_by(k, f64::total_cmp).1
-    };
-    let (low, high) = (at(0.01), at(0.99));
-    high >= 100.0 * low
-}
-
-/// Positive features, most of them strongly right-skewed and more
-/// symmetric once logged: raw intensities (microarrays), concentrations
-/// and counts look so. rnda's Gaussian classes and the logistic models'
-/// additive scores fit them poorly on that scale, and a few large values
-/// pull each fit; `--log2` reads every numeric column on a log scale
-/// (which needs every value positive, hence the first condition). Said as
-/// advice, not done: the curator knows whether the numbers are on a log
-/// scale already, and iris's near-symmetric columns rank worse logged.
+/// The scale the features were read on, when the values look like raw
+/// intensities: chosen (the command line's default), or advised (a caller
+/// that set its own options). Said either way: the curator knows whether
+/// the numbers are on a log scale already, and `--no-log2` or `--log2`
+/// settles it.
 fn log_scale(ds: &Dataset) -> Option<String> {
-    if ds.options.log2 {
-        return None;
+    match ds.log_scale {
+        LogScale::Chosen(shape) => Some(format!(
+            "{}: they are read on a log2 scale, where the models fit such values better (exports keep the original values); if they are logged already, pass --no-log2",
+            shape.describe()
+        )),
+        LogScale::Advised(shape) => Some(format!(
+            "{}: the models fit such values better on a log scale; if they are not logged already, try --log2",
+            shape.describe()
+        )),
+        LogScale::AsRead | LogScale::Asked => None,
     }
-    let mut numeric = Vec::new();
-    let mut column = 0;
-    for source in &ds.sources {
-        match source {
-            FeatureSource::Numeric { .. } => {
-                numeric.push(column);
-                column += 1;
-            }
-            FeatureSource::Categorical { levels, .. } => column += levels.len(),
-        }
-    }
-    let x = &ds.x;
-    if numeric.is_empty() || numeric.iter().any(|&j| x.column(j).min() <= 0.0) {
-        return None;
-    }
-    let skewed = numeric
-        .iter()
-        .filter(|&&j| {
-            let values = strided(x.nrows(), SKEW_SAMPLE).map(|i| x[(i, j)]);
-            let raw = skewness(values.clone());
-            raw > STRONG_SKEW && skewness(values.map(f64::ln)).abs() < raw
-        })
-        .count();
-    let advice = "the models fit such values better on a log scale; if they are not logged already, try --log2";
-    if 2 * skewed >= numeric.len() {
-        return Some(format!(
-            "every feature is positive and {skewed} of {} numeric columns are strongly right-skewed, as raw intensities, concentrations and counts are: {advice}",
-            numeric.len()
-        ));
-    }
-    let wide = numeric.len() >= ds.n_samples();
-    (wide && pooled_raw_intensities(x, &numeric)).then(|| {
-        format!(
-            "every feature is positive, and the values are strongly right-skewed and span over two orders of magnitude, as raw intensities do: {advice}"
-        )
-    })
 }
 
 /// At most this many items are listed in a note; the rest are counted.
@@ -465,6 +369,25 @@ mod tests {
             ..LoadOptions::default()
         };
         assert!(notes_of(&table, &logged).is_empty());
+        // Logged by the command line's rule: said, with the way back.
+        let chosen = LoadOptions {
+            log_rule: crate::dataset::LogRule::WhenRaw,
+            ..LoadOptions::default()
+        };
+        let notes = notes_of(&table, &chosen);
+        assert!(
+            notes.len() == 1
+                && notes[0].starts_with("every feature is positive and 2 of 3 numeric columns")
+                && notes[0].contains("read on a log2 scale")
+                && notes[0].ends_with("pass --no-log2"),
+            "{notes:?}"
+        );
+        // --no-log2: as read, and nothing to say.
+        let never = LoadOptions {
+            log_rule: crate::dataset::LogRule::Never,
+            ..LoadOptions::default()
+        };
+        assert!(notes_of(&table, &never).is_empty());
         // A zero: --log2 could not read the table, so it is not offered.
         let zero = table.replacen("\n1,", "\n0,", 1);
         assert!(notes_of(&zero, &LoadOptions::default()).is_empty());
@@ -512,32 +435,6 @@ mod tests {
         );
         let notes = notes_of(&logged, &LoadOptions::default());
         assert!(!notes.iter().any(|n| n.contains("--log2")), "{notes:?}");
-    }
-
-    #[test]
-    fn skewness_reads_at_most_its_sample() {
-        assert_eq!(
-            strided(10, 16).collect::<Vec<_>>(),
-            (0..10).collect::<Vec<_>>()
-        );
-        assert_eq!(strided(16, 16).count(), 16);
-        for len in [17, 100, 10 * 16 + 3, 1000] {
-            let picked: Vec<usize> = strided(len, 16).collect();
-            assert!((8..=16).contains(&picked.len()), "{len}: {picked:?}");
-            assert!(
-                *picked.last().unwrap() >= len - len.div_ceil(16),
-                "to the end of the range, {len}: {picked:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn skewness_is_the_moment_estimator() {
-        assert_eq!(skewness([1.0, 2.0, 3.0].into_iter()), 0.0);
-        assert_eq!(skewness([5.0, 5.0, 5.0].into_iter()), 0.0);
-        // 0, 0, 3: mean 1, m2 = 2, m3 = 2, skew = 2 / 2^1.5.
-        let s = skewness([0.0, 0.0, 3.0].into_iter());
-        assert!((s - 2.0 / 2f64.powf(1.5)).abs() < 1e-12, "{s}");
     }
 
     fn notes_of(text: &str, opts: &LoadOptions) -> Vec<String> {

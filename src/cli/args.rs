@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::dataset::{CategoricalPolicy, LoadOptions, MissingPolicy};
+use crate::dataset::{CategoricalPolicy, LoadOptions, LogRule, MissingPolicy};
 use crate::eval::noise::NoiseKind;
 use crate::models::ensemble::ENSEMBLE_MEMBERS;
 use crate::models::{AUTO, CovarianceFamily, MODELS, ModelOptions};
@@ -111,9 +111,15 @@ pub struct DataArgs {
     #[arg(long, global = true)]
     pub transpose: bool,
     /// Take log2 of every numeric feature (raw microarray intensities);
-    /// exports still write the original values.
+    /// exports still write the original values. Without it, values that
+    /// look like raw intensities are read logged (see --no-log2).
     #[arg(long, global = true)]
     pub log2: bool,
+    /// Read the values as they are even when they look like raw
+    /// intensities (every feature positive, most strongly right-skewed),
+    /// which are otherwise read on a log2 scale.
+    #[arg(long, global = true, conflicts_with = "log2")]
+    pub no_log2: bool,
     /// Another classifier's out-of-fold class probabilities, one column per
     /// class (named like the classes, or p_<class>), matched to FILE by an id
     /// column or by order. FILE then needs only an id and a label column;
@@ -166,6 +172,11 @@ impl DataArgs {
             categorical,
             transpose: self.transpose,
             log2: self.log2,
+            log_rule: if self.no_log2 {
+                LogRule::Never
+            } else {
+                LogRule::WhenRaw
+            },
             probs: self.probs.clone(),
             sheet: self.sheet.clone(),
             multiline_cells: self.multiline_cells,

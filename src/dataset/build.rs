@@ -8,6 +8,7 @@ use nalgebra::DMatrix;
 use super::cells::{CellAt, MAX_MAGNITUDE, RawColumn};
 use super::decimal_comma;
 use super::grid::{Grid, Labels};
+use super::log_scale::{self, LogRule, LogScale};
 use super::read::err;
 use super::shown::{as_arg, name_list, shown};
 use super::{
@@ -36,6 +37,7 @@ pub struct Built {
     /// A column guessed to hold ids (by its name) that repeats values: it
     /// is left out, neither ids nor a feature.
     pub repeated_id: Option<String>,
+    pub log_scale: LogScale,
 }
 
 fn hint_for(name: &str) -> String {
@@ -69,10 +71,10 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
             (features, values, ids, id_name, false)
         };
     check_cells(path, &features, opts)?;
-    if opts.log2 {
+    let log_scale = log_scale_of(&features, &values, n, opts);
+    if log_scale.is_log2() {
         take_log2(path, &mut features, &mut values, n)?;
-    }
-    if !opts.log2 {
+    } else {
         check_magnitudes(path, &features)?;
     }
     let unlabelled = unlabelled(&grid.labels, opts);
@@ -103,6 +105,7 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
         empty,
         repeated_id,
         ids_by_words,
+        log_scale,
     })
 }
 
@@ -460,7 +463,31 @@ fn beyond_a_limit(text: &str) -> Option<String> {
     })
 }
 
-/// `--log2`: numeric columns become log2(value); a value <= 0 is an error.
+/// The scale the options and the values decide (see [`LogRule`]). Tables
+/// whose features are another classifier's probabilities (`--probs`) are
+/// read as they are: those columns replace the file's.
+fn log_scale_of(features: &[RawColumn], values: &[f64], n: usize, opts: &LoadOptions) -> LogScale {
+    if opts.log2 {
+        return LogScale::Asked;
+    }
+    if opts.log_rule == LogRule::Never || opts.probs.is_some() {
+        return LogScale::AsRead;
+    }
+    let numeric: Vec<&[f64]> = features
+        .iter()
+        .zip(values.chunks(n.max(1)))
+        .filter(|(c, _)| c.first_text.is_none())
+        .map(|(_, v)| v)
+        .collect();
+    match (log_scale::raw_shape(&numeric, n), opts.log_rule) {
+        (None, _) => LogScale::AsRead,
+        (Some(shape), LogRule::WhenRaw) => LogScale::Chosen(shape),
+        (Some(shape), _) => LogScale::Advised(shape),
+    }
+}
+
+/// Numeric columns become log2(value) (`--log2`, or values that look raw);
+/// a value <= 0 is an error.
 fn take_log2(
     path: &Path,
     features: &mut [RawColumn],

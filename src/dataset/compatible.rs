@@ -11,7 +11,7 @@ use super::read::{
     decompress, err, field_lines, field_text, read_regular_file, split_fields, table_records,
 };
 use super::shown::shown;
-use super::{DataError, Dataset, FeatureSource};
+use super::{DataError, Dataset, FeatureSource, LogScale};
 
 /// A cell's text and 1-based (line, column).
 type Located = (String, usize, usize);
@@ -92,6 +92,7 @@ impl Dataset {
     /// Reads a test table with this dataset's schema: the same feature
     /// columns by name (in any order), the label column if it has one.
     pub fn load_compatible(&self, path: &Path) -> Result<TestTable, DataError> {
+        let log2 = self.log_scale.is_log2();
         let (columns, header_ids, delimiter) = columns_by_name(path, self)?;
         let n = header_ids
             .as_ref()
@@ -132,19 +133,23 @@ impl Dataset {
                             std::borrow::Cow::Borrowed(text.as_str())
                         };
                         x[(i, j)] = match (read_cell(&read), fill) {
-                            (Cell::Number(v), _) if self.options.log2 && v <= 0.0 => {
+                            (Cell::Number(v), _) if log2 && v <= 0.0 => {
                                 return Err(err(
                                     path,
                                     *line,
                                     *column,
                                     format!(
-                                        "--log2 needs positive values, but column {} has {v}",
+                                        "the training table was read on a log2 scale, which needs positive values, but column {} has {v}",
                                         shown(name)
                                     ),
-                                    "the training table was read with --log2",
+                                    if self.log_scale == LogScale::Asked {
+                                        "the training table was read with --log2"
+                                    } else {
+                                        "its values looked like raw intensities; pass --no-log2 to read both tables as they are"
+                                    },
                                 ));
                             }
-                            (Cell::Number(v), _) if self.options.log2 => v.log2(),
+                            (Cell::Number(v), _) if log2 => v.log2(),
                             (Cell::Number(v), _) if v.abs() > MAX_MAGNITUDE => {
                                 return Err(err(
                                     path,

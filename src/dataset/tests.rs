@@ -608,6 +608,64 @@ fn log2_transforms_training_and_test_tables_and_refuses_non_positive_values() {
 }
 
 #[test]
+fn values_that_look_raw_are_read_logged_by_the_command_lines_rule_and_kept_as_read_otherwise() {
+    // Two of three columns log-normal-like (a few large values): raw.
+    let mut table = String::from("a,b,c,label\n");
+    for i in 0..40 {
+        let big = 2f64.powi(i % 10);
+        table.push_str(&format!(
+            "{big},{},{},{}\n",
+            3.0 * big + 1.0,
+            10 + i % 7,
+            ["x", "y"][(i % 2) as usize]
+        ));
+    }
+    let rule = |log_rule| LoadOptions {
+        log_rule,
+        ..LoadOptions::default()
+    };
+    let logged = load_str(&table, &rule(LogRule::WhenRaw)).unwrap();
+    let shape = RawShape::Skewed {
+        skewed: 2,
+        numeric: 3,
+    };
+    assert_eq!(logged.log_scale, LogScale::Chosen(shape));
+    assert_eq!(logged.x[(3, 0)], 3.0, "2^3 read as 3");
+    assert_eq!(logged.x[(0, 2)], 10f64.log2(), "every numeric column");
+    let advised = load_str(&table, &rule(LogRule::Advise)).unwrap();
+    assert_eq!(advised.log_scale, LogScale::Advised(shape));
+    assert_eq!(advised.x[(3, 0)], 8.0);
+    let never = load_str(&table, &rule(LogRule::Never)).unwrap();
+    assert_eq!(never.log_scale, LogScale::AsRead);
+    assert_eq!(never.x[(3, 0)], 8.0);
+    // The scale is what the models see, not what a sample is: a review
+    // begun on one scale resumes on the other.
+    assert_eq!(
+        crate::review::journal::session_key(&logged),
+        crate::review::journal::session_key(&never)
+    );
+    // A test table is read as the training table was.
+    let dir = tempfile::tempdir().unwrap();
+    let test = dir.path().join("test.csv");
+    std::fs::write(&test, "a,b,c\n16,2,4\n").unwrap();
+    let t = logged.load_compatible(&test).unwrap();
+    assert_eq!(
+        t.x.row(0).iter().copied().collect::<Vec<_>>(),
+        [4.0, 1.0, 2.0]
+    );
+    std::fs::write(&test, "a,b,c\n16,0,4\n").unwrap();
+    let e = logged.load_compatible(&test).unwrap_err().to_string();
+    assert!(e.contains("test.csv:2:2") && e.contains("--no-log2"), "{e}");
+    // Symmetric columns, or a value a log cannot take, stay as read.
+    let symmetric = "a,b,label\n1,5,x\n2,6,y\n3,7,x\n4,8,y\n";
+    let d = load_str(symmetric, &rule(LogRule::WhenRaw)).unwrap();
+    assert_eq!(d.log_scale, LogScale::AsRead);
+    let zero = table.replacen("\n1,", "\n0,", 1);
+    let d = load_str(&zero, &rule(LogRule::WhenRaw)).unwrap();
+    assert_eq!((d.log_scale, d.x[(0, 0)]), (LogScale::AsRead, 0.0));
+}
+
+#[test]
 fn values_too_large_to_square_are_refused_naming_the_column() {
     let e = error("a,b,label\n1,1e308,x\n2,3,y\n", &LoadOptions::default());
     assert!(

@@ -176,7 +176,13 @@ fn suspect_checks(
             study.name, study.expected
         )));
     };
-    let ds = crate::dataset::load(path, &data.load_options_for(&["rlr", AUTO])?)?;
+    // The papers standardise the raw values: their experiments read the
+    // table as it is unless --log2 asks otherwise.
+    let load = crate::dataset::LoadOptions {
+        log_rule: crate::dataset::LogRule::Never,
+        ..data.load_options_for(&["rlr", AUTO])?
+    };
+    let ds = crate::dataset::load(path, &load)?;
     let missing: Vec<&str> = study
         .suspects
         .iter()
@@ -218,7 +224,11 @@ fn suspect_checks(
         study.name,
         ds.n_samples(),
         ds.n_features(),
-        if ds.options.log2 { " (log2)" } else { "" },
+        if ds.log_scale.is_log2() {
+            " (log2)"
+        } else {
+            ""
+        },
         study.suspects.join(" "),
         ds.classes.join(", "),
         table.suspect_gamma()
