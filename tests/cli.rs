@@ -907,21 +907,25 @@ fn cbt_alpha_search_converges_on_noisy_house_votes() {
     assert_eq!(json["converged"], true, "{}", json["convergence"]);
 }
 
-/// Values that look like raw intensities are read on a log2 scale, and the
+/// A wide table of raw-looking intensities is read on a log2 scale, and the
 /// report's notes say so with the way back; `--no-log2` reads them as they
 /// are, and asking for both is refused.
 #[test]
 fn raw_looking_values_are_read_logged_unless_no_log2_says_otherwise() {
     let dir = tempfile::tempdir().unwrap();
     let table = dir.path().join("raw.csv");
-    let mut text = String::from("a,b,c,label\n");
-    for i in 0..40 {
-        let big = 2f64.powi(i % 10);
-        let label = if (i / 3) % 2 == 0 { "x" } else { "y" };
+    // Eight samples of 12 "genes" on scales from 2^2 to 2^13, as raw
+    // expression arrays are.
+    let header: Vec<String> = (0..12).map(|g| format!("g{g}")).collect();
+    let mut text = format!("{},label\n", header.join(","));
+    for i in 0..8 {
+        let values: Vec<String> = (0..12)
+            .map(|g| (2f64.powi(2 + g) * (1.0 + 0.1 * ((i * 7 + g) % 5) as f64)).to_string())
+            .collect();
         text.push_str(&format!(
-            "{big},{},{},{label}\n",
-            3.0 * big + 1.0,
-            10 + i % 7
+            "{},{}\n",
+            values.join(","),
+            ["x", "y"][i as usize % 2]
         ));
     }
     std::fs::write(&table, &text).unwrap();

@@ -369,19 +369,12 @@ mod tests {
             ..LoadOptions::default()
         };
         assert!(notes_of(&table, &logged).is_empty());
-        // Logged by the command line's rule: said, with the way back.
-        let chosen = LoadOptions {
+        // The command line's rule on a narrow table: advised, not done.
+        let when_raw = LoadOptions {
             log_rule: crate::dataset::LogRule::WhenRaw,
             ..LoadOptions::default()
         };
-        let notes = notes_of(&table, &chosen);
-        assert!(
-            notes.len() == 1
-                && notes[0].starts_with("every feature is positive and 2 of 3 numeric columns")
-                && notes[0].contains("read on a log2 scale")
-                && notes[0].ends_with("pass --no-log2"),
-            "{notes:?}"
-        );
+        assert_eq!(notes_of(&table, &when_raw), notes);
         // --no-log2: as read, and nothing to say.
         let never = LoadOptions {
             log_rule: crate::dataset::LogRule::Never,
@@ -435,6 +428,23 @@ mod tests {
         );
         let notes = notes_of(&logged, &LoadOptions::default());
         assert!(!notes.iter().any(|n| n.contains("--log2")), "{notes:?}");
+        // The command line's rule reads the raw one logged, and says so
+        // with the way back; --no-log2 reads it as it is, without a word.
+        let rule = |log_rule| LoadOptions {
+            log_rule,
+            ..LoadOptions::default()
+        };
+        let notes = notes_of(&raw, &rule(crate::dataset::LogRule::WhenRaw));
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains("span over two orders of magnitude")
+                    && n.contains("read on a log2 scale")
+                    && n.ends_with("pass --no-log2")),
+            "{notes:?}"
+        );
+        let notes = notes_of(&raw, &rule(crate::dataset::LogRule::Never));
+        assert!(!notes.iter().any(|n| n.contains("log")), "{notes:?}");
     }
 
     fn notes_of(text: &str, opts: &LoadOptions) -> Vec<String> {

@@ -479,9 +479,10 @@ fn log_scale_of(features: &[RawColumn], values: &[f64], n: usize, opts: &LoadOpt
         .filter(|(c, _)| c.first_text.is_none())
         .map(|(_, v)| v)
         .collect();
+    let wide = numeric.len() >= n;
     match (log_scale::raw_shape(&numeric, n), opts.log_rule) {
         (None, _) => LogScale::AsRead,
-        (Some(shape), LogRule::WhenRaw) => LogScale::Chosen(shape),
+        (Some(shape), LogRule::WhenRaw) if wide => LogScale::Chosen(shape),
         (Some(shape), _) => LogScale::Advised(shape),
     }
 }

@@ -1,12 +1,15 @@
 //! Whether a table's numbers are read on a log2 scale. Positive features,
 //! most of them strongly right-skewed and more symmetric once logged, are
-//! what raw intensities (microarrays), concentrations and counts look like:
-//! their errors multiply, so rnda's Gaussian classes and the logistic
-//! models' additive scores fit them on a log scale, where a few large
-//! values no longer pull each fit. The command line reads such a table
-//! logged unless `--no-log2` says otherwise; the test is the shape alone,
-//! because on the tables small enough to need it (colon: 62 rows) held-out
-//! evidence cannot tell the two scales apart (docs/RESULTS.md).
+//! what raw intensities (microarrays), concentrations and counts look like.
+//! Which scale the models fit better the shape cannot say: classes of
+//! exponential values differ linearly on the raw scale, log-normal ones on
+//! the log scale, and both look so (docs/RESULTS.md measures both). Where
+//! there are more rows than features, held-out fits can tell, and the
+//! curator is advised to try `--log2`. A wide table of such values (at
+//! least as many features as rows) is what raw expression arrays are, for
+//! which a log scale is the field's convention, and its rows are too few
+//! for held-out fits to tell the scales apart (colon: 62 rows, the two
+//! within noise); the command line reads it logged unless `--no-log2`.
 
 /// How the scale is decided (`LoadOptions::log_rule`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -15,7 +18,8 @@ pub enum LogRule {
     /// library's default: a caller that writes its options gets them.
     #[default]
     Advise,
-    /// On a log2 scale when the values look raw (the command line's default).
+    /// On a log2 scale when the values look raw and the table is wide;
+    /// advised otherwise (the command line's default).
     WhenRaw,
     /// As read, without a note (`--no-log2`; the papers' experiments,
     /// whose protocols standardise the raw values).
@@ -32,7 +36,7 @@ pub enum LogScale {
     Advised(RawShape),
     /// log2, as `--log2` asked.
     Asked,
-    /// log2, because they look raw.
+    /// log2, because they look raw in a wide table.
     Chosen(RawShape),
 }
 

@@ -607,37 +607,54 @@ fn log2_transforms_training_and_test_tables_and_refuses_non_positive_values() {
     assert!(e.contains("t.csv:3:2") && e.contains("--log2"), "{e}");
 }
 
-#[test]
-fn values_that_look_raw_are_read_logged_by_the_command_lines_rule_and_kept_as_read_otherwise() {
-    // Two of three columns log-normal-like (a few large values): raw.
-    let mut table = String::from("a,b,c,label\n");
+/// Six samples of 12 "genes" on scales from 2^2 to 2^13, as raw
+/// intensities are, and a narrow table of two log-normal-like columns
+/// beside a symmetric one.
+fn raw_tables() -> (String, String) {
+    let genes = 12;
+    let header: Vec<String> = (0..genes).map(|g| format!("g{g}")).collect();
+    let mut wide = format!("{},label\n", header.join(","));
+    for i in 0..6 {
+        let values: Vec<String> = (0..genes)
+            .map(|g| (2f64.powi(2 + g) * (1.0 + 0.1 * ((i * 7 + g) % 5) as f64)).to_string())
+            .collect();
+        wide.push_str(&format!(
+            "{},{}\n",
+            values.join(","),
+            ["x", "y"][i as usize % 2]
+        ));
+    }
+    let mut narrow = String::from("a,b,c,label\n");
     for i in 0..40 {
         let big = 2f64.powi(i % 10);
-        table.push_str(&format!(
+        narrow.push_str(&format!(
             "{big},{},{},{}\n",
             3.0 * big + 1.0,
             10 + i % 7,
             ["x", "y"][(i % 2) as usize]
         ));
     }
+    (wide, narrow)
+}
+
+#[test]
+fn a_wide_table_that_looks_raw_is_read_logged_by_the_command_lines_rule() {
+    let (wide, narrow) = raw_tables();
     let rule = |log_rule| LoadOptions {
         log_rule,
         ..LoadOptions::default()
     };
-    let logged = load_str(&table, &rule(LogRule::WhenRaw)).unwrap();
-    let shape = RawShape::Skewed {
-        skewed: 2,
-        numeric: 3,
-    };
-    assert_eq!(logged.log_scale, LogScale::Chosen(shape));
-    assert_eq!(logged.x[(3, 0)], 3.0, "2^3 read as 3");
-    assert_eq!(logged.x[(0, 2)], 10f64.log2(), "every numeric column");
-    let advised = load_str(&table, &rule(LogRule::Advise)).unwrap();
-    assert_eq!(advised.log_scale, LogScale::Advised(shape));
-    assert_eq!(advised.x[(3, 0)], 8.0);
-    let never = load_str(&table, &rule(LogRule::Never)).unwrap();
-    assert_eq!(never.log_scale, LogScale::AsRead);
-    assert_eq!(never.x[(3, 0)], 8.0);
+    let logged = load_str(&wide, &rule(LogRule::WhenRaw)).unwrap();
+    assert!(
+        matches!(logged.log_scale, LogScale::Chosen(_)),
+        "{:?}",
+        logged.log_scale
+    );
+    assert_eq!(logged.x[(0, 0)], 2.0, "4 read as 2");
+    let never = load_str(&wide, &rule(LogRule::Never)).unwrap();
+    assert_eq!((never.log_scale, never.x[(0, 0)]), (LogScale::AsRead, 4.0));
+    let advised = load_str(&wide, &rule(LogRule::Advise)).unwrap();
+    assert!(matches!(advised.log_scale, LogScale::Advised(_)));
     // The scale is what the models see, not what a sample is: a review
     // begun on one scale resumes on the other.
     assert_eq!(
@@ -647,22 +664,33 @@ fn values_that_look_raw_are_read_logged_by_the_command_lines_rule_and_kept_as_re
     // A test table is read as the training table was.
     let dir = tempfile::tempdir().unwrap();
     let test = dir.path().join("test.csv");
-    std::fs::write(&test, "a,b,c\n16,2,4\n").unwrap();
+    let header: Vec<String> = (0..12).map(|g| format!("g{g}")).collect();
+    let row = |v: &str| vec![v; 12].join(",");
+    std::fs::write(&test, format!("{}\n{}\n", header.join(","), row("16"))).unwrap();
     let t = logged.load_compatible(&test).unwrap();
-    assert_eq!(
-        t.x.row(0).iter().copied().collect::<Vec<_>>(),
-        [4.0, 1.0, 2.0]
-    );
-    std::fs::write(&test, "a,b,c\n16,0,4\n").unwrap();
+    assert!(t.x.iter().all(|&v| v == 4.0), "{}", t.x);
+    std::fs::write(
+        &test,
+        format!("{}\n0,{}\n", header.join(","), &row("1")[2..]),
+    )
+    .unwrap();
     let e = logged.load_compatible(&test).unwrap_err().to_string();
-    assert!(e.contains("test.csv:2:2") && e.contains("--no-log2"), "{e}");
-    // Symmetric columns, or a value a log cannot take, stay as read.
-    let symmetric = "a,b,label\n1,5,x\n2,6,y\n3,7,x\n4,8,y\n";
+    assert!(e.contains("test.csv:2:1") && e.contains("--no-log2"), "{e}");
+    // More rows than features: held-out fits can tell the scales apart,
+    // so the curator is advised and the values are read as they are.
+    let narrow = load_str(&narrow, &rule(LogRule::WhenRaw)).unwrap();
+    let shape = RawShape::Skewed {
+        skewed: 2,
+        numeric: 3,
+    };
+    assert_eq!(
+        (narrow.log_scale, narrow.x[(3, 0)]),
+        (LogScale::Advised(shape), 8.0)
+    );
+    // Symmetric columns stay as read, without a word.
+    let symmetric = "a,b,c,d,e,label\n1,5,2,3,4,x\n2,6,3,4,5,y\n3,7,4,5,6,x\n";
     let d = load_str(symmetric, &rule(LogRule::WhenRaw)).unwrap();
     assert_eq!(d.log_scale, LogScale::AsRead);
-    let zero = table.replacen("\n1,", "\n0,", 1);
-    let d = load_str(&zero, &rule(LogRule::WhenRaw)).unwrap();
-    assert_eq!((d.log_scale, d.x[(0, 0)]), (LogScale::AsRead, 0.0));
 }
 
 #[test]
