@@ -10,7 +10,7 @@ mod encoding;
 mod fuzz;
 mod geo;
 mod grid;
-mod log_scale;
+pub(crate) mod log_scale;
 mod probs;
 mod read;
 mod rewrite;

@@ -345,16 +345,7 @@ mod tests {
     fn strongly_right_skewed_positive_columns_suggest_a_log_scale() {
         // Two columns of log-normal-like intensities (a few large values),
         // one symmetric: two of three are skewed.
-        let mut table = String::from("a,b,c,label\n");
-        for i in 0..40 {
-            let big = 2f64.powi(i % 10);
-            table.push_str(&format!(
-                "{big},{},{},{}\n",
-                3.0 * big + 1.0,
-                10 + i % 7,
-                if i % 2 == 0 { "x" } else { "y" }
-            ));
-        }
+        let (_, table) = crate::dataset::log_scale::raw_tables();
         let notes = notes_of(&table, &LoadOptions::default());
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(

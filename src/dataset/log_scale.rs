@@ -161,6 +161,37 @@ fn pooled_raw(columns: &[&[f64]], rows: usize) -> bool {
     high >= 100.0 * low
 }
 
+/// Test tables: six samples of 12 "genes" on scales from 2^2 to 2^13, as raw
+/// intensities are, and a narrow table of two log-normal-like columns
+/// beside a symmetric one.
+#[cfg(test)]
+pub(crate) fn raw_tables() -> (String, String) {
+    let genes = 12;
+    let header: Vec<String> = (0..genes).map(|g| format!("g{g}")).collect();
+    let mut wide = format!("{},label\n", header.join(","));
+    for i in 0..6 {
+        let values: Vec<String> = (0..genes)
+            .map(|g| (2f64.powi(2 + g) * (1.0 + 0.1 * ((i * 7 + g) % 5) as f64)).to_string())
+            .collect();
+        wide.push_str(&format!(
+            "{},{}\n",
+            values.join(","),
+            ["x", "y"][i as usize % 2]
+        ));
+    }
+    let mut narrow = String::from("a,b,c,label\n");
+    for i in 0..40 {
+        let big = 2f64.powi(i % 10);
+        narrow.push_str(&format!(
+            "{big},{},{},{}\n",
+            3.0 * big + 1.0,
+            10 + i % 7,
+            ["x", "y"][(i % 2) as usize]
+        ));
+    }
+    (wide, narrow)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -607,39 +607,9 @@ fn log2_transforms_training_and_test_tables_and_refuses_non_positive_values() {
     assert!(e.contains("t.csv:3:2") && e.contains("--log2"), "{e}");
 }
 
-/// Six samples of 12 "genes" on scales from 2^2 to 2^13, as raw
-/// intensities are, and a narrow table of two log-normal-like columns
-/// beside a symmetric one.
-fn raw_tables() -> (String, String) {
-    let genes = 12;
-    let header: Vec<String> = (0..genes).map(|g| format!("g{g}")).collect();
-    let mut wide = format!("{},label\n", header.join(","));
-    for i in 0..6 {
-        let values: Vec<String> = (0..genes)
-            .map(|g| (2f64.powi(2 + g) * (1.0 + 0.1 * ((i * 7 + g) % 5) as f64)).to_string())
-            .collect();
-        wide.push_str(&format!(
-            "{},{}\n",
-            values.join(","),
-            ["x", "y"][i as usize % 2]
-        ));
-    }
-    let mut narrow = String::from("a,b,c,label\n");
-    for i in 0..40 {
-        let big = 2f64.powi(i % 10);
-        narrow.push_str(&format!(
-            "{big},{},{},{}\n",
-            3.0 * big + 1.0,
-            10 + i % 7,
-            ["x", "y"][(i % 2) as usize]
-        ));
-    }
-    (wide, narrow)
-}
-
 #[test]
 fn a_wide_table_that_looks_raw_is_read_logged_by_the_command_lines_rule() {
-    let (wide, narrow) = raw_tables();
+    let (wide, narrow) = super::log_scale::raw_tables();
     let rule = |log_rule| LoadOptions {
         log_rule,
         ..LoadOptions::default()
@@ -665,7 +635,7 @@ fn a_wide_table_that_looks_raw_is_read_logged_by_the_command_lines_rule() {
     let dir = tempfile::tempdir().unwrap();
     let test = dir.path().join("test.csv");
     let header: Vec<String> = (0..12).map(|g| format!("g{g}")).collect();
-    let row = |v: &str| vec![v; 12].join(",");
+    let row = |v: &str| [v; 12].join(",");
     std::fs::write(&test, format!("{}\n{}\n", header.join(","), row("16"))).unwrap();
     let t = logged.load_compatible(&test).unwrap();
     assert!(t.x.iter().all(|&v| v == 4.0), "{}", t.x);
