@@ -305,7 +305,7 @@ fn filled_in(ds: &Dataset) -> Option<String> {
 fn log_scale(ds: &Dataset) -> Option<String> {
     match ds.log_scale {
         LogScale::Chosen(shape) => Some(format!(
-            "{}: they are read on a log2 scale, where the models fit such values better (exports keep the original values); if they are logged already, pass --no-log2",
+            "{}: in a table this wide they are read on a log2 scale, the convention for raw expression arrays (exports keep the original values); if they are logged already, pass --no-log2",
             shape.describe()
         )),
         LogScale::Advised(shape) => Some(format!(
