@@ -10,6 +10,7 @@
 //!   likelihood of the given labels.
 //! - [`job`]: the same pipeline on a worker thread, with progress and cancel.
 //! - [`demo`]: the embedded demo table, and loading a file or the demo.
+//! - [`scale`]: a narrow raw-looking table's scale, weighed by auto's evidence.
 
 pub mod calibrate;
 pub mod combine;
@@ -19,6 +20,7 @@ pub mod evidence;
 pub mod held_out_flips;
 pub mod job;
 pub mod pipeline;
+pub mod scale;
 
 pub use data_notes::data_notes;
 pub use demo::{DEMO_NAME, load_or_demo};

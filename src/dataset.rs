@@ -22,7 +22,7 @@ mod tests;
 pub use cells::is_missing;
 pub use compatible::TestTable;
 pub use encoding::TextEncoding;
-pub use log_scale::{LogRule, LogScale, RawShape};
+pub use log_scale::{LogRule, LogScale, RawShape, Weighed};
 pub use read::content_hash;
 pub use rewrite::rewrite;
 pub use shown::{counted, name_list, one_line, shown};

@@ -312,6 +312,18 @@ fn log_scale(ds: &Dataset) -> Option<String> {
             "{}: the models fit such values better on a log scale; if they are not logged already, try --log2",
             shape.describe()
         )),
+        LogScale::Weighed(w) if w.log2() => Some(format!(
+            "{}: held-out fits explained the given labels better with them on a log2 scale ({:.3} nats per row, {:.3} as read), so they are read logged (exports keep the original values); --no-log2 reads them as they are",
+            w.shape.describe(),
+            w.logged,
+            w.as_read
+        )),
+        LogScale::Weighed(w) => Some(format!(
+            "{}, but held-out fits explained the given labels better with them as read ({:.3} nats per row, {:.3} on a log2 scale), so they are read as they are; --log2 reads them logged",
+            w.shape.describe(),
+            w.as_read,
+            w.logged
+        )),
         LogScale::AsRead | LogScale::Asked => None,
     }
 }

@@ -111,14 +111,15 @@ pub struct DataArgs {
     #[arg(long, global = true)]
     pub transpose: bool,
     /// Take log2 of every numeric feature (raw microarray intensities);
-    /// exports still write the original values. Without it, a wide table
-    /// (features >= samples) whose values look like raw intensities is read
-    /// logged (see --no-log2).
+    /// exports still write the original values. Without it, values that
+    /// look like raw intensities are read logged in a wide table (features
+    /// >= samples), and on the scale auto's held-out evidence prefers in a
+    /// narrow one (see --no-log2).
     #[arg(long, global = true)]
     pub log2: bool,
-    /// Read the values as they are even in a wide table whose values look
-    /// like raw intensities (every feature positive, most strongly
-    /// right-skewed), which is otherwise read on a log2 scale.
+    /// Read the values as they are even when they look like raw intensities
+    /// (every feature positive, most strongly right-skewed), which are
+    /// otherwise read logged in a wide table or weighed by auto's evidence.
     #[arg(long, global = true, conflicts_with = "log2")]
     pub no_log2: bool,
     /// Another classifier's out-of-fold class probabilities, one column per

@@ -34,8 +34,9 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
     let options = model.model_options()?;
     check_outputs(a)?;
     let ds = load(&a.data, data, &[model.name()])?;
-    let plan = FitPlan::for_table(&ds, model.name(), &options)?;
     let started = Instant::now();
+    let ds = crate::app::scale::settle(ds, model.name(), &options);
+    let plan = FitPlan::for_table(&ds, model.name(), &options)?;
     let inputs = FitInputs::of_table(&ds, &plan, None);
     let fit = {
         let bar = Bar::new(a.quiet, &format!("scan {}", plan.name));

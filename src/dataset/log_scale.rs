@@ -4,12 +4,13 @@
 //! Which scale the models fit better the shape cannot say: classes of
 //! exponential values differ linearly on the raw scale, log-normal ones on
 //! the log scale, and both look so (docs/RESULTS.md measures both). Where
-//! there are more rows than features, held-out fits can tell, and the
-//! curator is advised to try `--log2`. A wide table of such values (at
-//! least as many features as rows) is what raw expression arrays are, for
-//! which a log scale is the field's convention, and its rows are too few
-//! for held-out fits to tell the scales apart (colon: 62 rows, the two
-//! within noise); the command line reads it logged unless `--no-log2`.
+//! there are more rows than features, held-out fits can tell: when auto
+//! chooses the model, `app::scale` weighs the two scales by its evidence;
+//! otherwise the curator is advised to try `--log2`. A wide table of such
+//! values (at least as many features as rows) is what raw expression arrays
+//! are, for which a log scale is the field's convention, and its rows are
+//! too few for held-out fits to tell the scales apart (colon: 62 rows, the
+//! two within noise); the command line reads it logged unless `--no-log2`.
 
 /// How the scale is decided (`LoadOptions::log_rule`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -19,7 +20,8 @@ pub enum LogRule {
     #[default]
     Advise,
     /// On a log2 scale when the values look raw and the table is wide;
-    /// advised otherwise (the command line's default).
+    /// advised otherwise, for `app::scale` to weigh (the command line's
+    /// default).
     WhenRaw,
     /// As read, without a note (`--no-log2`; the papers' experiments,
     /// whose protocols standardise the raw values).
@@ -27,7 +29,7 @@ pub enum LogRule {
 }
 
 /// The scale a dataset's numeric features were read on.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum LogScale {
     /// As read.
     #[default]
@@ -38,11 +40,64 @@ pub enum LogScale {
     Asked,
     /// log2, because they look raw in a wide table.
     Chosen(RawShape),
+    /// Chosen by held-out evidence on a narrow table that looks raw
+    /// (`app::scale`): `log2` when it explained the given labels better.
+    Weighed(Weighed),
+}
+
+/// Two scales weighed by the same held-out criterion auto ranks its
+/// candidates by: the best candidate's mean log-likelihood of the given
+/// labels per row, on each scale.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Weighed {
+    pub shape: RawShape,
+    pub as_read: f64,
+    pub logged: f64,
+}
+
+impl Weighed {
+    pub fn log2(self) -> bool {
+        self.logged > self.as_read
+    }
 }
 
 impl LogScale {
     pub fn is_log2(self) -> bool {
-        matches!(self, LogScale::Asked | LogScale::Chosen(_))
+        match self {
+            LogScale::Asked | LogScale::Chosen(_) => true,
+            LogScale::Weighed(w) => w.log2(),
+            LogScale::AsRead | LogScale::Advised(_) => false,
+        }
+    }
+}
+
+impl super::Dataset {
+    /// This table read on a log2 scale instead, its scale `scale`; `None`
+    /// when a missing value was filled with its column's mean (a log of
+    /// the mean is not the mean of the logs `--log2` would fill with).
+    pub fn logged(&self, scale: LogScale) -> Option<super::Dataset> {
+        let mut numeric = Vec::new();
+        let mut column = 0;
+        for source in &self.sources {
+            match source {
+                super::FeatureSource::Numeric { fill: Some(_), .. } => return None,
+                super::FeatureSource::Numeric { fill: None, .. } => {
+                    numeric.push(column);
+                    column += 1;
+                }
+                super::FeatureSource::Categorical { levels, .. } => column += levels.len(),
+            }
+        }
+        let mut logged = self.clone();
+        for j in numeric {
+            logged
+                .x
+                .column_mut(j)
+                .iter_mut()
+                .for_each(|v| *v = v.log2());
+        }
+        logged.log_scale = scale;
+        Some(logged)
     }
 }
 
