@@ -112,9 +112,9 @@ pub struct DataArgs {
     pub transpose: bool,
     /// Take log2 of every numeric feature (raw microarray intensities);
     /// exports still write the original values. Without it, values that
-    /// look like raw intensities are read logged in a wide table (features
-    /// >= samples), and on the scale auto's held-out evidence prefers in a
-    /// narrow one (see --no-log2).
+    /// look like raw intensities are read logged in a wide table (at least
+    /// as many features as samples), and on the scale auto's held-out
+    /// evidence prefers in a narrow one (see --no-log2).
     #[arg(long, global = true)]
     pub log2: bool,
     /// Read the values as they are even when they look like raw intensities
