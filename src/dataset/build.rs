@@ -473,12 +473,16 @@ fn log_scale_of(features: &[RawColumn], values: &[f64], n: usize, opts: &LoadOpt
     if opts.log_rule == LogRule::Never || opts.probs.is_some() {
         return LogScale::AsRead;
     }
-    let numeric: Vec<&[f64]> = features
+    let numeric: Vec<(&RawColumn, &[f64])> = features
         .iter()
         .zip(values.chunks(n.max(1)))
         .filter(|(c, _)| c.first_text.is_none())
-        .map(|(_, v)| v)
         .collect();
+    // A log needs every value positive.
+    if numeric.iter().any(|(c, _)| c.first_nonpositive.is_some()) {
+        return LogScale::AsRead;
+    }
+    let numeric: Vec<&[f64]> = numeric.into_iter().map(|(_, v)| v).collect();
     let wide = numeric.len() >= n;
     match (log_scale::raw_shape(&numeric, n), opts.log_rule) {
         (None, _) => LogScale::AsRead,

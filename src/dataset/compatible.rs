@@ -92,7 +92,6 @@ impl Dataset {
     /// Reads a test table with this dataset's schema: the same feature
     /// columns by name (in any order), the label column if it has one.
     pub fn load_compatible(&self, path: &Path) -> Result<TestTable, DataError> {
-        let log2 = self.log_scale.is_log2();
         let (columns, header_ids, delimiter) = columns_by_name(path, self)?;
         let n = header_ids
             .as_ref()
@@ -121,74 +120,8 @@ impl Dataset {
             })?;
             match source {
                 FeatureSource::Numeric { fill, .. } => {
-                    // The test table's own convention: a training table
-                    // read with decimal commas may be scored on one
-                    // written with points, and the other way round.
-                    let commas = decimal_comma::possible(delimiter)
-                        && decimal_comma::column_is(col.iter().map(|c| &c.0));
-                    for (i, (text, line, column)) in col.iter().enumerate() {
-                        let read = if commas {
-                            decimal_comma::read_as(text)
-                        } else {
-                            std::borrow::Cow::Borrowed(text.as_str())
-                        };
-                        x[(i, j)] = match (read_cell(&read), fill) {
-                            (Cell::Number(v), _) if log2 && v <= 0.0 => {
-                                return Err(err(
-                                    path,
-                                    *line,
-                                    *column,
-                                    format!(
-                                        "the training table was read on a log2 scale, which needs positive values, but column {} has {v}",
-                                        shown(name)
-                                    ),
-                                    if self.log_scale == LogScale::Asked {
-                                        "the training table was read with --log2"
-                                    } else {
-                                        "its values looked like raw intensities; pass --no-log2 to read both tables as they are"
-                                    },
-                                ));
-                            }
-                            (Cell::Number(v), _) if log2 => v.log2(),
-                            (Cell::Number(v), _) if v.abs() > MAX_MAGNITUDE => {
-                                return Err(err(
-                                    path,
-                                    *line,
-                                    *column,
-                                    format!(
-                                        "column {} has {}, too large to compute with (at most {MAX_MAGNITUDE:e} in size)",
-                                        shown(name),
-                                        shown(text.trim())
-                                    ),
-                                    "rescale the column as the training table was",
-                                ));
-                            }
-                            (Cell::Number(v), _) => v,
-                            (Cell::Missing, Some(m)) => *m,
-                            (Cell::Missing, None) => {
-                                return Err(err(
-                                    path,
-                                    *line,
-                                    *column,
-                                    format!("missing value in column {}", shown(name)),
-                                    "fill it in, or read the training table with --missing mean",
-                                ));
-                            }
-                            _ => {
-                                return Err(err(
-                                    path,
-                                    *line,
-                                    *column,
-                                    format!(
-                                        "cannot read {} as a number in column {}",
-                                        shown(text.trim()),
-                                        shown(name)
-                                    ),
-                                    "the training table has numbers in this column",
-                                ));
-                            }
-                        };
-                    }
+                    let values = self.numeric_column(path, name, col, delimiter, *fill)?;
+                    x.column_mut(j).copy_from_slice(&values);
                     j += 1;
                 }
                 FeatureSource::Categorical { levels, .. } => {
@@ -213,5 +146,69 @@ impl Dataset {
             },
         };
         Ok(TestTable { x, labels, ids })
+    }
+
+    /// One numeric column of a test table, read as the training table's
+    /// was (its scale, its fill for a missing value).
+    fn numeric_column(
+        &self,
+        path: &Path,
+        name: &str,
+        col: &[Located],
+        delimiter: u8,
+        fill: Option<f64>,
+    ) -> Result<Vec<f64>, DataError> {
+        let log2 = self.log_scale.is_log2();
+        // The test table's own convention: a training table read with
+        // decimal commas may be scored on one written with points, and the
+        // other way round.
+        let commas = decimal_comma::possible(delimiter)
+            && decimal_comma::column_is(col.iter().map(|c| &c.0));
+        col.iter()
+            .map(|(text, line, column)| {
+                let read = if commas {
+                    decimal_comma::read_as(text)
+                } else {
+                    std::borrow::Cow::Borrowed(text.as_str())
+                };
+                let (message, hint) = match (read_cell(&read), fill) {
+                    (Cell::Number(v), _) if log2 && v <= 0.0 => (
+                        format!(
+                            "the training table was read on a log2 scale, which needs positive values, but column {} has {v}",
+                            shown(name)
+                        ),
+                        if self.log_scale == LogScale::Asked {
+                            "the training table was read with --log2"
+                        } else {
+                            "its values looked like raw intensities; pass --no-log2 to read both tables as they are"
+                        },
+                    ),
+                    (Cell::Number(v), _) if log2 => return Ok(v.log2()),
+                    (Cell::Number(v), _) if v.abs() > MAX_MAGNITUDE => (
+                        format!(
+                            "column {} has {}, too large to compute with (at most {MAX_MAGNITUDE:e} in size)",
+                            shown(name),
+                            shown(text.trim())
+                        ),
+                        "rescale the column as the training table was",
+                    ),
+                    (Cell::Number(v), _) => return Ok(v),
+                    (Cell::Missing, Some(m)) => return Ok(m),
+                    (Cell::Missing, None) => (
+                        format!("missing value in column {}", shown(name)),
+                        "fill it in, or read the training table with --missing mean",
+                    ),
+                    _ => (
+                        format!(
+                            "cannot read {} as a number in column {}",
+                            shown(text.trim()),
+                            shown(name)
+                        ),
+                        "the training table has numbers in this column",
+                    ),
+                };
+                Err(err(path, *line, *column, message, hint))
+            })
+            .collect()
     }
 }

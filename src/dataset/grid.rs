@@ -656,7 +656,6 @@ pub fn samples_as_columns(
         .iter()
         .map(|(t, _)| t.trim().to_string())
         .collect();
-    let n = ids.len();
     let rows: Vec<Vec<(String, usize)>> = records[1..]
         .iter()
         .map(|r| fields_of(bytes, r, delimiter, &mut scratch))
@@ -669,6 +668,57 @@ pub fn samples_as_columns(
                 .unwrap_or_default()
         })
         .collect();
+    let label_row = label_row_of(path, &names, opts)?;
+    let keep_texts = opts.categorical == super::CategoricalPolicy::Onehot;
+    let mut features = Vec::new();
+    for (r, row) in rows.iter().enumerate() {
+        let rec = &records[r + 1];
+        if row.len() != n_fields {
+            let content = &bytes[rec.content.clone()];
+            return Err(wrong_width(
+                path,
+                rec,
+                content,
+                (row.len(), n_fields),
+                r == 0,
+            ));
+        }
+        if r == label_row || opts.ignore.contains(&names[r]) {
+            continue;
+        }
+        let col = feature_row(&names[r], &row[1..], keep_texts, delimiter);
+        features.push(col);
+    }
+    if features.is_empty() {
+        return Err(err(
+            path,
+            0,
+            0,
+            "no feature rows are left besides the label row".into(),
+            "check --label and --ignore",
+        ));
+    }
+    let label_cells = &rows[label_row];
+    single_line_sheet(path, opts, &header, label_cells, &names[label_row])?;
+    let labels = Labels::from_texts(
+        label_cells[1..].iter().map(|(t, _)| t.clone()).collect(),
+        |j| (label_cells[j + 1].1, j + 2),
+    );
+    Ok(Grid {
+        values: Grid::values_of(&mut features),
+        features,
+        labels,
+        ids: Some(ids),
+        label_name: names[label_row].clone(),
+        label_field: label_row + 1,
+        id_name: None,
+        n_fields,
+    })
+}
+
+/// The row of a genes x samples sheet holding the labels (`--label`, or
+/// one named like a label), once every `--ignore` is known to name a row.
+fn label_row_of(path: &Path, names: &[String], opts: &LoadOptions) -> Result<usize, DataError> {
     let label_row = match &opts.label {
         Some(name) => names.iter().position(|h| h == name).ok_or_else(|| {
             err(
@@ -703,64 +753,34 @@ pub fn samples_as_columns(
             ));
         }
     }
-    let keep_texts = opts.categorical == super::CategoricalPolicy::Onehot;
-    let mut features = Vec::new();
-    for (r, row) in rows.iter().enumerate() {
-        let rec = &records[r + 1];
-        if row.len() != n_fields {
-            let content = &bytes[rec.content.clone()];
-            return Err(wrong_width(
-                path,
-                rec,
-                content,
-                (row.len(), n_fields),
-                r == 0,
-            ));
+    Ok(label_row)
+}
+
+/// One feature row of a genes x samples sheet (its cells after the name)
+/// as a column; read again with decimal commas when written so. Only a row
+/// the number reader found text in is read again.
+fn feature_row(
+    name: &str,
+    cells: &[(String, usize)],
+    keep_texts: bool,
+    delimiter: u8,
+) -> RawColumn {
+    let read = |value: &dyn Fn(&str) -> std::borrow::Cow<'_, str>| {
+        let mut col = RawColumn::new(name.to_string(), keep_texts, cells.len());
+        for (j, (text, line)) in cells.iter().enumerate() {
+            col.push(&value(text), *line, j + 2);
         }
-        if r == label_row || opts.ignore.contains(&names[r]) {
-            continue;
-        }
-        let mut col = RawColumn::new(names[r].clone(), keep_texts, n);
-        for (j, (text, line)) in row[1..].iter().enumerate() {
-            col.push(text, *line, j + 2);
-        }
-        // Only a row the number reader found text in is read again.
-        if col.first_text.is_some()
-            && decimal_comma::possible(delimiter)
-            && decimal_comma::column_is(row[1..].iter().map(|(t, _)| t))
-        {
-            col = RawColumn::new(names[r].clone(), keep_texts, n);
-            for (j, (text, line)) in row[1..].iter().enumerate() {
-                col.push(&decimal_comma::read_as(text), *line, j + 2);
-            }
-        }
-        features.push(col);
+        col
+    };
+    let col = read(&|t| std::borrow::Cow::Borrowed(t));
+    if col.first_text.is_some()
+        && decimal_comma::possible(delimiter)
+        && decimal_comma::column_is(cells.iter().map(|(t, _)| t))
+    {
+        read(&|t| decimal_comma::read_as(t))
+    } else {
+        col
     }
-    if features.is_empty() {
-        return Err(err(
-            path,
-            0,
-            0,
-            "no feature rows are left besides the label row".into(),
-            "check --label and --ignore",
-        ));
-    }
-    let label_cells = &rows[label_row];
-    single_line_sheet(path, opts, &header, label_cells, &names[label_row])?;
-    let labels = Labels::from_texts(
-        label_cells[1..].iter().map(|(t, _)| t.clone()).collect(),
-        |j| (label_cells[j + 1].1, j + 2),
-    );
-    Ok(Grid {
-        values: Grid::values_of(&mut features),
-        features,
-        labels,
-        ids: Some(ids),
-        label_name: names[label_row].clone(),
-        label_field: label_row + 1,
-        id_name: None,
-        n_fields,
-    })
 }
 
 /// Reads again, with decimal commas, the feature columns written so (see

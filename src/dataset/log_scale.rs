@@ -137,12 +137,12 @@ const SKEW_SAMPLE: usize = 1 << 16;
 const POOLED_SAMPLE: usize = 1 << 20;
 
 /// The shape of `columns` (each the values of one numeric column over
-/// `rows` rows, NaN where missing) when they look like raw intensities:
-/// every value positive (a log needs it), and either most columns strongly
-/// right-skewed or, when there are at least as many columns as rows, the
-/// pooled values so.
+/// `rows` rows, NaN where missing, every value positive: the caller knows
+/// that from reading them) when they look like raw intensities: most
+/// columns strongly right-skewed or, when there are at least as many
+/// columns as rows, the pooled values so.
 pub fn raw_shape(columns: &[&[f64]], rows: usize) -> Option<RawShape> {
-    if columns.is_empty() || columns.iter().any(|c| c.iter().any(|&v| v <= 0.0)) {
+    if columns.is_empty() {
         return None;
     }
     let skewed = columns
@@ -279,7 +279,7 @@ mod tests {
     }
 
     #[test]
-    fn missing_values_are_passed_over_and_a_non_positive_one_rules_the_log_out() {
+    fn missing_values_are_passed_over() {
         let skewed: Vec<f64> = (0..40).map(|i| 2f64.powi(i % 10)).collect();
         let mut gappy = skewed.clone();
         gappy[3] = f64::NAN;
@@ -290,9 +290,6 @@ mod tests {
                 numeric: 2
             })
         );
-        let mut zero = skewed.clone();
-        zero[5] = 0.0;
-        assert_eq!(raw_shape(&[&zero, &skewed], 40), None);
         assert_eq!(raw_shape(&[], 40), None);
     }
 }

@@ -10,7 +10,7 @@ use super::decision::Decision;
 use super::session::Session;
 use super::time::now;
 use crate::atomic_write::{STALE_AFTER, Staged, remove_stale_temps, stage};
-use crate::dataset::{CellEdit, rewrite};
+use crate::dataset::{CellEdit, Dataset, rewrite};
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ExportOptions {
@@ -169,24 +169,7 @@ pub const UNDECIDED: &str = "undecided";
 /// and comments (audit rows in input order), then journals the export.
 pub fn export(session: &mut Session, opts: &ExportOptions) -> Result<ExportSummary, ReviewError> {
     let ds = session.dataset();
-    let input = ds.raw.path.clone();
-    let (default_cleaned, default_audit) = default_paths_for(ds);
-    let cleaned = opts.out.clone().unwrap_or(default_cleaned);
-    let audit = match &opts.out {
-        Some(out) => {
-            let (dir, stem, _, _) = parts_of_output(out);
-            dir.join(format!("{stem}.audit.csv"))
-        }
-        None => default_audit,
-    };
-    for p in [&cleaned, &audit] {
-        if same_file(p, &input) {
-            return Err(ReviewError::WouldOverwriteInput(p.clone()));
-        }
-        if p.exists() && !opts.overwrite {
-            return Err(ReviewError::Exists(p.clone()));
-        }
-    }
+    let (cleaned, audit) = output_paths(ds, opts)?;
     let mut edits = Vec::new();
     let (mut relabelled, mut dropped, mut kept) = (0, 0, 0);
     let mut audit_rows = csv::Writer::from_writer(Vec::new());
@@ -279,6 +262,30 @@ pub fn export(session: &mut Session, opts: &ExportOptions) -> Result<ExportSumma
         kept,
         commented: session.comments().len(),
     })
+}
+
+/// The cleaned file and the audit file an export writes: `--out` and an
+/// audit beside it named after its stem, or the defaults beside the input.
+/// Neither may be the input, nor (without `overwrite`) an existing file.
+fn output_paths(ds: &Dataset, opts: &ExportOptions) -> Result<(PathBuf, PathBuf), ReviewError> {
+    let (default_cleaned, default_audit) = default_paths_for(ds);
+    let cleaned = opts.out.clone().unwrap_or(default_cleaned);
+    let audit = match &opts.out {
+        Some(out) => {
+            let (dir, stem, _, _) = parts_of_output(out);
+            dir.join(format!("{stem}.audit.csv"))
+        }
+        None => default_audit,
+    };
+    for p in [&cleaned, &audit] {
+        if same_file(p, &ds.raw.path) {
+            return Err(ReviewError::WouldOverwriteInput(p.clone()));
+        }
+        if p.exists() && !opts.overwrite {
+            return Err(ReviewError::Exists(p.clone()));
+        }
+    }
+    Ok((cleaned, audit))
 }
 
 /// The audit file goes beside a chosen output, named after its stem.

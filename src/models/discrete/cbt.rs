@@ -725,6 +725,45 @@ fn report_reduction(
 }
 
 /// The feature lists and the BDRA criterion per step.
+/// What the fit's notes say of its features, BDRA and alpha.
+fn fit_notes(
+    coded: &Coded,
+    levels: usize,
+    full: &Reduction,
+    result: &bdra::BdraResult,
+    use_bdra: bool,
+    estimated: bool,
+) -> [String; 3] {
+    let p = coded.codings.len();
+    let binned = coded
+        .codings
+        .iter()
+        .filter(|c| matches!(c, Coding::Bins(_)))
+        .count();
+    [
+        format!(
+            "{p} features: {} used as levels, {binned} quantised into {levels} bins",
+            p - binned
+        ),
+        if use_bdra {
+            format!(
+                "BDRA: {} steps, kept {} of {p} features, M from 10^{:.2} to 10^{:.2}",
+                result.moves.len(),
+                result.reduction.kept().count(),
+                full.ln_m() / std::f64::consts::LN_10,
+                result.reduction.ln_m() / std::f64::consts::LN_10
+            )
+        } else {
+            "BDRA off: every feature kept".into()
+        },
+        if estimated {
+            "alpha estimated per class by the leave-one-out predictive likelihood".into()
+        } else {
+            "alpha fixed by the alpha option".into()
+        },
+    ]
+}
+
 fn report_features(e: &mut ModelReport, coded: &Coded, result: &bdra::BdraResult) {
     let (reduction, codings) = (&result.reduction, &coded.codings);
     let p = codings.len();
@@ -870,33 +909,14 @@ impl RobustModel for Cbt {
         e.scalars
             .push(("loo_log_likelihood".into(), loo_log_likelihood));
         report_features(e, &coded, &result);
-        let binned = coded
-            .codings
-            .iter()
-            .filter(|c| matches!(c, Coding::Bins(_)))
-            .count();
-        e.notes.push(format!(
-            "{} features: {} used as levels, {binned} quantised into {} bins",
-            p,
-            p - binned,
-            self.levels
+        e.notes.extend(fit_notes(
+            &coded,
+            self.levels,
+            &full,
+            &result,
+            use_bdra,
+            estimated,
         ));
-        e.notes.push(if use_bdra {
-            format!(
-                "BDRA: {} steps, kept {} of {p} features, M from 10^{:.2} to 10^{:.2}",
-                result.moves.len(),
-                result.reduction.kept().count(),
-                full.ln_m() / std::f64::consts::LN_10,
-                symbols.ln_m / std::f64::consts::LN_10
-            )
-        } else {
-            "BDRA off: every feature kept".into()
-        });
-        e.notes.push(if estimated {
-            "alpha estimated per class by the leave-one-out predictive likelihood".into()
-        } else {
-            "alpha fixed by the alpha option".into()
-        });
         Ok(fit)
     }
 }
