@@ -732,7 +732,7 @@ fn label_row_of(path: &Path, names: &[String], opts: &LoadOptions) -> Result<usi
                 "with --transpose, --label names the row (first column) holding the labels",
             )
         })?,
-        None => find_named(&names, &LABEL_NAMES).ok_or_else(|| {
+        None => find_named(names, &LABEL_NAMES).ok_or_else(|| {
             err(
                 path,
                 0,
