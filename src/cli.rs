@@ -56,14 +56,21 @@ impl From<crate::models::FitError> for CliError {
 }
 
 /// Runs a headless command with the shared data and model options.
-pub fn run(command: &Command, data: &DataArgs, model: &ModelArgs) -> Result<(), CliError> {
+/// `screen_keys` gives the review screen's keys for the man page: the binary
+/// hands them in, since `cli` and `tui` never import each other.
+pub fn run(
+    command: &Command,
+    data: &DataArgs,
+    model: &ModelArgs,
+    screen_keys: &dyn Fn() -> Result<shell::ScreenKeys, CliError>,
+) -> Result<(), CliError> {
     match command {
         Command::Scan(a) => scan::run(a, data, model),
         Command::Eval(a) => eval::run(a, data, model),
         Command::Export(a) => export(a, data, model.name()),
         Command::Report(a) => report::run(a, data, model),
         Command::Completions(a) => shell::completions(a.shell, &mut std::io::stdout().lock()),
-        Command::Man => shell::man(&mut std::io::stdout().lock()),
+        Command::Man => shell::man(&mut std::io::stdout().lock(), &screen_keys()?),
     }
 }
 

@@ -18,7 +18,7 @@ fn main() -> ExitCode {
         }
     };
     let result = match &args.command {
-        Some(command) => cli::run(command, &args.data, &args.model),
+        Some(command) => cli::run(command, &args.data, &args.model, &screen_keys),
         None => open_review(&args),
     };
     match result {
@@ -40,6 +40,17 @@ fn one_line(e: &clap::Error) -> String {
         .map(|l| l.strip_prefix("error: ").unwrap_or(l))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The review screen's default keys, for `relabel man`: the binary is the
+/// one place that knows both `cli` and `tui`.
+fn screen_keys() -> Result<cli::shell::ScreenKeys, CliError> {
+    let keys = relabel::tui::keys::KeyMap::load(None)
+        .map_err(|e| CliError::Failed(anyhow::anyhow!("the embedded keymap: {e}")))?;
+    Ok(cli::shell::ScreenKeys {
+        main: keys.help_lines(),
+        popup: keys.popup_help_lines(),
+    })
 }
 
 /// `relabel [FILE]`: the review screen on FILE, or on the embedded demo.
