@@ -141,8 +141,12 @@ fn commands_section(command: &clap::Command) -> anyhow::Result<String> {
             continue;
         }
         let mut options = Vec::new();
-        clap_mangen::Man::new(clap::Command::new("relabel").disable_help_flag(true).args(own))
-            .render_options_section(&mut options)?;
+        clap_mangen::Man::new(
+            clap::Command::new("relabel")
+                .disable_help_flag(true)
+                .args(own),
+        )
+        .render_options_section(&mut options)?;
         // The options of a command are part of its subsection, not sections.
         for line in String::from_utf8(options)?.lines() {
             if !line.starts_with(".SH") {
