@@ -170,8 +170,8 @@ fn keys_section(keys: &ScreenKeys) -> String {
         for (keys, what) in lines {
             s.push_str(&format!(
                 ".TP\n\\fB{}\\fR\n{}\n",
-                roff_text(&keys),
-                roff_text(&what)
+                roff_text(keys),
+                roff_text(what)
             ));
         }
     };
