@@ -35,8 +35,8 @@ pub use registry::{
     is_discrete_column,
 };
 pub use report::{
-    CandidateScore, ColumnDisplay, MatrixDisplay, MemberFlips, ModelReport, NamedMatrix,
-    NamedSeries, SampleColumn, Selection,
+    CandidateScore, ColumnDisplay, HeldOutSkill, MatrixDisplay, MemberFlips, ModelReport,
+    NamedMatrix, NamedSeries, SampleColumn, Selection, Verdict, WrongLabelCount,
 };
 
 /// What a model reports once per iteration (at least) while it fits.
@@ -293,7 +293,10 @@ impl Fit {
     /// not: the flip table behind it is the start's or the constraint's,
     /// not the data's. Every surface that counts (the status bar, scan's
     /// line and report, the audit page) says this instead.
-    pub fn uncounted(&self) -> Option<&'static str> {
+    pub fn uncounted(&self) -> Option<&str> {
+        if let Some(why) = self.extra.held_out_skill.as_ref().and_then(|s| s.reason.as_deref()) {
+            return Some(why);
+        }
         if self.label_only {
             Some(
                 "the model ranks by the given label alone (its classifier kept no feature), so \

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::evidence::FOLDS;
+use super::auto::evaluate::FOLDS;
 use crate::dataset::{
     Dataset, FeatureSource, LogScale, SourceFormat, TextEncoding, UNLABELLED, counted, name_list,
     shown,

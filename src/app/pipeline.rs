@@ -6,31 +6,34 @@ use std::borrow::Cow;
 
 use nalgebra::DMatrix;
 
-use super::{calibrate, combine, evidence, held_out_flips};
+use super::auto::candidates::Candidate;
+use super::auto::fit::{Chosen, choose, fit_candidate};
+use super::auto::{counts, describe, skill};
 use crate::dataset::Dataset;
 use crate::models::{
-    AUTO, CandidateScore, Control, Fit, FitError, Guide, ModelInput, ModelOptions, Progress,
+    AUTO, Control, Fit, FitError, Guide, HeldOutSkill, ModelInput, ModelOptions, Progress,
     RobustModel, Selection, build_model,
 };
 
-/// A model ready to fit: options checked, or `auto`, which chooses by
-/// evidence when it fits (`app::evidence`).
+/// A model ready to fit: options checked, or `auto`, which chooses when it
+/// fits (`app::auto`).
 pub struct FitPlan {
     /// The model that fits, or `auto` until it has chosen.
     pub name: String,
     /// Why this model fits when not named by the user.
     pub note: Option<String>,
     model: Planned,
+    /// The options it was built with (its held-out check builds it again).
+    options: ModelOptions,
 }
 
 enum Planned {
     One(Box<dyn RobustModel>),
-    /// Chosen at fit time among `evidence::CANDIDATES`, built with these
-    /// options.
-    ByEvidence(Box<ModelOptions>),
-    /// `auto`'s members and their weights, kept for refits, with the
-    /// evidence that chose them.
-    Mix(Vec<(Box<dyn RobustModel>, f64)>, Box<Selection>),
+    /// Chosen at fit time among auto's candidates.
+    Auto,
+    /// What auto chose, kept for refits: the candidate, the evidence that
+    /// chose it and its held-out skill.
+    Chosen(Candidate, Box<(Selection, HeldOutSkill)>),
 }
 
 impl std::fmt::Debug for FitPlan {
@@ -46,23 +49,19 @@ impl FitPlan {
     /// Builds `requested` (a model name, or `auto`), which checks its
     /// options; `auto` checks every candidate's.
     pub fn new(requested: &str, options: &ModelOptions) -> Result<FitPlan, FitError> {
-        if requested == AUTO {
-            for name in evidence::CANDIDATES {
-                match build_model(name, options) {
-                    Ok(_) | Err(FitError::UnknownModel(..)) => {}
-                    Err(e) => return Err(e),
-                }
+        let model = if requested == AUTO {
+            for c in super::auto::candidates::all() {
+                build_model(c.model(), options)?;
             }
-            return Ok(FitPlan {
-                name: AUTO.to_string(),
-                note: None,
-                model: Planned::ByEvidence(Box::new(options.clone())),
-            });
-        }
+            Planned::Auto
+        } else {
+            Planned::One(build_model(requested, options)?)
+        };
         Ok(FitPlan {
             name: requested.to_string(),
             note: None,
-            model: Planned::One(build_model(requested, options)?),
+            model,
+            options: options.clone(),
         })
     }
 
@@ -81,24 +80,21 @@ impl FitPlan {
         Self::new(requested, options)
     }
 
-    /// The plan for the model `auto` chose in `fit` (a refit keeps it rather
-    /// than choosing again); this plan when it named its model.
+    /// The plan for the candidate `auto` chose in `fit` (a refit keeps it
+    /// rather than choosing again); this plan when it named its model.
     pub fn settled(&self, fit: &Fit, options: &ModelOptions) -> Result<FitPlan, FitError> {
-        match (&self.model, &fit.extra.selection) {
-            (Planned::ByEvidence(_) | Planned::Mix(..), Some(sel)) => {
-                let members = evidence::members_of(sel)
-                    .into_iter()
-                    .filter_map(|(m, w)| Some((build_model(m, options).ok()?, w)))
-                    .collect::<Vec<_>>();
-                if members.is_empty() {
-                    let mut plan = Self::new(&sel.chosen, options)?;
-                    plan.note = Some(format!("{} (chosen by auto)", sel.chosen));
-                    return Ok(plan);
-                }
+        let chosen = fit.extra.selection.as_ref().zip(fit.extra.held_out_skill.as_ref());
+        match (&self.model, chosen) {
+            (Planned::Auto | Planned::Chosen(..), Some((sel, skill))) => {
+                let candidate = Candidate::parse(&sel.chosen).ok_or_else(|| {
+                    FitError::InvalidInput(format!("auto's choice {} is no candidate", sel.chosen))
+                })?;
+                build_model(candidate.model(), options)?;
                 Ok(FitPlan {
-                    name: evidence::combination(sel),
+                    name: sel.chosen.clone(),
                     note: Some("chosen by auto".into()),
-                    model: Planned::Mix(members, Box::new(sel.clone())),
+                    model: Planned::Chosen(candidate, Box::new((sel.clone(), skill.clone()))),
+                    options: options.clone(),
                 })
             }
             _ => Self::new(&self.name, options),
@@ -110,7 +106,7 @@ impl FitPlan {
     pub fn input(&self) -> ModelInput {
         match &self.model {
             Planned::One(m) => m.input(),
-            Planned::ByEvidence(_) | Planned::Mix(..) => ModelInput::Both,
+            Planned::Auto | Planned::Chosen(..) => ModelInput::Both,
         }
     }
 
@@ -127,7 +123,8 @@ impl FitPlan {
 
     /// [`FitPlan::fit`] with the curator's decisions (one per row of the
     /// inputs) and a warm start: see [`Guide`]. `auto` first chooses its
-    /// model by evidence, then fits it; the report's `selection` says how.
+    /// model, then fits it; the report's `selection` says how. Every fit
+    /// then meets the "no evidence" rule ([`skill`]) and gets its count.
     pub fn fit_guided(
         &self,
         inputs: &FitInputs<'_>,
@@ -135,109 +132,116 @@ impl FitPlan {
         guide: &Guide,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        let k = inputs.classes.len();
+        let k = inputs.n_classes();
         let (features, levels) = (&inputs.features, inputs.levels.as_ref());
-        let mut fit = match &self.model {
-            Planned::One(m) => m.fit_inputs(features, levels, labels, k, guide, progress)?,
-            Planned::ByEvidence(options) => {
-                let found = evidence::select(inputs, labels, options, progress)?;
-                let weighted = combine::weighted_members(&found);
-                let ranking = ranking_note(&found);
-                let n = inputs.n_samples();
-                let (weights, left_out) = combine::affordable(weighted, &found, n);
-                let (weights, unearned) = combine::earned(weights, &found, n);
-                let mut selection = found.selection;
-                let mut members = Vec::with_capacity(weights.len());
-                for (name, w) in &weights {
-                    members.push((build_model(name, options)?, *w));
-                }
-                for c in &mut selection.candidates {
-                    c.weight = weights.iter().find(|(m, _)| *m == c.model).map(|m| m.1);
-                }
-                if let Some((first, _)) = weights.first() {
-                    selection.chosen = first.clone();
-                }
-                let learns = |m: &str| {
-                    members
-                        .iter()
-                        .any(|(b, _)| b.name() == m && b.learns_a_flip_table())
-                };
-                selection.held_out_flips =
-                    held_out_flips::tables(&found.held_out, &found.log_lik, &weights, learns);
-                let flips = selection.held_out_flips.clone();
-                let fit_one = |m: &dyn RobustModel, p: &mut dyn FnMut(Progress) -> Control| {
-                    m.fit_inputs(features, levels, labels, k, guide, p)
-                };
-                let (mut fit, over, weights) = members_or_next_best(
-                    weights,
-                    &mut selection,
-                    options,
-                    |p| {
-                        let mixture = combine::Members {
-                            models: &members,
-                            flips: &flips,
-                        };
-                        combine::fit(mixture, features, levels, labels, k, guide, p)
-                    },
-                    fit_one,
-                    progress,
-                )?;
-                drop_weights(&mut selection, &over);
-                let fitted: Vec<(String, f64)> = weights
-                    .into_iter()
-                    .filter(|(m, _)| !over.contains(m))
-                    .collect();
-                if let Some(c) =
-                    calibrate::calibrate(&mut fit, &found.log_lik, &found.held_out, &fitted, labels)
-                {
-                    selection.wrong_label_odds = c.odds;
-                    fit.extra.notes.push(c.note);
-                }
-                fit.extra.notes.push(ranking);
-                for (m, secs) in left_out {
-                    fit.extra.notes.push(format!(
-                        "{m} earned a share by its evidence but is left out: {} (name it with --model to fit it)",
-                        found.cost.said(&m, n, secs)
-                    ));
-                }
-                for u in unearned {
-                    fit.extra.notes.push(format!(
-                        "{} is left out: {}, and its evidence adds {:.4} ± {:.4} nats per row to the cheaper members' (less than {} standard errors; name it with --model to fit it)",
-                        u.model,
-                        found.cost.said(&u.model, n, u.seconds),
-                        u.gain,
-                        u.standard_error,
-                        combine::EARN_Z
-                    ));
-                }
-                fit.extra.selection = Some(selection);
-                fit
+        let (mut fit, skill) = match &self.model {
+            Planned::One(m) => {
+                let fit = m.fit_inputs(features, levels, labels, k, guide, progress)?;
+                let skill = self.check(m.name(), inputs, labels, progress)?;
+                (fit, skill)
             }
-            Planned::Mix(members, selection) => {
-                let mixture = combine::Members {
-                    models: members,
-                    flips: &selection.held_out_flips,
-                };
-                let (mut fit, over) =
-                    combine::fit(mixture, features, levels, labels, k, guide, progress)?;
-                if let Some(c) = selection.wrong_label_odds {
-                    calibrate::rescale_odds(&mut fit, labels, c);
-                }
-                let mut selection = (**selection).clone();
-                drop_weights(&mut selection, &over);
-                fit.extra.selection = Some(selection);
-                fit
+            Planned::Auto => {
+                let chosen = choose(inputs, labels, &self.options, progress)?;
+                self.fit_choice(chosen, inputs, labels, guide, progress)?
+            }
+            Planned::Chosen(c, kept) => {
+                let (selection, skill) = kept.as_ref();
+                let mut fit = fit_candidate(*c, inputs, labels, guide, &self.options, progress)?;
+                fit.extra.selection = Some(selection.clone());
+                (fit, Ok(skill.clone()))
             }
         };
         if let Some(note) = &self.note {
             fit.extra.notes.push(note.clone());
         }
         if let Some(sel) = &fit.extra.selection {
-            fit.extra.notes.insert(0, evidence::describe(sel));
+            fit.extra.notes.insert(0, describe(sel));
         }
+        match skill {
+            Ok(s) if s.reason.is_some() => skill::withhold(&mut fit, labels, s),
+            Ok(s) => fit.extra.held_out_skill = Some(s),
+            Err(why) => fit.extra.notes.push(why),
+        }
+        fit.extra.wrong_labels = counts::of_fit(&fit);
         fit.extra.name_features(&inputs.feature_names);
         fit.extra.name_classes(&inputs.classes);
         Ok(fit)
+    }
+
+    /// A named model's held-out check ([`skill`]); `Err` with the note to
+    /// show when it cannot be made.
+    fn check(
+        &self,
+        model: &str,
+        inputs: &FitInputs<'_>,
+        labels: &[usize],
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Result<HeldOutSkill, String>, FitError> {
+        if model == "probs" {
+            let k = inputs.n_classes();
+            return Ok(Ok(skill::of_probabilities(&inputs.features, labels, k)));
+        }
+        Ok(skill::of_model(model, inputs, labels, &self.options, progress)?
+            .map_err(|why| format!("no held-out check of {model}'s skill: {why}")))
+    }
+
+    /// Auto's choice fitted on every row; when that fit fails, or ranks by
+    /// the given label alone, or has a flip table the data did not identify,
+    /// the next best-scored candidate, and a note says why.
+    fn fit_choice(
+        &self,
+        chosen: Chosen,
+        inputs: &FitInputs<'_>,
+        labels: &[usize],
+        guide: &Guide,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<(Fit, Result<HeldOutSkill, String>), FitError> {
+        let Chosen {
+            candidate,
+            mut selection,
+            skill,
+            fallbacks,
+        } = chosen;
+        let mut kept: Option<(Fit, HeldOutSkill, Candidate)> = None;
+        let mut passed = Vec::new();
+        let mut first_error = None;
+        for (c, s) in std::iter::once((candidate, skill)).chain(fallbacks) {
+            match fit_candidate(c, inputs, labels, guide, &self.options, progress) {
+                Ok(fit) => {
+                    let why = fit.uncounted().map(str::to_string);
+                    if kept.is_none() {
+                        kept = Some((fit, s, c));
+                    } else if why.is_none() {
+                        kept = Some((fit, s, c));
+                    }
+                    match why {
+                        None => break,
+                        Some(w) => passed.push(format!("{} {w}", c.name())),
+                    }
+                }
+                Err(e) if e.is_the_models_own() => {
+                    passed.push(format!("{} failed on every row ({e})", c.name()));
+                    first_error.get_or_insert(e);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let Some((mut fit, s, c)) = kept else {
+            return Err(first_error.unwrap_or(FitError::Cancelled));
+        };
+        if c != candidate {
+            fit.extra.notes.push(format!(
+                "{}; so {}, the best-scored candidate left, is fitted",
+                passed.join("; "),
+                c.name()
+            ));
+            selection.chosen = c.name();
+            for e in &mut selection.candidates {
+                e.weight = (e.model == selection.chosen).then_some(1.0);
+            }
+        }
+        fit.extra.selection = Some(selection);
+        Ok((fit, Ok(s)))
     }
 
     /// The name of the model that made `fit`: `auto`'s choice, or this one.
@@ -258,177 +262,15 @@ impl FitPlan {
     ) -> Cow<'x, DMatrix<f64>> {
         let input = match &self.model {
             Planned::One(m) => m.input(),
-            // The combination classifies only when its members read one
-            // matrix, so the heaviest member's is theirs.
-            Planned::ByEvidence(_) | Planned::Mix(..) => {
-                build_model(self.model_of(fit), &ModelOptions::default())
-                    .map_or(ModelInput::Features, |m| m.input())
-            }
+            Planned::Auto | Planned::Chosen(..) => Candidate::parse(self.model_of(fit))
+                .and_then(|c| build_model(c.model(), &ModelOptions::default()).ok())
+                .map_or(ModelInput::Features, |m| m.input()),
         };
         if input == ModelInput::Levels && !ds.categorical.is_empty() {
             Cow::Owned(ds.source_matrix_of(x))
         } else {
             Cow::Borrowed(x)
         }
-    }
-}
-
-/// What the members' weights are, with every scored candidate's held-out
-/// AUC of the given labels.
-fn ranking_note(found: &evidence::Evidence) -> String {
-    let aucs: Vec<String> = combine::discrimination(found)
-        .iter()
-        .map(|(m, a)| format!("{m} {a:.3}"))
-        .collect();
-    format!(
-        "the members' weights are the chance that each ranks the held-out rows' given labels best, \
-         over {} Bayesian-bootstrap draws of those rows (held-out AUC, each class against the rest: {})",
-        combine::BOOTSTRAP_DRAWS,
-        aucs.join(", ")
-    )
-}
-
-/// A fit, the members left out of it, and the weights of those in it.
-type Fitted = (Fit, Vec<String>, combine::Weights);
-
-/// The members fitted on every row and mixed (`mix`), with the members
-/// left out of the mixture, and the weights fitted. When every member
-/// failed, or none ranks the samples within their given labels, or none
-/// has a flip table the data identified, the best-scored candidate left
-/// that does is fitted alone instead ([`next_best`]) and
-/// takes all the weight; with none left, a failure is the members' and a
-/// fit that cannot rank is kept.
-fn members_or_next_best(
-    weights: combine::Weights,
-    selection: &mut Selection,
-    options: &ModelOptions,
-    mix: impl FnOnce(&mut dyn FnMut(Progress) -> Control) -> Result<(Fit, Vec<String>), FitError>,
-    mut fit_one: impl FnMut(
-        &dyn RobustModel,
-        &mut dyn FnMut(Progress) -> Control,
-    ) -> Result<Fit, FitError>,
-    progress: &mut dyn FnMut(Progress) -> Control,
-) -> Result<Fitted, FitError> {
-    // A fit the curator can use ranks within the given labels, by a split
-    // into classes and flips that the data identified.
-    let usable = |f: &Fit| !f.label_only && !f.flips_unidentified;
-    let alone = match mix(progress) {
-        Ok((fit, over)) if usable(&fit) => return Ok((fit, over, weights)),
-        Ok((fit, over)) => {
-            let reason = if fit.label_only {
-                combine::FLAT_MEMBER
-            } else {
-                combine::UNIDENTIFIED
-            };
-            match next_best(selection, &weights, reason, options, usable, |m| {
-                fit_one(m, progress)
-            }) {
-                Ok(found) => found,
-                Err(e) if e.is_the_models_own() => return Ok((fit, over, weights)),
-                Err(e) => return Err(e),
-            }
-        }
-        Err(e) if e.is_the_models_own() => {
-            let reason = format!("failed on every row ({e})");
-            match next_best(
-                selection,
-                &weights,
-                &reason,
-                options,
-                |_| true,
-                |m| fit_one(m, progress),
-            ) {
-                Ok(found) => found,
-                Err(left) if left.is_the_models_own() => return Err(e),
-                Err(left) => return Err(left),
-            }
-        }
-        Err(e) => return Err(e),
-    };
-    let (fit, name) = alone;
-    for c in &mut selection.candidates {
-        if c.model == name {
-            c.weight = Some(1.0);
-        }
-    }
-    let over = weights.iter().map(|(m, _)| m.clone()).collect();
-    Ok((fit, over, vec![(name, 1.0)]))
-}
-
-/// When the mixture's members failed on every row, or none of them can
-/// rank the samples (`reason` says which, e.g. a mixture that collapsed
-/// on all rows though it fitted the folds): the best-scored candidate that
-/// was not a member, fitted alone by `fit`, whose fit `accept`s, and its
-/// name; the next one if that fails or is refused. An error when no
-/// candidate is left (the last candidate's, or the members' failure).
-fn next_best(
-    selection: &Selection,
-    members: &[(String, f64)],
-    reason: &str,
-    options: &ModelOptions,
-    accept: impl Fn(&Fit) -> bool,
-    mut fit: impl FnMut(&dyn RobustModel) -> Result<Fit, FitError>,
-) -> Result<(Fit, String), FitError> {
-    let mut scored: Vec<&CandidateScore> = selection
-        .candidates
-        .iter()
-        .filter(|c| c.score.is_some() && !members.iter().any(|(m, _)| *m == c.model))
-        .collect();
-    scored.sort_by(|a, b| {
-        b.score
-            .unwrap_or(f64::NAN)
-            .total_cmp(&a.score.unwrap_or(f64::NAN))
-    });
-    let names: Vec<&str> = members.iter().map(|(m, _)| m.as_str()).collect();
-    for c in scored {
-        let model = build_model(&c.model, options)?;
-        match fit(model.as_ref()) {
-            Ok(mut f) if accept(&f) => {
-                f.extra.notes.push(format!(
-                    "{} {reason}, so {}, the best-scored candidate left, is fitted alone",
-                    names.join(" and "),
-                    c.model
-                ));
-                return Ok((f, c.model.clone()));
-            }
-            Ok(_) => continue,
-            Err(e) if e.is_the_models_own() => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Err(FitError::NotApplicable(format!(
-        "no candidate is left after {} {reason}",
-        names.join(" and ")
-    )))
-}
-
-/// Takes the members left out of the mixture out of the selection's weights
-/// and renormalises the rest, so the report says what the ranking mixes;
-/// the chosen model is the heaviest member left.
-fn drop_weights(selection: &mut Selection, left_out: &[String]) {
-    for c in &mut selection.candidates {
-        if left_out.contains(&c.model) {
-            c.weight = None;
-            // Scored, then not fitted on every row: the report's notes
-            // say why (over its budget, or its fit failed).
-            c.status = CandidateScore::LEFT_OUT.into();
-        }
-    }
-    if let Some(heaviest) = selection
-        .candidates
-        .iter()
-        .filter_map(|c| c.weight.map(|w| (w, &c.model)))
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-    {
-        selection.chosen = heaviest.1.clone();
-    }
-    let total: f64 = selection.candidates.iter().filter_map(|c| c.weight).sum();
-    for w in selection
-        .candidates
-        .iter_mut()
-        .filter_map(|c| c.weight.as_mut())
-    {
-        *w /= total;
     }
 }
 

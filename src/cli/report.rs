@@ -168,7 +168,7 @@ fn open_session(
 /// alone says nothing of which model ranked the samples.
 fn page_model(requested: &str, fit: &crate::models::Fit) -> String {
     match &fit.extra.selection {
-        Some(s) => format!("auto: {}", crate::app::evidence::combination(s)),
+        Some(s) => format!("auto: {}", crate::app::auto::combination(s)),
         None => requested.to_string(),
     }
 }

@@ -69,7 +69,7 @@ fn fit_sections(model: &str, fit: &Fit) -> Vec<Section> {
     out.push((format!("the fit: {model}"), about));
     if let Some(sel) = &fit.extra.selection {
         let weights: Vec<f64> = sel.candidates.iter().filter_map(|c| c.weight).collect();
-        let mut shown = crate::app::combine::in_hundredths(&weights).into_iter();
+        let mut shown = weights.into_iter();
         let lines = sel
             .candidates
             .iter()
