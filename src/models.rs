@@ -35,7 +35,7 @@ pub use registry::{
     is_discrete_column,
 };
 pub use report::{
-    CandidateScore, ColumnDisplay, HeldOutSkill, MatrixDisplay, MemberFlips, ModelReport,
+    CandidateScore, ColumnDisplay, HeldOutSkill, MatrixDisplay, ModelReport,
     NamedMatrix, NamedSeries, SampleColumn, Selection, Verdict, WrongLabelCount,
 };
 
@@ -457,31 +457,6 @@ pub trait RobustModel: Send {
         guide: &Guide,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError>;
-    /// What a fit on a table of `d` columns (of the matrix
-    /// [`RobustModel::input`] asks for) and labels `given` costs, in rows
-    /// of a fit on a table too small for any large-table path: the pace a
-    /// model's small fits show (seconds per row) times this is its fit's
-    /// predicted time. Every row, unless the model fits a large table's
-    /// search or starts on a subsample (see [`gaussian::subsample::Plan::cost_rows`]).
-    fn cost_rows(&self, _d: usize, given: &[usize], _n_classes: usize) -> f64 {
-        given.len() as f64
-    }
-    /// The free parameters of a fit on a table of `d` columns and
-    /// `n_classes` classes, where the model has a fixed count (`None` where
-    /// it grows with the rows, as shift's per-row shifts and cbt's cells):
-    /// whether a fit's rows outnumber them, so that its optimism on them
-    /// says what more rows will bring (see `app::evidence::race`).
-    fn free_parameters(&self, _d: usize, _n_classes: usize) -> Option<usize> {
-        None
-    }
-
-    /// Whether the fit's posterior is its classifier's P(true | x) through
-    /// a flip table it estimated (P(true = k | x, given) ∝ P(k | x)
-    /// P(given | k)), so that another estimate of the table can take its
-    /// place (see `app::held_out_flips`).
-    fn learns_a_flip_table(&self) -> bool {
-        false
-    }
     /// Fits with nothing decided.
     fn fit(
         &self,

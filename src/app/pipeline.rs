@@ -373,7 +373,7 @@ pub fn reads_levels(model: &str) -> bool {
 mod tests {
     use super::*;
     use crate::dataset::{CategoricalPolicy, LoadOptions, load_bytes};
-    use crate::models::no_progress;
+    use crate::models::{Verdict, no_progress};
 
     fn table(csv: &str) -> Dataset {
         let options = LoadOptions {
@@ -403,197 +403,32 @@ mod tests {
         table(&csv)
     }
 
-    /// rmda the one member; rnda and cbt scored after it.
-    fn rmda_chosen() -> Selection {
-        let scored = CandidateScore::scored;
-        Selection {
-            chosen: "rmda".into(),
-            criterion: String::new(),
-            candidates: vec![
-                scored("rmda", -0.5),
-                scored("cbt", -0.8),
-                scored("rnda", -0.6),
-            ],
-            wrong_label_odds: None,
-            held_out_flips: Vec::new(),
+    /// Two Gaussian classes 2.4 apart, a fifth of the labels flipped;
+    /// with `signal` false the labels ignore the features.
+    fn gaussian(n: usize, signal: bool) -> Dataset {
+        let mut rng = crate::rng::Rng::new(8);
+        let mut csv = String::from("id,a,b,label\n");
+        for i in 0..n {
+            let t = i % 2;
+            let shift = if t == 1 { 1.2 } else { -1.2 };
+            let mut label = if rng.uniform() < 0.2 { 1 - t } else { t };
+            if !signal {
+                label = usize::from(rng.uniform() < 0.5);
+            }
+            csv.push_str(&format!(
+                "s{i},{:.4},{:.4},c{label}\n",
+                rng.normal() + shift,
+                rng.normal() - shift
+            ));
         }
+        table(&csv)
     }
 
-    const GIVEN: [usize; 6] = [0, 1, 0, 1, 0, 1];
-
-    /// A fit whose p_mislabel is `p` for each row.
-    fn scored_rows(p: [f64; 6]) -> Fit {
-        let posterior =
-            DMatrix::from_fn(6, 2, |i, j| if j == GIVEN[i] { 1.0 - p[i] } else { p[i] });
-        Fit::from_posterior(posterior, &GIVEN)
-    }
-
-    type Mixed = Result<(Fit, Vec<String>), FitError>;
-
-    /// [`members_or_next_best`] with rmda the one member of
-    /// [`rmda_chosen`], its mixture `mix`, and `fit_one` for the others;
-    /// with the selection as it leaves it.
-    fn after_rmda(
-        mix: impl FnOnce() -> Mixed,
-        mut fit_one: impl FnMut(&str) -> Result<Fit, FitError>,
-    ) -> (Result<Fitted, FitError>, Selection) {
-        let mut selection = rmda_chosen();
-        let r = members_or_next_best(
-            vec![("rmda".to_string(), 1.0)],
-            &mut selection,
-            &ModelOptions::default(),
-            |_| mix(),
-            |m, _| fit_one(m.name()),
-            &mut no_progress(),
-        );
-        (r, selection)
-    }
-
-    #[test]
-    fn when_every_member_fails_the_best_scored_candidate_left_is_fitted() {
-        let failure = FitError::Numerical("collapsed".into());
-        let mut tried = Vec::new();
-        // rnda, the next best, fails too; cbt, the one after, fits.
-        let (r, selection) = after_rmda(
-            || Err(failure.clone()),
-            |m| {
-                tried.push(m.to_string());
-                if m == "rnda" {
-                    Err(FitError::Numerical("also".into()))
-                } else {
-                    Ok(scored_rows([0.1, 0.2, 0.3, 0.4, 0.5, 0.6]))
-                }
-            },
-        );
-        let (fit, over, weights) = r.unwrap();
-        assert_eq!(tried, ["rnda", "cbt"]);
-        assert_eq!(weights, [("cbt".to_string(), 1.0)]);
-        assert_eq!(over, ["rmda"]);
-        assert_eq!(selection.candidates[1].weight, Some(1.0));
-        assert!(
-            fit.extra.notes[0]
-                .starts_with("rmda failed on every row (numerical problem: collapsed), so cbt"),
-            "{:?}",
-            fit.extra.notes
-        );
-        // Nothing left that fits: the members' own failure.
-        let (r, _) = after_rmda(
-            || Err(failure.clone()),
-            |_| Err(FitError::Numerical("no".into())),
-        );
-        assert_eq!(r.err(), Some(failure));
-    }
-
-    /// rmda's fit is `unusable()`, and so is rnda's, the next best: cbt, the
-    /// one after, is fitted alone, with a note that starts with `why`. When
-    /// every candidate's fit is unusable, the members' fit stands, rather
-    /// than none.
-    fn passes_over_to_cbt(unusable: impl Fn() -> Fit, why: &str) {
-        let mut tried = Vec::new();
-        let (r, selection) = after_rmda(
-            || Ok((unusable(), Vec::new())),
-            |m| {
-                tried.push(m.to_string());
-                Ok(if m == "rnda" {
-                    unusable()
-                } else {
-                    scored_rows([0.1, 0.5, 0.3, 0.5, 0.3, 0.5])
-                })
-            },
-        );
-        let (fit, over, weights) = r.unwrap();
-        assert_eq!(tried, ["rnda", "cbt"]);
-        assert!(!fit.label_only && !fit.flips_unidentified);
-        assert_eq!(weights, [("cbt".to_string(), 1.0)]);
-        assert_eq!(over, ["rmda"]);
-        assert_eq!(selection.candidates[1].weight, Some(1.0));
-        assert!(
-            fit.extra.notes[0].starts_with(&format!("rmda {why}"))
-                && fit.extra.notes[0]
-                    .ends_with("so cbt, the best-scored candidate left, is fitted alone"),
-            "{:?}",
-            fit.extra.notes
-        );
-        let (r, _) = after_rmda(|| Ok((unusable(), Vec::new())), |_| Ok(unusable()));
-        let (fit, over, weights) = r.unwrap();
-        assert_eq!(fit.p_mislabel, unusable().p_mislabel);
-        assert!(over.is_empty());
-        assert_eq!(weights, [("rmda".to_string(), 1.0)]);
-    }
-
-    #[test]
-    fn when_every_member_ranks_by_label_alone_the_best_scored_candidate_that_ranks_is_fitted() {
-        // Every sample of a label alike: a classifier with no feature.
-        let flat = || Fit {
-            label_only: true,
-            ..scored_rows([0.3, 0.5, 0.3, 0.5, 0.3, 0.5])
-        };
-        passes_over_to_cbt(
-            flat,
-            "gives every sample with the same given label the same p_mislabel",
-        );
-    }
-
-    /// The member's flip table ended on the dominance constraint.
-    #[test]
-    fn when_every_member_has_unidentified_flips_the_best_scored_candidate_identified_is_fitted() {
-        let held = || Fit {
-            flips_unidentified: true,
-            ..scored_rows([0.5, 0.1, 0.5, 0.2, 0.5, 0.3])
-        };
-        passes_over_to_cbt(held, combine::UNIDENTIFIED);
-    }
-
-    #[test]
-    fn a_member_left_out_loses_its_weight_and_is_said_so() {
-        let weighted = |m: &str, score: f64, w: f64| CandidateScore {
-            weight: Some(w),
-            ..CandidateScore::scored(m, score)
-        };
-        let mut selection = Selection {
-            chosen: "shift".into(),
-            criterion: String::new(),
-            candidates: vec![weighted("shift", -0.5, 0.6), weighted("rlr", -0.6, 0.4)],
-            wrong_label_odds: None,
-            held_out_flips: Vec::new(),
-        };
-        drop_weights(&mut selection, &["shift".to_string()]);
-        assert_eq!(selection.chosen, "rlr");
-        assert_eq!(selection.candidates[1].weight, Some(1.0));
-        assert_eq!(selection.candidates[0].weight, None);
-        assert_eq!(
-            evidence::scores(&selection),
-            "shift -0.500 (left out), rlr -0.600"
-        );
-    }
-
-    /// Nine rows of one feature of small integers: rmda wins the evidence
-    /// on its folds and is a member of auto's choice (alone, under
-    /// stacking), then every start of its mixture collapses onto the
-    /// repeated values of all nine rows. auto used to end there (exit 1);
-    /// now the other members, or the next best, rank, and a note says why.
-    #[test]
-    fn auto_fits_the_next_best_when_its_choice_fails_on_every_row() {
-        let ds =
-            table("id,a,label\n1,2,x\n2,4,y\n3,6,x\n4,8,y\n5,2,x\n6,5,y\n7,7,x\n8,9,y\n9,3,x\n");
-        let plan = FitPlan::for_table(&ds, "auto", &ModelOptions::default()).unwrap();
-        let inputs = FitInputs::of_table(&ds, &plan, None);
+    fn fit_with(ds: &Dataset, model: &str) -> (FitPlan, Fit) {
+        let plan = FitPlan::for_table(ds, model, &ModelOptions::default()).unwrap();
+        let inputs = FitInputs::of_table(ds, &plan, None);
         let fit = plan.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
-        let sel = fit.extra.selection.as_ref().unwrap();
-        assert_eq!(sel.candidates[0].model, "rmda", "{sel:?}");
-        assert_eq!(sel.candidates[0].status, CandidateScore::LEFT_OUT);
-        assert_ne!(plan.model_of(&fit), "rmda");
-        assert!(
-            fit.extra
-                .notes
-                .iter()
-                .any(|n| n.starts_with("rmda failed on every row")
-                    || n.starts_with(
-                        "rmda is left out of the mixture: its fit on every row failed"
-                    )),
-            "{:?}",
-            fit.extra.notes
-        );
+        (plan, fit)
     }
 
     #[test]
@@ -620,93 +455,92 @@ mod tests {
     }
 
     #[test]
-    fn auto_chooses_when_it_fits_and_says_why() {
-        let ds = votes();
-        let plan = FitPlan::for_table(&ds, "auto", &ModelOptions::default()).unwrap();
-        assert_eq!(plan.name, "auto");
+    fn auto_chooses_when_it_fits_says_why_and_a_refit_keeps_the_choice() {
+        let ds = gaussian(240, true);
+        let (plan, fit) = fit_with(&ds, "auto");
         assert_eq!(plan.input(), ModelInput::Both, "its candidates read either");
-        let inputs = FitInputs::of_table(&ds, &plan, None);
-        assert!(
-            inputs.levels.is_some(),
-            "cbt is a candidate: levels are offered"
-        );
-        let fit = plan.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
         let chosen = plan.model_of(&fit).to_string();
-        assert!(evidence::CANDIDATES.contains(&chosen.as_str()));
+        assert!(Candidate::parse(&chosen).is_some(), "{chosen}");
         let sel = fit.extra.selection.clone().unwrap();
         let note = &fit.extra.notes[0];
-        assert!(
-            note.starts_with("auto ") && note.contains(&chosen),
-            "{note}"
-        );
-        // A refit keeps the choice (its members and weights) instead of
-        // choosing again, and fits the same way.
+        assert!(note.starts_with(&format!("auto chose {chosen} by")), "{note}");
+        assert_eq!(fit.extra.held_out_skill.as_ref().unwrap().verdict, Verdict::Skill);
+        let count = fit.extra.wrong_labels.clone().unwrap();
+        assert!(count.low as f64 <= count.expected && count.expected <= count.high as f64);
+        // A refit keeps the choice instead of choosing again, and fits the
+        // same way.
         let settled = plan.settled(&fit, &ModelOptions::default()).unwrap();
-        assert_eq!(settled.name, evidence::combination(&sel));
-        let again = settled
-            .fit(&inputs, &ds.labels, &mut no_progress())
-            .unwrap();
+        assert_eq!(settled.name, chosen);
+        let inputs = FitInputs::of_table(&ds, &settled, None);
+        let again = settled.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
         assert_eq!(again.posterior, fit.posterior);
         assert_eq!(again.extra.selection, Some(sel));
         // A named model is never overridden.
-        let named = FitPlan::for_table(&ds, "rlr", &ModelOptions::default()).unwrap();
-        let fit = named.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
+        let (named, fit) = fit_with(&ds, "rlr");
         assert_eq!(named.model_of(&fit), "rlr");
         assert!(fit.extra.selection.is_none());
     }
 
-    /// Two Gaussian classes, a fifth of the labels flipped: auto's members
-    /// that learn a flip table take the one their held-out fits imply, say
-    /// so, and a refit of the same choice applies the same tables.
+    /// The same table gives the same fit with one thread or two, and on a
+    /// machine ten times slower (every progress report takes a while): no
+    /// choice reads a clock.
     #[test]
-    fn auto_members_take_their_held_out_flip_tables_and_a_refit_keeps_them() {
-        let mut rng = crate::rng::Rng::new(8);
-        let mut csv = String::from("id,a,b,label\n");
-        for i in 0..240 {
-            let t = i % 2;
-            let shift = if t == 1 { 1.2 } else { -1.2 };
-            let label = if rng.uniform() < 0.2 { 1 - t } else { t };
-            csv.push_str(&format!(
-                "s{i},{:.4},{:.4},c{label}\n",
-                rng.normal() + shift,
-                rng.normal() - shift
-            ));
+    fn auto_gives_the_same_answer_on_any_machine() {
+        let ds = gaussian(300, true);
+        let on = |threads: usize, slow: bool| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            pool.install(|| {
+                let plan = FitPlan::for_table(&ds, "auto", &ModelOptions::default()).unwrap();
+                let inputs = FitInputs::of_table(&ds, &plan, None);
+                let mut progress = |_: Progress| {
+                    if slow {
+                        std::thread::sleep(std::time::Duration::from_micros(200));
+                    }
+                    Control::Continue
+                };
+                plan.fit(&inputs, &ds.labels, &mut progress).unwrap()
+            })
+        };
+        let one = on(1, false);
+        for other in [on(2, false), on(2, true), on(1, true)] {
+            assert_eq!(other.p_mislabel, one.p_mislabel);
+            assert_eq!(other.ranking(), one.ranking());
+            assert_eq!(other.extra.selection, one.extra.selection);
         }
-        let ds = table(&csv);
-        let plan = FitPlan::for_table(&ds, "auto", &ModelOptions::default()).unwrap();
-        let inputs = FitInputs::of_table(&ds, &plan, None);
-        let fit = plan.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
-        let sel = fit.extra.selection.clone().unwrap();
-        assert!(!sel.held_out_flips.is_empty(), "{:?}", fit.extra.notes);
-        for t in &sel.held_out_flips {
-            let member = sel.candidates.iter().find(|c| c.model == t.model).unwrap();
-            assert!(member.weight.is_some(), "{} has no weight", t.model);
-            assert!(["rnda", "rlr"].contains(&t.model.as_str()));
-            assert!(t.p_given_true[0][0] > 0.5 && t.p_given_true[1][1] > 0.5);
-            let said = format!(
-                "{}'s flip table is the one its held-out fits imply",
-                t.model
-            );
-            assert!(
-                fit.extra.notes.iter().any(|n| n.starts_with(&said)),
-                "{said}"
-            );
+    }
+
+    /// Labels independent of the features: every model, named or chosen,
+    /// flags nothing and says why.
+    #[test]
+    fn without_signal_nothing_is_flagged() {
+        let ds = gaussian(300, false);
+        for model in ["auto", "rnda", "lr"] {
+            let (_, fit) = fit_with(&ds, model);
+            let skill = fit.extra.held_out_skill.as_ref().unwrap();
+            assert_eq!(skill.verdict, Verdict::NoSkill, "{model}: {skill:?}");
+            assert!(fit.p_mislabel.iter().all(|&p| p < 0.5), "{model}");
+            assert!(fit.extra.wrong_labels.is_none());
+            assert!(fit.uncounted().unwrap().contains("no skill"), "{model}");
         }
-        let settled = plan.settled(&fit, &ModelOptions::default()).unwrap();
-        let again = settled
-            .fit(&inputs, &ds.labels, &mut no_progress())
-            .unwrap();
-        assert_eq!(again.posterior, fit.posterior);
-        assert_eq!(again.extra.selection, Some(sel));
+    }
+
+    /// Nine rows: no class can be held out, so auto fits its first
+    /// candidate that fits and says the data cannot tell.
+    #[test]
+    fn a_tiny_table_is_too_small_to_tell() {
+        let ds =
+            table("id,a,label\n1,2,x\n2,4,y\n3,6,x\n4,8,y\n5,2,x\n6,5,y\n7,7,x\n8,9,y\n9,3,x\n");
+        let (_, fit) = fit_with(&ds, "auto");
+        let skill = fit.extra.held_out_skill.as_ref().unwrap();
+        assert_eq!(skill.verdict, Verdict::TooFewSamples);
+        assert!(fit.p_mislabel.iter().all(|&p| p == 0.0));
     }
 
     #[test]
     fn report_matrices_carry_the_class_names() {
         // The review screen used to show "class #k" where scan showed names.
         let ds = votes();
-        let plan = FitPlan::for_table(&ds, "cbt", &ModelOptions::default()).unwrap();
-        let inputs = FitInputs::of_table(&ds, &plan, None);
-        let fit = plan.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
+        let (_, fit) = fit_with(&ds, "cbt");
         let labels: Vec<&String> = fit
             .extra
             .matrices

@@ -221,7 +221,7 @@ pub struct WrongLabelCount {
     pub level: f64,
 }
 
-/// `auto`'s choice and the evidence behind it (`app::evidence`).
+/// `auto`'s choice and the evidence behind it (`app::auto`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Selection {
     /// The member with the largest weight.
@@ -230,34 +230,6 @@ pub struct Selection {
     pub criterion: String,
     /// Every candidate, the chosen one included, best score first.
     pub candidates: Vec<CandidateScore>,
-    /// The factor on the odds of a wrong label that brings the members'
-    /// p_mislabel to the noise their held-out fits see
-    /// (`app::calibrate`); a refit applies the same.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wrong_label_odds: Option<f64>,
-    /// The flip tables the members' held-out fits imply
-    /// (`app::held_out_flips`); a refit applies the same.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub held_out_flips: Vec<MemberFlips>,
-}
-
-/// A member's flip table counted on its held-out P(true | x) (the
-/// confident joint): rows are true classes, columns given labels, entries
-/// P(given | true).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct MemberFlips {
-    pub model: String,
-    pub p_given_true: Vec<Vec<f64>>,
-    /// The evidence rows it was counted on.
-    pub rows: usize,
-}
-
-impl MemberFlips {
-    /// The table as a matrix, true classes down.
-    pub fn table(&self) -> nalgebra::DMatrix<f64> {
-        let k = self.p_given_true.len();
-        nalgebra::DMatrix::from_fn(k, k, |t, g| self.p_given_true[t][g])
-    }
 }
 
 /// One candidate of `auto`: its score, or why it has none.

@@ -147,8 +147,6 @@ fn selection(chosen: Candidate, candidates: Vec<CandidateScore>) -> Selection {
         chosen: chosen.name(),
         criterion: CRITERION.into(),
         candidates,
-        wrong_label_odds: None,
-        held_out_flips: Vec::new(),
     }
 }
 

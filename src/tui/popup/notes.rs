@@ -179,8 +179,6 @@ mod tests {
             chosen: "rnda".into(),
             criterion: "held-out log-likelihood".into(),
             candidates: vec![scored("rnda", -0.5, 0.01, Some(1.0))],
-            wrong_label_odds: None,
-            held_out_flips: Vec::new(),
         });
         let s = fit_sections("rnda", &fit);
         assert_eq!(s[0].0, "the fit: rnda");
