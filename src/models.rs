@@ -35,8 +35,8 @@ pub use registry::{
     is_discrete_column,
 };
 pub use report::{
-    CandidateScore, ColumnDisplay, HeldOutSkill, MatrixDisplay, ModelReport,
-    NamedMatrix, NamedSeries, SampleColumn, Selection, Verdict, WrongLabelCount,
+    CandidateScore, ColumnDisplay, HeldOutSkill, MatrixDisplay, ModelReport, NamedMatrix,
+    NamedSeries, SampleColumn, Selection, Verdict, WrongLabelCount,
 };
 
 /// What a model reports once per iteration (at least) while it fits.
@@ -294,7 +294,12 @@ impl Fit {
     /// not the data's. Every surface that counts (the status bar, scan's
     /// line and report, the audit page) says this instead.
     pub fn uncounted(&self) -> Option<&str> {
-        if let Some(why) = self.extra.held_out_skill.as_ref().and_then(|s| s.reason.as_deref()) {
+        if let Some(why) = self
+            .extra
+            .held_out_skill
+            .as_ref()
+            .and_then(|s| s.reason.as_deref())
+        {
             return Some(why);
         }
         if self.label_only {

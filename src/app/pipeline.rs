@@ -83,7 +83,11 @@ impl FitPlan {
     /// The plan for the candidate `auto` chose in `fit` (a refit keeps it
     /// rather than choosing again); this plan when it named its model.
     pub fn settled(&self, fit: &Fit, options: &ModelOptions) -> Result<FitPlan, FitError> {
-        let chosen = fit.extra.selection.as_ref().zip(fit.extra.held_out_skill.as_ref());
+        let chosen = fit
+            .extra
+            .selection
+            .as_ref()
+            .zip(fit.extra.held_out_skill.as_ref());
         match (&self.model, chosen) {
             (Planned::Auto | Planned::Chosen(..), Some((sel, skill))) => {
                 let candidate = Candidate::parse(&sel.chosen).ok_or_else(|| {
@@ -181,8 +185,10 @@ impl FitPlan {
             let k = inputs.n_classes();
             return Ok(Ok(skill::of_probabilities(&inputs.features, labels, k)));
         }
-        Ok(skill::of_model(model, inputs, labels, &self.options, progress)?
-            .map_err(|why| format!("no held-out check of {model}'s skill: {why}")))
+        Ok(
+            skill::of_model(model, inputs, labels, &self.options, progress)?
+                .map_err(|why| format!("no held-out check of {model}'s skill: {why}")),
+        )
     }
 
     /// Auto's choice fitted on every row; when that fit fails, or ranks by
@@ -239,6 +245,13 @@ impl FitPlan {
             for e in &mut selection.candidates {
                 e.weight = (e.model == selection.chosen).then_some(1.0);
             }
+        }
+        // Every candidate left out says why, in one line.
+        for e in selection.candidates.iter().filter(|e| e.score.is_none()) {
+            let why = e.reason.as_deref().unwrap_or("no reason given");
+            fit.extra
+                .notes
+                .push(format!("{} {}: {why}", e.model, e.status));
         }
         fit.extra.selection = Some(selection);
         Ok((fit, Ok(s)))
@@ -463,8 +476,14 @@ mod tests {
         assert!(Candidate::parse(&chosen).is_some(), "{chosen}");
         let sel = fit.extra.selection.clone().unwrap();
         let note = &fit.extra.notes[0];
-        assert!(note.starts_with(&format!("auto chose {chosen} by")), "{note}");
-        assert_eq!(fit.extra.held_out_skill.as_ref().unwrap().verdict, Verdict::Skill);
+        assert!(
+            note.starts_with(&format!("auto chose {chosen} by")),
+            "{note}"
+        );
+        assert_eq!(
+            fit.extra.held_out_skill.as_ref().unwrap().verdict,
+            Verdict::Skill
+        );
         let count = fit.extra.wrong_labels.clone().unwrap();
         assert!(count.low as f64 <= count.expected && count.expected <= count.high as f64);
         // A refit keeps the choice instead of choosing again, and fits the
@@ -472,7 +491,9 @@ mod tests {
         let settled = plan.settled(&fit, &ModelOptions::default()).unwrap();
         assert_eq!(settled.name, chosen);
         let inputs = FitInputs::of_table(&ds, &settled, None);
-        let again = settled.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
+        let again = settled
+            .fit(&inputs, &ds.labels, &mut no_progress())
+            .unwrap();
         assert_eq!(again.posterior, fit.posterior);
         assert_eq!(again.extra.selection, Some(sel));
         // A named model is never overridden.
@@ -488,7 +509,10 @@ mod tests {
     fn auto_gives_the_same_answer_on_any_machine() {
         let ds = gaussian(300, true);
         let on = |threads: usize, slow: bool| {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
             pool.install(|| {
                 let plan = FitPlan::for_table(&ds, "auto", &ModelOptions::default()).unwrap();
                 let inputs = FitInputs::of_table(&ds, &plan, None);

@@ -32,7 +32,9 @@ pub const PLAIN: &[&str] = &["lr", "nda"];
 /// Every candidate, in the order ties are broken.
 pub fn all() -> Vec<Candidate> {
     let robust = ROBUST.iter().map(|&m| Candidate::Robust(m));
-    robust.chain(PLAIN.iter().map(|&m| Candidate::Plain(m))).collect()
+    robust
+        .chain(PLAIN.iter().map(|&m| Candidate::Plain(m)))
+        .collect()
 }
 
 /// A fitted classifier and the matrix it reads.

@@ -157,7 +157,9 @@ mod tests {
 
     #[test]
     fn the_normal_interval_agrees_with_the_exact_one_where_both_apply() {
-        let p: Vec<f64> = (0..4000).map(|i| 0.05 + 0.9 * (i % 97) as f64 / 97.0).collect();
+        let p: Vec<f64> = (0..4000)
+            .map(|i| 0.05 + 0.9 * (i % 97) as f64 / 97.0)
+            .collect();
         let pmf = poisson_binomial(&p);
         let exact = (quantile(&pmf, 0.025), quantile(&pmf, 0.975));
         let mut many = p.clone();

@@ -83,7 +83,9 @@ mod tests {
     fn row(name: &str, a: f64, b: f64, work: f64) -> Row {
         Row {
             name: name.into(),
-            log_scores: (0..100).map(|i| Some(if i % 2 == 0 { a } else { b })).collect(),
+            log_scores: (0..100)
+                .map(|i| Some(if i % 2 == 0 { a } else { b }))
+                .collect(),
             work,
         }
     }
@@ -103,7 +105,10 @@ mod tests {
         assert!((s.mean + 0.5).abs() < 1e-12);
         assert!((s.standard_error - 0.025 * (100f64 / 99.0).sqrt()).abs() < 1e-12);
         // -0.53 is not within it.
-        let table = [row("dear", -0.25, -0.75, 100.0), row("cheap", -0.28, -0.78, 1.0)];
+        let table = [
+            row("dear", -0.25, -0.75, 100.0),
+            row("cheap", -0.28, -0.78, 1.0),
+        ];
         assert_eq!(decide(&table).unwrap().chosen, 0);
     }
 

@@ -90,7 +90,11 @@ impl HeldOut {
         (0..sample.rows.len())
             .map(|j| {
                 sample.folds[j]?;
-                Some(self.p_given[(j, sample.given[j])].max(f64::MIN_POSITIVE).ln())
+                Some(
+                    self.p_given[(j, sample.given[j])]
+                        .max(f64::MIN_POSITIVE)
+                        .ln(),
+                )
             })
             .collect()
     }
@@ -198,11 +202,7 @@ pub fn evaluate(
 
 /// An error as one line of a note.
 pub fn one_line(e: &FitError) -> String {
-    e.to_string()
-        .lines()
-        .next()
-        .unwrap_or_default()
-        .to_string()
+    e.to_string().lines().next().unwrap_or_default().to_string()
 }
 
 /// One fold's held-out predictions: sample positions and their rows.
@@ -241,8 +241,7 @@ impl Job<'_> {
                         // depend on how many threads the machine has.
                         let own = rayon::ThreadPoolBuilder::new().num_threads(1).build().ok();
                         let mut done = Vec::new();
-                        while let Some(&(c, f)) = tasks.get(next.fetch_add(1, Ordering::Relaxed))
-                        {
+                        while let Some(&(c, f)) = tasks.get(next.fetch_add(1, Ordering::Relaxed)) {
                             let run = || self.fold(&self.candidates[c], f);
                             let out = own.as_ref().map_or_else(run, |p| p.install(run));
                             done.push((c * FOLDS + f, out));
@@ -467,7 +466,10 @@ mod tests {
         let (x, given) = two_blobs(200, 10);
         let inputs = FitInputs::of_matrix(&x, 2);
         let sample = Sample::draw(&inputs, &given, 0);
-        let cands = [Candidate::Robust("rnda"), Candidate::Robust("no such model")];
+        let cands = [
+            Candidate::Robust("rnda"),
+            Candidate::Robust("no such model"),
+        ];
         let table = evaluate(
             &cands,
             &inputs,
@@ -488,8 +490,10 @@ mod tests {
             v.iter().sum::<f64>() / v.len() as f64
         };
         assert!(mean(false) > -0.3 && mean(true) < -1.0);
-        assert!(matches!(&table.outcomes[1], Outcome::Dropped { name, reason }
-            if name == "no such model" && reason.starts_with("unknown model")));
+        assert!(
+            matches!(&table.outcomes[1], Outcome::Dropped { name, reason }
+            if name == "no such model" && reason.starts_with("unknown model"))
+        );
     }
 
     #[test]

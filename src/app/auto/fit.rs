@@ -7,9 +7,7 @@ use nalgebra::DMatrix;
 
 use super::candidates::{Candidate, PLAIN, ROBUST};
 use super::decide::{Choice, Row, decide};
-use super::evaluate::{
-    FOLDS, HeldOut, Outcome, Sample, content_keys, evaluate, stratified_folds,
-};
+use super::evaluate::{FOLDS, HeldOut, Outcome, Sample, content_keys, evaluate, stratified_folds};
 use super::skill;
 use super::work::{EVALUATION_WORK, parameters, work};
 use crate::app::pipeline::FitInputs;
@@ -93,7 +91,9 @@ pub fn choose(
     };
     let (chosen, held) = scored[choice.chosen];
     let mut selection = selection(chosen, report);
-    selection.candidates.splice(0..0, scored_entries(&rows, &choice));
+    selection
+        .candidates
+        .splice(0..0, scored_entries(&rows, &choice));
     Ok(Chosen {
         candidate: chosen,
         skill: skill::test(held, &sample, smallest),
@@ -223,7 +223,10 @@ fn within_bound(
             report.push(unscored(&all[c].name(), "not evaluated", reason));
         }
     }
-    let chosen = (0..all.len()).filter(|&c| kept[c]).map(|c| all[c]).collect();
+    let chosen = (0..all.len())
+        .filter(|&c| kept[c])
+        .map(|c| all[c])
+        .collect();
     (chosen, report)
 }
 
@@ -251,7 +254,8 @@ pub fn fit_candidate(
     let mut oof = DMatrix::from_element(labels.len(), k, f64::NAN);
     let mut members: Vec<(f64, Arc<dyn Classifier>)> = Vec::with_capacity(FOLDS);
     for f in 0..FOLDS {
-        let (held, train): (Vec<usize>, Vec<usize>) = all.iter().partition(|&&i| folds[i] == Some(f));
+        let (held, train): (Vec<usize>, Vec<usize>) =
+            all.iter().partition(|&&i| folds[i] == Some(f));
         let train_labels: Vec<usize> = train.iter().map(|&i| trusted[i]).collect();
         let mut step = |mut p: Progress| {
             p.fraction = (f as f64 + p.fraction.clamp(0.0, 1.0)) / (FOLDS + 1) as f64;
@@ -267,7 +271,11 @@ pub fn fit_candidate(
     }
     // Rows of a class too small to hold out are predicted by every fold.
     let mean = WeightedClassifier(members);
-    let never: Vec<usize> = all.iter().copied().filter(|&i| folds[i].is_none()).collect();
+    let never: Vec<usize> = all
+        .iter()
+        .copied()
+        .filter(|&i| folds[i].is_none())
+        .collect();
     if !never.is_empty() {
         let p = mean.predict_proba(&inputs.select(&never).features);
         for (r, &i) in never.iter().enumerate() {

@@ -112,7 +112,14 @@ pub fn test(held: &HeldOut, sample: &Sample, smallest: usize) -> HeldOutSkill {
     } else {
         Verdict::NoSkill
     };
-    HeldOutSkill::new(&held.name, verdict, rows.len(), Some(auc), Some(z), smallest)
+    HeldOutSkill::new(
+        &held.name,
+        verdict,
+        rows.len(),
+        Some(auc),
+        Some(z),
+        smallest,
+    )
 }
 
 /// The macro AUC as a linear rank statistic: T = sum_i a_{y_i} r_{y_i}(i),
@@ -144,7 +151,12 @@ impl RankStatistic {
         let mut offset = 0.0;
         for &c in &tested {
             let a = 1.0 / (tested.len() * counts[c] * (n - counts[c])) as f64;
-            let ranks = mid_ranks(&rows.iter().map(|&j| held.p_given[(j, c)]).collect::<Vec<_>>());
+            let ranks = mid_ranks(
+                &rows
+                    .iter()
+                    .map(|&j| held.p_given[(j, c)])
+                    .collect::<Vec<_>>(),
+            );
             for (i, r) in ranks.into_iter().enumerate() {
                 f[(i, c)] = a * r;
             }
@@ -169,7 +181,11 @@ impl RankStatistic {
     fn null_moments(&self, sample: &Sample, rows: &[usize]) -> (f64, f64) {
         let k = self.f.ncols();
         let (mut mean, mut var) = (0.0, 0.0);
-        let folds = rows.iter().filter_map(|&j| sample.folds[j]).max().map_or(0, |f| f + 1);
+        let folds = rows
+            .iter()
+            .filter_map(|&j| sample.folds[j])
+            .max()
+            .map_or(0, |f| f + 1);
         for fold in 0..folds {
             let block: Vec<usize> = (0..rows.len())
                 .filter(|&i| sample.folds[rows[i]] == Some(fold))
@@ -179,7 +195,9 @@ impl RankStatistic {
                 continue;
             }
             let mut per_label = vec![0.0; k];
-            block.iter().for_each(|&i| per_label[sample.given[rows[i]]] += 1.0);
+            block
+                .iter()
+                .for_each(|&i| per_label[sample.given[rows[i]]] += 1.0);
             let row_mean: Vec<f64> = block
                 .iter()
                 .map(|&i| (0..k).map(|c| per_label[c] * self.f[(i, c)]).sum::<f64>() / m)
@@ -290,9 +308,15 @@ mod tests {
 
     fn skill_of(model: &str, x: &DMatrix<f64>, labels: &[usize]) -> HeldOutSkill {
         let inputs = FitInputs::of_matrix(x, 2);
-        of_model(model, &inputs, labels, &ModelOptions::default(), &mut no_progress())
-            .unwrap()
-            .unwrap()
+        of_model(
+            model,
+            &inputs,
+            labels,
+            &ModelOptions::default(),
+            &mut no_progress(),
+        )
+        .unwrap()
+        .unwrap()
     }
 
     #[test]
@@ -318,7 +342,11 @@ mod tests {
         assert!(s.reason.unwrap().starts_with("too few samples per class"));
         // Six a class are held out, and twelve rows perfectly ranked in five
         // folds are evidence (by permutation, a chance of about 1 in 2^5).
-        let x = DMatrix::from_fn(12, 1, |i, _| if i < 6 { 0.0 } else { 5.0 } + i as f64 * 0.01);
+        let x = DMatrix::from_fn(
+            12,
+            1,
+            |i, _| if i < 6 { 0.0 } else { 5.0 } + i as f64 * 0.01,
+        );
         let y: Vec<usize> = (0..12).map(|i| usize::from(i >= 6)).collect();
         assert_eq!(skill_of("lr", &x, &y).verdict, Verdict::Skill);
     }
@@ -349,7 +377,10 @@ mod tests {
         let (mean, var) = stat.null_moments(&sample, &rows);
         let (n1, n0) = (10.0, 30.0);
         assert!((mean - stat.offset - 0.5).abs() < 1e-12);
-        assert!((var - (n as f64 + 1.0) / (12.0 * n1 * n0)).abs() < 1e-12, "{var}");
+        assert!(
+            (var - (n as f64 + 1.0) / (12.0 * n1 * n0)).abs() < 1e-12,
+            "{var}"
+        );
     }
 
     #[test]
