@@ -215,9 +215,8 @@ impl FitPlan {
             match fit_candidate(c, inputs, labels, guide, &self.options, progress) {
                 Ok(fit) => {
                     let why = fit.uncounted().map(str::to_string);
-                    if kept.is_none() {
-                        kept = Some((fit, s, c));
-                    } else if why.is_none() {
+                    // The first fit stands unless a later one can count.
+                    if kept.is_none() || why.is_none() {
                         kept = Some((fit, s, c));
                     }
                     match why {

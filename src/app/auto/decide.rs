@@ -76,6 +76,7 @@ fn score(row: &Row, common: &[usize]) -> Option<Score> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

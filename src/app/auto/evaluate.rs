@@ -484,7 +484,7 @@ mod tests {
         // The clean rows are predicted well, the flipped ones badly.
         let mean = |flipped: bool| {
             let v: Vec<f64> = (0..200)
-                .filter(|&j| (sample.rows[j] % 10 == 0) == flipped)
+                .filter(|&j| sample.rows[j].is_multiple_of(10) == flipped)
                 .map(|j| scores[j].unwrap())
                 .collect();
             v.iter().sum::<f64>() / v.len() as f64

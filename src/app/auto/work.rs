@@ -63,6 +63,7 @@ pub fn work(c: Candidate, n: usize, d: usize, k: usize) -> f64 {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
