@@ -1,5 +1,5 @@
 //! What auto knows of its candidates besides their scores: how complex a
-//! fit is (free parameters, for the one-standard-error rule's parsimony)
+//! fit is (free parameters: what its work is counted in)
 //! and what its held-out fits cost (work, for the evaluation's bound).
 //! Both are counted from the table's shape, never read from a clock, so
 //! the choice is the same on any machine.
