@@ -228,8 +228,8 @@ Set and not empty: the review screen uses no colour (the selection stays visible
 .TP\n\\fBXDG_DATA_HOME\\fR, \\fBXDG_CONFIG_HOME\\fR, \\fBHOME\\fR\n\
 Where the sessions folder and keymap.toml are (see FILES); on macOS and Windows the platform's own folders.\n\
 .TP\n\\fBRAYON_NUM_THREADS\\fR\n\
-How many threads fits use (default: one per core). A named model writes the same ranking with any number; \
-auto, whose time budgets count running time, may choose other members when fewer threads make a candidate slow.\n";
+How many threads fits use (default: one per core). The ranking is the same with any number: \
+sums are taken in a fixed order, and nothing reads a clock.\n";
 
 const EXIT_STATUS: &str = ".SH EXIT STATUS\n\
 .TP\n0\nSuccess.\n\
