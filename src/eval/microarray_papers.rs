@@ -7,6 +7,8 @@
 use nalgebra::DMatrix;
 
 use super::detection::mean_sd;
+use super::paper_table::{Table, Tick};
+use crate::rng::Rng;
 use crate::models::logistic::rlr::Rlr;
 use crate::models::logistic::shift::ShiftLr;
 use crate::models::{Fit, FitError, ModelOptions, RobustModel, argmax, no_progress};
@@ -63,6 +65,9 @@ pub struct Suspected<'a> {
     pub x: &'a DMatrix<f64>,
     pub given: &'a [usize],
     pub ids: &'a [String],
+    /// Options every model of the check starts from (the command line's
+    /// `--opt standardize=false`, a seed).
+    pub base: ModelOptions,
 }
 
 impl Suspected<'_> {
@@ -110,14 +115,15 @@ impl Suspected<'_> {
 
     /// The models of the checks, by the names the tables print.
     pub fn models(&self) -> Result<Vec<NamedModel>, FitError> {
+        let base = &self.base;
         let fixed = ModelOptions {
             gamma: Some(self.suspect_gamma()),
             fix_gamma: true,
-            ..ModelOptions::default()
+            ..base.clone()
         };
         let ml = ModelOptions {
             gamma_prior: 0.0,
-            ..ModelOptions::default()
+            ..base.clone()
         };
         // Tibshirani & Manning's colon experiment (section 4.2): an L1
         // theta, lambda by cross-validation; the default's ridge theta on
@@ -125,21 +131,15 @@ impl Suspected<'_> {
         let shift_paper = ModelOptions {
             theta_penalty: "l1".into(),
             lambda_rule: "cv".into(),
-            ..ModelOptions::default()
+            ..base.clone()
         };
         let shift_noise = ModelOptions {
             noise_fraction: Some(0.15),
             ..shift_paper.clone()
         };
         Ok(vec![
-            (
-                "lr".into(),
-                Box::new(Rlr::baseline(&ModelOptions::default())?),
-            ),
-            (
-                "rlr".into(),
-                Box::new(Rlr::robust(&ModelOptions::default())?),
-            ),
+            ("lr".into(), Box::new(Rlr::baseline(base)?)),
+            ("rlr".into(), Box::new(Rlr::robust(base)?)),
             ("rlr (ML gamma)".into(), Box::new(Rlr::robust(&ml)?)),
             ("rlr-F".into(), Box::new(Rlr::robust(&fixed)?)),
             (
@@ -276,6 +276,160 @@ pub fn loo(table: &Suspected<'_>) -> Result<Vec<LooRow>, FitError> {
     Ok(out)
 }
 
+/// The percentages of Bootkrajang & Kaban's Table 6 per suspect, in
+/// [`COLON`]'s order: BLogReg, then RLogReg-F.
+pub const PAPER_TABLE6: [(&str, [f64; 9]); 2] = [
+    ("lr", [1.0, 9.0, 14.0, 63.0, 0.0, 9.0, 18.0, 32.0, 37.0]),
+    ("rlr-F", [4.0, 22.0, 55.0, 79.0, 0.0, 15.0, 15.0, 37.0, 68.0]),
+];
+
+/// One model over the bootstrap subsets (Bootkrajang & Kaban, Table 6).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BootstrapRow {
+    pub model: String,
+    /// Per sample id: the share of subsets (holding it) in which it was
+    /// flagged, p_mislabel >= 0.5.
+    pub flagged: Vec<(String, f64)>,
+    /// The run with the most flags: its flagged ids.
+    pub most: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bootstrap {
+    pub study: Study,
+    pub subsets: usize,
+    pub size: usize,
+    pub seed: u64,
+    pub rows: Vec<BootstrapRow>,
+}
+
+impl Bootstrap {
+    pub fn to_table(&self) -> String {
+        let s = self.study.suspects;
+        let mut header = vec!["model"];
+        header.extend(s.iter());
+        header.push("others flagged in >= 10% of runs");
+        let mut t = Table::new(&header);
+        for r in &self.rows {
+            let share = |id: &str| r.flagged.iter().find(|(i, _)| i == id).map_or(0.0, |p| p.1);
+            let mut row = vec![r.model.clone()];
+            row.extend(s.iter().map(|id| format!("{:.0}", 100.0 * share(id))));
+            let others: Vec<String> = r
+                .flagged
+                .iter()
+                .filter(|(id, v)| !s.contains(&id.as_str()) && *v >= 0.1)
+                .map(|(id, v)| format!("{id} {:.0}", 100.0 * v))
+                .collect();
+            row.push(others.join(", "));
+            t.push(row);
+            if let Some((_, p)) = PAPER_TABLE6.iter().find(|(m, _)| *m == r.model) {
+                let mut row = vec![format!("paper {}", r.model)];
+                row.extend(p.iter().map(|v| format!("{v:.0}")));
+                t.push(row);
+            }
+        }
+        let most: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| {
+                let marked: Vec<String> = r
+                    .most
+                    .iter()
+                    .map(|id| if s.contains(&id.as_str()) { format!("[{id}]") } else { id.clone() })
+                    .collect();
+                format!("{}: {} ({})", r.model, marked.len(), marked.join(" "))
+            })
+            .collect();
+        format!(
+            "Bootkrajang & Kaban (2013) Table 6: {} subsets of {} of the {} arrays, every suspect \
+             in each (the others drawn without replacement); flagged = p_mislabel >= 0.5; lr = \
+             BLogReg (a training point it misclassifies), rlr-F = RLogReg with gamma fixed at the \
+             subset's suspect proportions; % of runs each suspect is flagged; seed {}\n{}most \
+             flags in one run (suspects in brackets): {}\npaper: RLogReg-F flags up to 7, agreeing \
+             with the literature on T30 T33 T36 N34 N36; BLogReg up to 7 with fewer true and more \
+             false positives.\n",
+            self.subsets,
+            self.size,
+            self.rows.first().map_or(0, |r| r.flagged.len()),
+            self.seed,
+            t.render(),
+            most.join("; ")
+        )
+    }
+}
+
+/// Table 6: `subsets` random subsets of `size` arrays holding every
+/// suspect; lr and rlr-F fitted on each; how often each array is flagged.
+pub fn bootstrap(
+    table: &Suspected<'_>,
+    subsets: usize,
+    size: usize,
+    seed: u64,
+    tick: Tick<'_>,
+) -> Result<Bootstrap, FitError> {
+    let n = table.given.len();
+    let suspects: Vec<usize> = (0..n).filter(|&i| table.is_suspect(i)).collect();
+    let others: Vec<usize> = (0..n).filter(|&i| !table.is_suspect(i)).collect();
+    let size = size.clamp(suspects.len(), n);
+    let mut counts: Vec<[f64; 2]> = vec![[0.0; 2]; n];
+    let mut present = vec![0.0f64; n];
+    let mut most: [Vec<String>; 2] = Default::default();
+    let mut rng = Rng::new(seed);
+    for r in 0..subsets {
+        tick(r as f64 / subsets as f64, format!("subset {}", r + 1));
+        let mut pool = others.clone();
+        rng.shuffle(&mut pool);
+        let mut rows: Vec<usize> = suspects.iter().copied().chain(pool.into_iter().take(size - suspects.len())).collect();
+        rows.sort_unstable();
+        let x = table.x.select_rows(&rows);
+        let given: Vec<usize> = rows.iter().map(|&i| table.given[i]).collect();
+        let ids: Vec<String> = rows.iter().map(|&i| table.ids[i].clone()).collect();
+        let sub = Suspected {
+            study: table.study,
+            x: &x,
+            given: &given,
+            ids: &ids,
+            base: table.base.clone(),
+        };
+        let models: Vec<NamedModel> = sub
+            .models()?
+            .into_iter()
+            .filter(|(name, _)| name == "lr" || name == "rlr-F")
+            .collect();
+        for (m, (_, model)) in models.iter().enumerate() {
+            let fit = model.fit(&x, &given, 2, &mut no_progress())?;
+            let flagged: Vec<usize> = (0..rows.len()).filter(|&j| fit.p_mislabel[j] >= 0.5).collect();
+            for &j in &flagged {
+                counts[rows[j]][m] += 1.0;
+            }
+            if flagged.len() > most[m].len() {
+                most[m] = flagged.iter().map(|&j| ids[j].clone()).collect();
+            }
+        }
+        for &i in &rows {
+            present[i] += 1.0;
+        }
+    }
+    let rows = ["lr", "rlr-F"]
+        .iter()
+        .enumerate()
+        .map(|(m, name)| BootstrapRow {
+            model: (*name).to_string(),
+            flagged: (0..n)
+                .map(|i| (table.ids[i].clone(), counts[i][m] / present[i].max(1.0)))
+                .collect(),
+            most: std::mem::take(&mut most[m]),
+        })
+        .collect();
+    Ok(Bootstrap {
+        study: table.study,
+        subsets,
+        size,
+        seed,
+        rows,
+    })
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -291,6 +445,7 @@ mod tests {
             x: &x,
             given: &given,
             ids: &ids,
+            base: ModelOptions::default(),
         };
         // True tumors: T1 and N8 (given normal); true normals: T2 (given tumor), N1.
         assert_eq!(colon.suspect_gamma(), "0.5000,0.5000;0.5000,0.5000");
@@ -309,6 +464,7 @@ mod tests {
             x: &x,
             given: &given,
             ids: &ids,
+            base: ModelOptions::default(),
         };
         assert_eq!(breast.corrected(), vec![0, 0, 1, 1, 0]);
         // True 0: A10, A11, A45 (two of them given 1); true 1: A16 (given 0), A17.
@@ -333,6 +489,7 @@ mod tests {
             x: &ds.x,
             given: &ds.labels,
             ids: &ds.ids,
+            base: ModelOptions::default(),
         };
         let mut split: Vec<(usize, usize)> = (0..2)
             .map(|c| {

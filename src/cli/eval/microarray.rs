@@ -1,0 +1,247 @@
+//! `relabel eval --paper colon|breast|rlr-table6 DATA`: the logistic
+//! papers' checks on real microarray tables whose literature names the
+//! arrays with a wrong label.
+
+use super::super::progress::Bar;
+use super::papers::{Run, needs_data};
+use crate::cli::CliError;
+use crate::cli::args::{DataArgs, EvalArgs};
+use crate::dataset::Dataset;
+use crate::eval::microarray_papers::{COLON, Flags, LooRow, Study, Suspected, bootstrap};
+use crate::eval::preprocess::Prep;
+use crate::models::ModelOptions;
+
+/// Prints a line with the progress bar off the screen.
+macro_rules! say {
+    ($bar:expr, $($t:tt)*) => {
+        $bar.suspend(|| println!($($t)*))
+    };
+}
+
+/// Loads a study's table as its paper's protocol reads it: as stored (no
+/// log rule), then `--prep`; checks it holds the suspects and two classes.
+fn load_study(a: &EvalArgs, data: &DataArgs, study: Study) -> Result<(Dataset, Prep), CliError> {
+    use crate::models::AUTO;
+    let Some(path) = &a.data else {
+        return Err(CliError::BadInput(format!(
+            "{} needs its table as DATA ({})",
+            study.name, study.expected
+        )));
+    };
+    let load = crate::dataset::LoadOptions {
+        log_rule: crate::dataset::LogRule::Never,
+        ..data.load_options_for(&["rlr", AUTO])?
+    };
+    let mut ds = crate::dataset::load(path, &load)?;
+    let missing: Vec<&str> = study
+        .suspects
+        .iter()
+        .copied()
+        .filter(|s| !ds.ids.iter().any(|id| id == s))
+        .collect();
+    if !missing.is_empty() {
+        let absent = if missing.len() == study.suspects.len() {
+            "none of them is in this table".to_string()
+        } else {
+            format!("{} missing", missing.join(" "))
+        };
+        return Err(CliError::BadInput(format!(
+            "{}: {} checks the ids {}, and {absent}; pass {}",
+            path.display(),
+            study.name,
+            study.suspects.join(" "),
+            study.expected
+        )));
+    }
+    if ds.classes.len() != 2 {
+        return Err(CliError::BadInput(format!(
+            "{}: {} needs two classes, and the labels hold {}; pass {}",
+            path.display(),
+            study.name,
+            ds.classes.len(),
+            study.expected
+        )));
+    }
+    let prep = a.prep.unwrap_or(Prep::Raw);
+    ds.x = prep
+        .apply(&ds.x)
+        .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
+    Ok((ds, prep))
+}
+
+/// `relabel eval --paper rlr-table6 DATA`: Bootkrajang & Kaban's bootstrap
+/// detection on colon (100 subsets of 50, every --repeats one subset).
+pub fn rlr_table6(
+    run: &Run<'_>,
+    a: &EvalArgs,
+    data: &DataArgs,
+    options: &ModelOptions,
+) -> Result<(), CliError> {
+    needs_data(a, "rlr-table6", COLON.expected)?;
+    let (ds, prep) = load_study(a, data, COLON)?;
+    let table = Suspected {
+        study: COLON,
+        x: &ds.x,
+        given: &ds.labels,
+        ids: &ds.ids,
+        base: options.clone(),
+    };
+    let subsets = run.repeats.unwrap_or(run.scale.pick(100, 2));
+    let b = bootstrap(&table, subsets, 50, run.seed, &run.tick())?;
+    run.say(format!("--prep {}\n{}", prep.name(), b.to_table()));
+    Ok(())
+}
+
+/// `relabel eval --paper colon|breast DATA`: which samples each logistic
+/// model flags against the literature's suspects, and the leave-one-out
+/// errors of the paper's table beside the paper's own figures.
+pub fn suspect_checks(
+    bar: &Bar,
+    a: &EvalArgs,
+    data: &DataArgs,
+    options: &ModelOptions,
+    study: Study,
+) -> Result<(), CliError> {
+    use crate::eval::microarray_papers::{flags, loo};
+    let (ds, prep) = load_study(a, data, study)?;
+    let table = Suspected {
+        study,
+        x: &ds.x,
+        given: &ds.labels,
+        ids: &ds.ids,
+        base: options.clone(),
+    };
+    say!(
+        bar,
+        "{}: {} samples x {} genes, --prep {}; literature suspects {}; rlr-F gamma (P(given | true), rows {}) = {}",
+        study.name,
+        ds.n_samples(),
+        ds.n_features(),
+        prep.name(),
+        study.suspects.join(" "),
+        ds.classes.join(", "),
+        table.suspect_gamma()
+    );
+    say!(
+        bar,
+        "\nflags on all {} samples (suspects in brackets):",
+        ds.n_samples()
+    );
+    print_flags(
+        bar,
+        &table,
+        default_flags(&ds, &table, options)?,
+        flags(&table)?,
+    );
+    print_loo(bar, study, &loo(&table)?);
+    Ok(())
+}
+
+/// What a curator's `relabel FILE` (the default) flags on the table.
+fn default_flags(
+    ds: &crate::dataset::Dataset,
+    table: &Suspected<'_>,
+    options: &ModelOptions,
+) -> Result<Flags, CliError> {
+    use crate::app::pipeline::{FitInputs, FitPlan};
+    use crate::models::{AUTO, no_progress};
+    let plan = FitPlan::for_table(ds, AUTO, options)?;
+    let start = std::time::Instant::now();
+    let fit = plan.fit(
+        &FitInputs::of_table(ds, &plan, None),
+        &ds.labels,
+        &mut no_progress(),
+    )?;
+    let chosen = fit
+        .extra
+        .selection
+        .as_ref()
+        .map_or_else(|| plan.name.clone(), crate::app::evidence::combination);
+    let name = format!("the default ({chosen})");
+    Ok(table.flags_of(name, &fit, start.elapsed().as_secs_f64()))
+}
+
+/// Each model's flags, then the default's, suspects in brackets.
+fn print_flags(bar: &Bar, table: &Suspected<'_>, default: Flags, models: Vec<Flags>) {
+    let mark = |list: &[String]| {
+        list.iter()
+            .map(|s| {
+                if table.is_suspect_id(s) {
+                    format!("[{s}]")
+                } else {
+                    s.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for f in models.into_iter().chain([default]) {
+        let auroc = f.auroc.map_or_else(|| "-".into(), |a| format!("{a:.3}"));
+        say!(
+            bar,
+            "{} ({:.0} ms), AUROC against the suspects {auroc}",
+            f.model,
+            1000.0 * f.seconds
+        );
+        say!(
+            bar,
+            "  p >= 0.5 ({}, {} suspects): {}",
+            f.flagged.len(),
+            table.suspects_in(&f.flagged),
+            mark(&f.flagged)
+        );
+        say!(
+            bar,
+            "  top {} ({} suspects): {}",
+            f.top.len(),
+            table.suspects_in(&f.top),
+            mark(&f.top)
+        );
+        if let Some(s) = &f.shifted {
+            say!(
+                bar,
+                "  non-zero shifts ({}, {} suspects): {}",
+                s.len(),
+                table.suspects_in(s),
+                mark(s)
+            );
+        }
+    }
+}
+
+/// The leave-one-out table, the paper's figures in the last columns.
+fn print_loo(bar: &Bar, study: Study, rows: &[LooRow]) {
+    say!(
+        bar,
+        "\nleave-one-out ({}): error % against corrected labels (CRT) and on non-suspects (CLN); the paper's in the last columns",
+        study.table
+    );
+    say!(
+        bar,
+        "{:>16} {:>8} {:>8} {:>7} {:>8} {:>10} {:>10} {:>11}",
+        "model",
+        "LOO-CRT",
+        "LOO-CLN",
+        "genes",
+        "seconds",
+        "paper CRT",
+        "paper CLN",
+        "paper genes"
+    );
+    for r in rows {
+        let paper = study.reported.iter().find(|p| p.0 == r.model).map_or_else(
+            || format!("{:>10} {:>10} {:>11}", "-", "-", "-"),
+            |p| format!("{:>10.2} {:>10.2} {:>11.2}", p.1, p.2, p.3),
+        );
+        say!(
+            bar,
+            "{:>16} {:>8.2} {:>8.2} {:>7.2} {:>8.2} {paper}",
+            r.model,
+            r.crt,
+            r.cln,
+            r.genes,
+            r.seconds
+        );
+    }
+}
+
