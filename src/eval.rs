@@ -12,7 +12,7 @@ pub mod noise;
 pub mod paper_table;
 pub mod preprocess;
 pub mod review_curve;
-pub mod rnda_papers;
 pub mod rmda_papers;
+pub mod rnda_papers;
 pub mod shift_papers;
 pub mod simulate;

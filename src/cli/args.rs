@@ -456,7 +456,10 @@ pub struct EvalArgs {
     #[arg(long, value_name = "K", requires = "review_curve")]
     pub every: Option<usize>,
     /// With --paper colon|breast|rlr-table6: how the table is transformed
-    /// before the models read it. Default: raw (the table as read).
+    /// before the models read it: raw (as read), rows (each sample
+    /// standardised), minmax (each gene to [-1, 1]), minmax-rows, log2,
+    /// log2-rows. Default: the paper's own by its text and the author's
+    /// copy of the table (colon: minmax-rows; breast: rows).
     #[arg(long, value_enum, value_name = "PREP", requires = "paper")]
     pub prep: Option<crate::eval::preprocess::Prep>,
     /// No progress bar on stderr.
@@ -518,6 +521,14 @@ pub enum Paper {
     /// Bootkrajang & Kaban (2013), Table 5, DATA =
     /// sample_data/breast_west.csv.gz.
     Breast,
+    /// Colon's leave-one-out table under every preprocessing, DATA =
+    /// sample_data/colon.csv.
+    #[value(name = "colon-prep")]
+    ColonPrep,
+    /// Breast's leave-one-out table under every preprocessing, DATA =
+    /// sample_data/breast_west.csv.gz.
+    #[value(name = "breast-prep")]
+    BreastPrep,
     /// Bootkrajang & Kaban (2013), Table 6: bootstrap detection on colon,
     /// DATA = sample_data/colon.csv.
     #[value(name = "rlr-table6")]

@@ -107,6 +107,18 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
     println!(
         "k = number of flipped labels; flagged = p_mislabel >= 0.5; sum p = sum of p_mislabel (1.0 = calibrated); suggested acc = share of samples whose suggested label is the true one"
     );
+    if let Some(t) = &a.test {
+        let same = |p: &Path| fs::canonicalize(p).ok();
+        let held_out = same(t).is_none() || same(t) != same(path);
+        println!(
+            "test acc = the classifier trained on the noisy labels, scored on {}",
+            if held_out {
+                "the --test table's labels"
+            } else {
+                "the training rows themselves (--test is DATA): not held-out accuracy"
+            }
+        );
+    }
     Ok(())
 }
 

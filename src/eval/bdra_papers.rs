@@ -52,11 +52,8 @@ impl Truth {
     /// Bit probabilities redrawn until the optimal error is in [0.05, 0.10].
     fn draw(rng: &mut Rng) -> Truth {
         loop {
-            let mut q = || -> Vec<f64> {
-                (0..FEATURES)
-                    .map(|_| sigmoid(2.0 * rng.normal()))
-                    .collect()
-            };
+            let mut q =
+                || -> Vec<f64> { (0..FEATURES).map(|_| sigmoid(2.0 * rng.normal())).collect() };
             let t = Truth {
                 p: [Self::symbol_probs(&q()), Self::symbol_probs(&q())],
             };
@@ -245,7 +242,11 @@ mod tests {
         let t = Truth::draw(&mut Rng::new(6));
         let (codes, given) = training(&t, 20_000, 0.0, &mut Rng::new(7));
         let e = error_under(&t, &codes, &given, &Reduction::full(&[2; FEATURES]));
-        assert!(e - t.optimal_error() < 0.005, "{e} vs {}", t.optimal_error());
+        assert!(
+            e - t.optimal_error() < 0.005,
+            "{e} vs {}",
+            t.optimal_error()
+        );
     }
 
     #[test]

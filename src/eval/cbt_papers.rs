@@ -232,7 +232,15 @@ fn convolve(dp: &[f64], nk: usize, nl: usize, u: usize, v: usize, test: Test) ->
 
 /// ln of eq. (4) up to factors common to both hypotheses, from the DP, for
 /// `n_test` test observations from class `h`.
-fn ln_eq4(dp: &[f64], nk: usize, nl: usize, m: usize, alpha: f64, h: Hypothesis, n_test: usize) -> f64 {
+fn ln_eq4(
+    dp: &[f64],
+    nk: usize,
+    nl: usize,
+    m: usize,
+    alpha: f64,
+    h: Hypothesis,
+    n_test: usize,
+) -> f64 {
     let w = nl + 1;
     let Test { k: yk, l: yl } = Test::at(h, n_test);
     let mut terms = Vec::with_capacity(dp.len());
@@ -315,7 +323,12 @@ fn cases(pk: &[f64], pl: &[f64], observed: &[usize], n_test: usize) -> Vec<Case>
         push(vec![(o, 1)], vec![1], 2.0 * pk[o] * uk, 2.0 * pl[o] * ul);
         push(vec![(o, 2)], vec![], pk[o] * pk[o], pl[o] * pl[o]);
         for &q in &observed[j + 1..] {
-            push(vec![(o, 1), (q, 1)], vec![], 2.0 * pk[o] * pk[q], 2.0 * pl[o] * pl[q]);
+            push(
+                vec![(o, 1), (q, 1)],
+                vec![],
+                2.0 * pk[o] * pk[q],
+                2.0 * pl[o] * pl[q],
+            );
         }
     }
     out
@@ -501,7 +514,11 @@ mod tests {
             .collect();
         for y1 in 0..m {
             for y2 in y1..m {
-                tests.push((0..m).map(|i| usize::from(i == y1) + usize::from(i == y2)).collect());
+                tests.push(
+                    (0..m)
+                        .map(|i| usize::from(i == y1) + usize::from(i == y2))
+                        .collect(),
+                );
             }
         }
         for y in &tests {
@@ -528,8 +545,23 @@ mod tests {
         let xl = [1, 1, 2];
         let ratio = |y: [usize; 3]| {
             let n = y.iter().sum();
-            ln_eq4(&dp_of(&xk, &xl, &y, Hypothesis::K), 4, 4, 3, 0.0, Hypothesis::K, n)
-                - ln_eq4(&dp_of(&xk, &xl, &y, Hypothesis::L), 4, 4, 3, 0.0, Hypothesis::L, n)
+            ln_eq4(
+                &dp_of(&xk, &xl, &y, Hypothesis::K),
+                4,
+                4,
+                3,
+                0.0,
+                Hypothesis::K,
+                n,
+            ) - ln_eq4(
+                &dp_of(&xk, &xl, &y, Hypothesis::L),
+                4,
+                4,
+                3,
+                0.0,
+                Hypothesis::L,
+                n,
+            )
         };
         assert!((ratio([1, 0, 0]) - (4.0f64 / 2.0).ln()).abs() < 1e-12);
         assert!((ratio([2, 0, 0]) - (20.0f64 / 6.0).ln()).abs() < 1e-12);
@@ -542,8 +574,14 @@ mod tests {
         let pl = [0.3, 0.1, 0.1, 0.2, 0.3];
         for n_test in [1, 2] {
             let c = cases(&pk, &pl, &[1, 3], n_test);
-            let (k, l): (f64, f64) = c.iter().map(|c| (c.mass_k, c.mass_l)).fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
-            assert!((k - 1.0).abs() < 1e-12 && (l - 1.0).abs() < 1e-12, "{n_test}: {k} {l}");
+            let (k, l): (f64, f64) = c
+                .iter()
+                .map(|c| (c.mass_k, c.mass_l))
+                .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
+            assert!(
+                (k - 1.0).abs() < 1e-12 && (l - 1.0).abs() < 1e-12,
+                "{n_test}: {k} {l}"
+            );
         }
     }
 
@@ -570,6 +608,9 @@ mod tests {
     fn two_test_observations_lower_the_error() {
         let one = curve(&[0.0], &[4], 1, 300, 2);
         let two = curve(&[0.0], &[4], 2, 300, 2);
-        assert!(two.points[0].error.0 < one.points[0].error.0, "{two:?} {one:?}");
+        assert!(
+            two.points[0].error.0 < one.points[0].error.0,
+            "{two:?} {one:?}"
+        );
     }
 }

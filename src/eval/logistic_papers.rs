@@ -69,7 +69,14 @@ pub struct SynthRow {
 /// Fig. 1's rows as one table, the paired differences beside.
 pub fn synth_table(rows: &[SynthRow], seed: u64) -> String {
     let mut t = Table::new(&[
-        "n", "d", "model", "test error (%)", "minus lr (%)", "selected", "relevant", "leak",
+        "n",
+        "d",
+        "model",
+        "test error (%)",
+        "minus lr (%)",
+        "selected",
+        "relevant",
+        "leak",
     ]);
     for r in rows {
         for c in &r.cells {
@@ -78,7 +85,11 @@ pub fn synth_table(rows: &[SynthRow], seed: u64) -> String {
                 r.d.to_string(),
                 c.model.clone(),
                 c.test_error.pct(),
-                if c.model == "lr" { "-".into() } else { c.vs_lr.pct() },
+                if c.model == "lr" {
+                    "-".into()
+                } else {
+                    c.vs_lr.pct()
+                },
                 format!("{:.1}", c.selected),
                 format!("{:.2}", c.relevant_found),
                 format!("{:.3}", c.leak),
@@ -188,15 +199,13 @@ pub fn bootkrajang_synth(
     let cells = models
         .iter()
         .zip(acc)
-        .map(|((name, _), Draws(err, sel, rel, leak))| {
-            SynthCell {
-                model: (*name).to_string(),
-                test_error: Stat::of(&err),
-                vs_lr: Stat::paired(&err, &lr_errors),
-                selected: mean_sd(sel).0,
-                relevant_found: mean_sd(rel).0,
-                leak: mean_sd(leak).0,
-            }
+        .map(|((name, _), Draws(err, sel, rel, leak))| SynthCell {
+            model: (*name).to_string(),
+            test_error: Stat::of(&err),
+            vs_lr: Stat::paired(&err, &lr_errors),
+            selected: mean_sd(sel).0,
+            relevant_found: mean_sd(rel).0,
+            leak: mean_sd(leak).0,
         })
         .collect();
     Ok(SynthRow {

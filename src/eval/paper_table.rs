@@ -42,7 +42,11 @@ impl Stat {
         let (mean, sd) = mean_sd(values.iter().copied());
         Stat {
             mean,
-            se: if n > 1 { sd / (n as f64).sqrt() } else { f64::NAN },
+            se: if n > 1 {
+                sd / (n as f64).sqrt()
+            } else {
+                f64::NAN
+            },
             n,
         }
     }

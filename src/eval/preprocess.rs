@@ -13,12 +13,16 @@ use nalgebra::DMatrix;
 pub enum Prep {
     /// As read (raw intensities).
     Raw,
+    /// Each sample (row) standardised to mean 0 and variance 1:
+    /// Bootkrajang & Kaban's section 3.2 ("the rows of the D x M design
+    /// matrix ... zero mean and unit variance"), on a table already
+    /// preprocessed (the author's breast copy is min-max per gene).
+    Rows,
     /// Each gene rescaled to [-1, 1] by its min and max: the author's
     /// `colon.mat` (jakramate/ntc).
     Minmax,
-    /// Each sample (row) standardised to mean 0 and variance 1: Bootkrajang &
-    /// Kaban's section 3.2 ("the rows of the D x M design matrix ... zero
-    /// mean and unit variance"), applied to the author's min-max copy.
+    /// Min-max per gene, then each sample standardised: the section 3.2
+    /// rule applied to the author's min-max copy of colon.
     MinmaxRows,
     /// log2 of every value.
     Log2,
@@ -28,8 +32,9 @@ pub enum Prep {
 }
 
 impl Prep {
-    pub const ALL: [Prep; 5] = [
+    pub const ALL: [Prep; 6] = [
         Prep::Raw,
+        Prep::Rows,
         Prep::Minmax,
         Prep::MinmaxRows,
         Prep::Log2,
@@ -39,6 +44,7 @@ impl Prep {
     pub fn name(self) -> &'static str {
         match self {
             Prep::Raw => "raw",
+            Prep::Rows => "rows",
             Prep::Minmax => "minmax",
             Prep::MinmaxRows => "minmax-rows",
             Prep::Log2 => "log2",
@@ -50,7 +56,10 @@ impl Prep {
     pub fn apply(self, x: &DMatrix<f64>) -> Result<DMatrix<f64>, String> {
         let mut x = x.clone();
         if matches!(self, Prep::Log2 | Prep::Log2Rows) {
-            if let Some(v) = x.iter().find(|v| !(**v > 0.0)) {
+            if let Some(v) = x
+                .iter()
+                .find(|v| (**v).partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater))
+            {
                 return Err(format!(
                     "--prep {} takes log2 of every value, and the table holds {v}",
                     self.name()
@@ -61,7 +70,7 @@ impl Prep {
         if matches!(self, Prep::Minmax | Prep::MinmaxRows) {
             min_max_columns(&mut x);
         }
-        if matches!(self, Prep::MinmaxRows | Prep::Log2Rows) {
+        if matches!(self, Prep::Rows | Prep::MinmaxRows | Prep::Log2Rows) {
             standardise_rows(&mut x);
         }
         Ok(x)
@@ -74,7 +83,13 @@ fn min_max_columns(x: &mut DMatrix<f64>) {
         let lo = col.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = col.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let span = hi - lo;
-        col.apply(|v| *v = if span > 0.0 { 2.0 * (*v - lo) / span - 1.0 } else { 0.0 });
+        col.apply(|v| {
+            *v = if span > 0.0 {
+                2.0 * (*v - lo) / span - 1.0
+            } else {
+                0.0
+            }
+        });
     }
 }
 
@@ -96,14 +111,16 @@ mod tests {
 
     #[test]
     fn each_prep_does_what_it_names() {
-        let x = DMatrix::from_row_slice(3, 2, &[1.0, 8.0, 2.0, 4.0, 4.0, 2.0]);
+        let x = DMatrix::from_row_slice(3, 2, &[1.0, 8.0, 2.0, 5.0, 4.0, 2.0]);
         assert_eq!(Prep::Raw.apply(&x).unwrap(), x);
         let mm = Prep::Minmax.apply(&x).unwrap();
-        assert_eq!(mm.column(0).iter().copied().collect::<Vec<_>>(), [-1.0, -1.0 / 3.0, 1.0]);
+        for (v, want) in mm.column(0).iter().zip([-1.0, -1.0 / 3.0, 1.0]) {
+            assert!((v - want).abs() < 1e-12, "{mm}");
+        }
         assert_eq!(mm[(2, 1)], -1.0);
         let l = Prep::Log2.apply(&x).unwrap();
         assert_eq!(l[(0, 1)], 3.0);
-        for p in [Prep::MinmaxRows, Prep::Log2Rows] {
+        for p in [Prep::Rows, Prep::MinmaxRows, Prep::Log2Rows] {
             let r = p.apply(&x).unwrap();
             for row in r.row_iter() {
                 let mean = row.iter().sum::<f64>() / 2.0;

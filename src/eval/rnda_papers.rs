@@ -127,12 +127,16 @@ impl Truth {
         for _ in 0..spec.classes {
             let q = rotation(d, rng);
             let eig: Vec<f64> = (0..d)
-                .map(|j| if j == 0 { 1.0 } else { rng.uniform_in(0.1, 1.0) })
+                .map(|j| {
+                    if j == 0 {
+                        1.0
+                    } else {
+                        rng.uniform_in(0.1, 1.0)
+                    }
+                })
                 .collect();
-            let l = &q * DMatrix::from_diagonal(&DVector::from_iterator(
-                d,
-                eig.iter().map(|v| v.sqrt()),
-            ));
+            let l = &q
+                * DMatrix::from_diagonal(&DVector::from_iterator(d, eig.iter().map(|v| v.sqrt())));
             covs.push(&l * l.transpose());
             factors.push(l);
         }
@@ -206,11 +210,7 @@ fn noisy(y: &[usize], k: usize, level: f64, seed: u64) -> Vec<usize> {
     inject(y, k, NoiseKind::Symmetric, level, seed).labels
 }
 
-fn classify(
-    model: &dyn RobustModel,
-    s: &Split,
-    given: &[usize],
-) -> Result<Vec<usize>, FitError> {
+fn classify(model: &dyn RobustModel, s: &Split, given: &[usize]) -> Result<Vec<usize>, FitError> {
     let fit = model.fit(&s.x_train, given, s.k, &mut no_progress())?;
     let c = fit.classifier.as_ref().ok_or_else(|| {
         FitError::NotApplicable(format!("{} cannot classify new rows", model.name()))
@@ -470,7 +470,10 @@ pub fn fig4(
     );
     let mut by_size = Vec::new();
     for (i, &n) in per_class.iter().enumerate() {
-        tick(0.5 + 0.5 * i as f64 / per_class.len() as f64, format!("{n} per class"));
+        tick(
+            0.5 + 0.5 * i as f64 / per_class.len() as f64,
+            format!("{n} per class"),
+        );
         let split = |r: usize| synth_split(&truth, n, test, seed.wrapping_add(1 + r as u64));
         let mut row = noise_curve(&level, repeats, seed, &split, &|_, _| {})?.remove(0);
         row.label = n.to_string();
@@ -489,8 +492,7 @@ pub fn fig4(
             paper_says: "rNDA gains on its competitors as the dimension grows.".into(),
         },
         Curve {
-            name: "Bootkrajang & Kaban (2011) Fig. 4b: accuracy against the training points"
-                .into(),
+            name: "Bootkrajang & Kaban (2011) Fig. 4b: accuracy against the training points".into(),
             setting: format!("{fixed_dim} dimensions; {common}"),
             column: "per class",
             rows: by_size,
@@ -577,7 +579,12 @@ fn parameter_errors(truth: &Truth, x: &DMatrix<f64>, weights: &DMatrix<f64>) -> 
     (me / k as f64, ce / k as f64)
 }
 
-pub fn fig1(scale: Scale, repeats: Option<usize>, seed: u64, tick: Tick<'_>) -> Result<Fig1, FitError> {
+pub fn fig1(
+    scale: Scale,
+    repeats: Option<usize>,
+    seed: u64,
+    tick: Tick<'_>,
+) -> Result<Fig1, FitError> {
     let repeats = repeats.unwrap_or(scale.pick(PAPER_REPEATS, 1));
     let truth = Truth::draw(SYNTH_1, &mut Rng::new(seed));
     let (train, test) = sizes(scale);
@@ -599,8 +606,14 @@ pub fn fig1(scale: Scale, repeats: Option<usize>, seed: u64, tick: Tick<'_>) -> 
             me[m].push(a);
             ce[m].push(b);
         }
-        acc[0].push(accuracy(&classify(&Rnda::new(&options)?, &s, &given)?, &s.y_test));
-        acc[1].push(accuracy(&classify(&Nda::new(&options)?, &s, &given)?, &s.y_test));
+        acc[0].push(accuracy(
+            &classify(&Rnda::new(&options)?, &s, &given)?,
+            &s.y_test,
+        ));
+        acc[1].push(accuracy(
+            &classify(&Nda::new(&options)?, &s, &given)?,
+            &s.y_test,
+        ));
         bayes.push(accuracy(&truth.bayes_predict(&s.x_test), &s.y_test));
     }
     Ok(Fig1 {

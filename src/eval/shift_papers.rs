@@ -231,11 +231,11 @@ fn unpenalised_draw(d: &Design1, rng: &mut Rng) -> Result<(f64, f64), FitError> 
 
 /// One draw of a regularised row: L1 LR with kappa by dev accuracy; shift
 /// with, per kappa, lambda by training accuracy, then kappa by dev accuracy.
-fn regularised_draw(d: &Design1, rng: &mut Rng) -> Result<(f64, f64), FitError> {
+fn regularised_draw(d: &Design1, kappas: usize, rng: &mut Rng) -> Result<(f64, f64), FitError> {
     let (xtr, ytr) = d.draw(false, rng);
     let (xdev, ydev) = d.draw(false, rng);
     let (xte, yte) = d.draw(true, rng);
-    let grid = kappa_grid(&xtr, &ytr, 12);
+    let grid = kappa_grid(&xtr, &ytr, kappas);
     let plain: Vec<LogisticClassifier> = grid.iter().map(|&k| logistic(&xtr, &ytr, k)).collect();
     let k = best(plain.iter().map(|c| acc(c, &xdev, &ydev)));
     let standard = acc(&plain[k], &xte, &yte);
@@ -305,12 +305,16 @@ pub fn table1(
     tick: Tick<'_>,
 ) -> Result<Table1, FitError> {
     let repeats = repeats.unwrap_or(scale.pick(PAPER_REPEATS, 1));
-    let n = scale.pick([500, 100], [100, 60]);
+    let n = scale.pick([500, 100], [40, 40]);
+    let kappas = scale.pick(12, 3);
     let mut rows = Vec::new();
     for (i, &(p0, p1, regularised, paper)) in TABLE1.iter().enumerate() {
         tick(
             i as f64 / TABLE1.len() as f64,
-            format!("p0 {p0} p1 {p1}{}", if regularised { " regularised" } else { "" }),
+            format!(
+                "p0 {p0} p1 {p1}{}",
+                if regularised { " regularised" } else { "" }
+            ),
         );
         let d = if regularised {
             Design1 {
@@ -333,7 +337,7 @@ pub fn table1(
         let (mut standard, mut robust) = (Vec::new(), Vec::new());
         for _ in 0..repeats {
             let (s, r) = if regularised {
-                regularised_draw(&d, &mut rng)?
+                regularised_draw(&d, kappas, &mut rng)?
             } else {
                 unpenalised_draw(&d, &mut rng)?
             };
@@ -415,13 +419,13 @@ pub fn table6_designs(n: usize) -> [(&'static str, Design1, [f64; 8]); 4] {
 pub const TABLE6_METHODS: [&str; 4] = ["baseline", "prefiltering", "flipping", "robust"];
 
 /// One draw of an experiment: test accuracy of the four methods.
-fn table6_draw(d: &Design1, seed: u64, rng: &mut Rng) -> Result<[f64; 4], FitError> {
+fn table6_draw(d: &Design1, max_k: usize, seed: u64, rng: &mut Rng) -> Result<[f64; 4], FitError> {
     let (xtr, ytr) = d.draw(false, rng);
     let (xdev, ydev) = d.draw(false, rng);
     let (xte, yte) = d.draw(true, rng);
     let baseline = logistic(&xtr, &ytr, 0.0);
     // Prefilter: k on dev (k = 1 keeps every row: the baseline).
-    let filtered: Vec<LogisticClassifier> = (1..=10)
+    let filtered: Vec<LogisticClassifier> = (1..=max_k)
         .map(|k| {
             let kept = knn_prefilter(&xtr, &ytr, k);
             let labels: Vec<usize> = kept.iter().map(|&i| ytr[i]).collect();
@@ -439,7 +443,10 @@ fn table6_draw(d: &Design1, seed: u64, rng: &mut Rng) -> Result<[f64; 4], FitErr
         ..ModelOptions::default()
     })?
     .fit(&xtr, &ytr, 2, &mut no_progress())?;
-    let flipping = flipping.classifier.as_ref().map_or(f64::NAN, |c| acc(c.as_ref(), &xte, &yte));
+    let flipping = flipping
+        .classifier
+        .as_ref()
+        .map_or(f64::NAN, |c| acc(c.as_ref(), &xte, &yte));
     let path = shift_path(&xtr, &ytr, "none", None)?;
     let l = best(path.iter().map(|(_, c)| acc(c, &xdev, &ydev)));
     Ok([
@@ -465,7 +472,12 @@ impl Table6 {
         for m in TABLE6_METHODS {
             header.push(m);
         }
-        for m in ["paper baseline", "paper prefiltering", "paper flipping", "paper robust"] {
+        for m in [
+            "paper baseline",
+            "paper prefiltering",
+            "paper flipping",
+            "paper robust",
+        ] {
             header.push(m);
         }
         let mut t = Table::new(&header);
@@ -497,15 +509,22 @@ pub fn table6(
     tick: Tick<'_>,
 ) -> Result<Table6, FitError> {
     let repeats = repeats.unwrap_or(scale.pick(PAPER_REPEATS, 1));
-    let n = scale.pick(500, 80);
+    let n = scale.pick(500, 40);
+    let max_k = scale.pick(10, 2);
     let designs = table6_designs(n);
     let mut rows = Vec::new();
     for (e, (name, d, paper)) in designs.iter().enumerate() {
-        tick(e as f64 / designs.len() as f64, format!("experiment {}", e + 1));
+        tick(
+            e as f64 / designs.len() as f64,
+            format!("experiment {}", e + 1),
+        );
         let mut rng = Rng::new(seed.wrapping_add(e as u64 * 104_729));
         let mut acc: [Vec<f64>; 4] = Default::default();
         for _ in 0..repeats {
-            for (m, a) in table6_draw(d, seed, &mut rng)?.into_iter().enumerate() {
+            for (m, a) in table6_draw(d, max_k, seed, &mut rng)?
+                .into_iter()
+                .enumerate()
+            {
                 acc[m].push(a);
             }
         }
@@ -564,7 +583,14 @@ mod tests {
         };
         let (x, y) = d.draw(true, &mut Rng::new(4));
         let grid = kappa_grid(&x, &y, 4);
-        let at = |k: f64| logistic(&x, &y, k).coefs.beta.iter().filter(|v| v.abs() > 1e-9).count();
+        let at = |k: f64| {
+            logistic(&x, &y, k)
+                .coefs
+                .beta
+                .iter()
+                .filter(|v| v.abs() > 1e-9)
+                .count()
+        };
         assert!(at(1.01 * grid[0]) <= 2, "{}", at(1.01 * grid[0]));
         assert!(at(grid[3]) >= 2);
     }

@@ -19,8 +19,14 @@ macro_rules! say {
 }
 
 /// Loads a study's table as its paper's protocol reads it: as stored (no
-/// log rule), then `--prep`; checks it holds the suspects and two classes.
-fn load_study(a: &EvalArgs, data: &DataArgs, study: Study) -> Result<(Dataset, Prep), CliError> {
+/// log rule), then `prep`, else `--prep`, else the paper's own; checks it
+/// holds the suspects and two classes.
+fn load_study(
+    a: &EvalArgs,
+    data: &DataArgs,
+    study: Study,
+    prep: Option<Prep>,
+) -> Result<(Dataset, Prep), CliError> {
     use crate::models::AUTO;
     let Some(path) = &a.data else {
         return Err(CliError::BadInput(format!(
@@ -62,7 +68,11 @@ fn load_study(a: &EvalArgs, data: &DataArgs, study: Study) -> Result<(Dataset, P
             study.expected
         )));
     }
-    let prep = a.prep.unwrap_or(Prep::Raw);
+    let prep = prep.or(a.prep).unwrap_or(study.prep);
+    if a.smoke {
+        // A smoke run reads the first 200 genes.
+        ds.x = ds.x.columns(0, ds.n_features().min(200)).into_owned();
+    }
     ds.x = prep
         .apply(&ds.x)
         .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
@@ -78,7 +88,7 @@ pub fn rlr_table6(
     options: &ModelOptions,
 ) -> Result<(), CliError> {
     needs_data(a, "rlr-table6", COLON.expected)?;
-    let (ds, prep) = load_study(a, data, COLON)?;
+    let (ds, prep) = load_study(a, data, COLON, None)?;
     let table = Suspected {
         study: COLON,
         x: &ds.x,
@@ -103,7 +113,7 @@ pub fn suspect_checks(
     study: Study,
 ) -> Result<(), CliError> {
     use crate::eval::microarray_papers::{flags, loo};
-    let (ds, prep) = load_study(a, data, study)?;
+    let (ds, prep) = load_study(a, data, study, None)?;
     let table = Suspected {
         study,
         x: &ds.x,
@@ -133,7 +143,7 @@ pub fn suspect_checks(
         default_flags(&ds, &table, options)?,
         flags(&table)?,
     );
-    print_loo(bar, study, &loo(&table)?);
+    print_loo(bar, study, &loo(&table, false, smoke_limit(a))?);
     Ok(())
 }
 
@@ -146,7 +156,6 @@ fn default_flags(
     use crate::app::pipeline::{FitInputs, FitPlan};
     use crate::models::{AUTO, no_progress};
     let plan = FitPlan::for_table(ds, AUTO, options)?;
-    let start = std::time::Instant::now();
     let fit = plan.fit(
         &FitInputs::of_table(ds, &plan, None),
         &ds.labels,
@@ -158,7 +167,12 @@ fn default_flags(
         .as_ref()
         .map_or_else(|| plan.name.clone(), crate::app::evidence::combination);
     let name = format!("the default ({chosen})");
-    Ok(table.flags_of(name, &fit, start.elapsed().as_secs_f64()))
+    Ok(table.flags_of(name, &fit))
+}
+
+/// A smoke run holds out only the first few samples.
+fn smoke_limit(a: &EvalArgs) -> Option<usize> {
+    a.smoke.then_some(3)
 }
 
 /// Each model's flags, then the default's, suspects in brackets.
@@ -177,12 +191,7 @@ fn print_flags(bar: &Bar, table: &Suspected<'_>, default: Flags, models: Vec<Fla
     };
     for f in models.into_iter().chain([default]) {
         let auroc = f.auroc.map_or_else(|| "-".into(), |a| format!("{a:.3}"));
-        say!(
-            bar,
-            "{} ({:.0} ms), AUROC against the suspects {auroc}",
-            f.model,
-            1000.0 * f.seconds
-        );
+        say!(bar, "{}, AUROC against the suspects {auroc}", f.model);
         say!(
             bar,
             "  p >= 0.5 ({}, {} suspects): {}",
@@ -211,37 +220,56 @@ fn print_flags(bar: &Bar, table: &Suspected<'_>, default: Flags, models: Vec<Fla
 
 /// The leave-one-out table, the paper's figures in the last columns.
 fn print_loo(bar: &Bar, study: Study, rows: &[LooRow]) {
-    say!(
-        bar,
-        "\nleave-one-out ({}): error % against corrected labels (CRT) and on non-suspects (CLN); the paper's in the last columns",
-        study.table
-    );
-    say!(
-        bar,
-        "{:>16} {:>8} {:>8} {:>7} {:>8} {:>10} {:>10} {:>11}",
+    use crate::eval::paper_table::Table;
+    let mut t = Table::new(&[
         "model",
         "LOO-CRT",
         "LOO-CLN",
         "genes",
-        "seconds",
         "paper CRT",
         "paper CLN",
-        "paper genes"
-    );
+        "paper genes",
+    ]);
     for r in rows {
-        let paper = study.reported.iter().find(|p| p.0 == r.model).map_or_else(
-            || format!("{:>10} {:>10} {:>11}", "-", "-", "-"),
-            |p| format!("{:>10.2} {:>10.2} {:>11.2}", p.1, p.2, p.3),
-        );
-        say!(
-            bar,
-            "{:>16} {:>8.2} {:>8.2} {:>7.2} {:>8.2} {paper}",
-            r.model,
-            r.crt,
-            r.cln,
-            r.genes,
-            r.seconds
-        );
+        let mut row = vec![
+            r.model.clone(),
+            format!("{:.2}", r.crt),
+            format!("{:.2}", r.cln),
+            format!("{:.2}", r.genes),
+        ];
+        match study.reported.iter().find(|p| p.0 == r.model) {
+            Some(p) => row.extend([p.1, p.2, p.3].map(|v| format!("{v:.2}"))),
+            None => row.extend(["-", "-", "-"].map(String::from)),
+        }
+        t.push(row);
     }
+    say!(
+        bar,
+        "\nleave-one-out ({}): error % against corrected labels (CRT) and on non-suspects (CLN); genes = mean non-zero weights over the CLN fits; the paper's in the last columns (its RLogReg estimates gamma by maximum likelihood: the row rlr (ML gamma))\n{}",
+        study.table,
+        t.render()
+    );
 }
 
+/// `relabel eval --paper colon-prep|breast-prep DATA`: the paper's
+/// leave-one-out table under every preprocessing.
+pub fn prep_sweep(
+    run: &Run<'_>,
+    a: &EvalArgs,
+    data: &DataArgs,
+    options: &ModelOptions,
+    study: Study,
+) -> Result<(), CliError> {
+    use crate::eval::microarray_papers::{prep_sweep, prep_table};
+    let (ds, _) = load_study(a, data, study, Some(Prep::Raw))?;
+    let table = Suspected {
+        study,
+        x: &ds.x,
+        given: &ds.labels,
+        ids: &ds.ids,
+        base: options.clone(),
+    };
+    let (rows, refused) = prep_sweep(&ds.x, &table, smoke_limit(a), &run.tick())?;
+    run.say(prep_table(study, &rows, &refused));
+    Ok(())
+}

@@ -38,13 +38,41 @@ pub fn run(paper: Paper, a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Re
         bar,
     };
     match paper {
-        Paper::ShiftTable1 => run.print(shift_papers::table1(run.scale, a.repeats, seed, &run.tick())),
-        Paper::ShiftTable6 => run.print(shift_papers::table6(run.scale, a.repeats, seed, &run.tick())),
-        Paper::RmdaSim2 => run.print(rmda_papers::simulation(2, run.scale, a.repeats, seed, &run.tick())),
-        Paper::RmdaSim3 => run.print(rmda_papers::simulation(3, run.scale, a.repeats, seed, &run.tick())),
+        Paper::ShiftTable1 => run.print(shift_papers::table1(
+            run.scale,
+            a.repeats,
+            seed,
+            &run.tick(),
+        )),
+        Paper::ShiftTable6 => run.print(shift_papers::table6(
+            run.scale,
+            a.repeats,
+            seed,
+            &run.tick(),
+        )),
+        Paper::RmdaSim2 => run.print(rmda_papers::simulation(
+            2,
+            run.scale,
+            a.repeats,
+            seed,
+            &run.tick(),
+        )),
+        Paper::RmdaSim3 => run.print(rmda_papers::simulation(
+            3,
+            run.scale,
+            a.repeats,
+            seed,
+            &run.tick(),
+        )),
         Paper::RmdaUsps => {
             let path = needs_data(a, "rmda-usps", "the USPS 2 vs 4 table (ids tr*/te*)")?;
-            run.print(rmda_papers::usps_2v4(path, run.scale, a.repeats, seed, &run.tick()))
+            run.print(rmda_papers::usps_2v4(
+                path,
+                run.scale,
+                a.repeats,
+                seed,
+                &run.tick(),
+            ))
         }
         Paper::RmdaDefaults => {
             let c = rmda_papers::defaults_check(run.scale, a.repeats, seed, &run.tick())?;
@@ -54,7 +82,13 @@ pub fn run(paper: Paper, a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Re
         Paper::RndaFig1 => run.print(rnda_papers::fig1(run.scale, a.repeats, seed, &run.tick())),
         Paper::RndaFig2 => {
             for spec in [rnda_papers::SYNTH_2, rnda_papers::SYNTH_3] {
-                run.print(rnda_papers::fig2(spec, run.scale, a.repeats, seed, &run.tick()))?;
+                run.print(rnda_papers::fig2(
+                    spec,
+                    run.scale,
+                    a.repeats,
+                    seed,
+                    &run.tick(),
+                ))?;
             }
             Ok(())
         }
@@ -69,6 +103,8 @@ pub fn run(paper: Paper, a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Re
         Paper::Colon => microarray::suspect_checks(bar, a, data, &options, COLON),
         Paper::Breast => microarray::suspect_checks(bar, a, data, &options, BREAST),
         Paper::RlrTable6 => microarray::rlr_table6(&run, a, data, &options),
+        Paper::ColonPrep => microarray::prep_sweep(&run, a, data, &options, COLON),
+        Paper::BreastPrep => microarray::prep_sweep(&run, a, data, &options, BREAST),
         Paper::CbtFig1 => cbt_figure(&run, 1),
         Paper::CbtFig2 => cbt_figure(&run, 2),
         Paper::BdraFig3 => {
@@ -124,7 +160,7 @@ impl Printed for rnda_papers::Fig1 {
 impl Run<'_> {
     /// Prints a block of text with the bar off the screen.
     pub fn say(&self, text: String) {
-        self.bar.suspend(|| println!("{text}"));
+        self.bar.suspend(|| println!("{}", text.trim_end()));
     }
 
     fn print<T: Printed, E: Into<CliError>>(&self, result: Result<T, E>) -> Result<(), CliError> {
@@ -139,7 +175,11 @@ impl Run<'_> {
     }
 }
 
-pub(super) fn needs_data<'a>(a: &'a EvalArgs, paper: &str, what: &str) -> Result<&'a std::path::Path, CliError> {
+pub(super) fn needs_data<'a>(
+    a: &'a EvalArgs,
+    paper: &str,
+    what: &str,
+) -> Result<&'a std::path::Path, CliError> {
     a.data
         .as_deref()
         .ok_or_else(|| CliError::BadInput(format!("{paper} needs {what} as DATA")))
@@ -149,16 +189,23 @@ pub(super) fn needs_data<'a>(a: &'a EvalArgs, paper: &str, what: &str) -> Result
 fn rnda_fig3(run: &Run<'_>, a: &EvalArgs, data: &DataArgs) -> Result<(), CliError> {
     let path = needs_data(a, "rnda-fig3", "a labelled table (the paper: iris, wine)")?;
     let ds = crate::dataset::load(path, &data.load_options_for(&["rnda"])?)?;
-    let name = path
-        .file_stem()
-        .map_or_else(|| path.display().to_string(), |s| s.to_string_lossy().into_owned());
+    let name = path.file_stem().map_or_else(
+        || path.display().to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    );
     let table = rnda_papers::Labelled {
         name: &name,
         x: &ds.x,
         y: &ds.labels,
         k: ds.classes.len(),
     };
-    run.print(rnda_papers::fig3(&table, run.scale, run.repeats, run.seed, &run.tick()))
+    run.print(rnda_papers::fig3(
+        &table,
+        run.scale,
+        run.repeats,
+        run.seed,
+        &run.tick(),
+    ))
 }
 
 /// Bootkrajang & Kaban (2013), Fig. 1.
@@ -174,7 +221,8 @@ fn rlr_synth(run: &Run<'_>) -> Result<(), CliError> {
     );
     let mut rows = Vec::new();
     for (i, &(n, d)) in grid.iter().enumerate() {
-        run.bar.set(i as f64 / grid.len() as f64, format!("n {n} d {d}"));
+        run.bar
+            .set(i as f64 / grid.len() as f64, format!("n {n} d {d}"));
         rows.push(bootkrajang_synth(n, d, repeats, run.seed)?);
     }
     run.say(synth_table(&rows, run.seed));
@@ -187,7 +235,9 @@ fn cbt_figure(run: &Run<'_>, figure: u8) -> Result<(), CliError> {
     use crate::eval::cbt_papers::{
         FIG1_ALPHAS, FIG2_ALPHAS, PAPER_M_STAR_1, PAPER_M_STAR_2, curve,
     };
-    let ms: Vec<usize> = run.scale.pick((2..=16).chain([20, 24, 32]).collect(), vec![2, 4]);
+    let ms: Vec<usize> = run
+        .scale
+        .pick((2..=16).chain([20, 24, 32]).collect(), vec![2, 4]);
     let trials = 100 * run.repeats.unwrap_or(run.scale.pick(50, 1));
     if figure == 1 {
         let fig = curve(&FIG1_ALPHAS, &ms, 1, trials, run.seed);
@@ -195,7 +245,10 @@ fn cbt_figure(run: &Run<'_>, figure: u8) -> Result<(), CliError> {
         return Ok(());
     }
     for (n_test, paper) in [(1, &PAPER_M_STAR_1[..4]), (2, &PAPER_M_STAR_2[..])] {
-        run.bar.set(0.5 * (n_test - 1) as f64, format!("{n_test} test observations"));
+        run.bar.set(
+            0.5 * (n_test - 1) as f64,
+            format!("{n_test} test observations"),
+        );
         let fig = curve(&FIG2_ALPHAS, &ms, n_test, trials, run.seed);
         run.say(fig.to_table("Fig. 2", paper));
     }
