@@ -89,13 +89,7 @@ pub fn rlr_table6(
 ) -> Result<(), CliError> {
     needs_data(a, "rlr-table6", COLON.expected)?;
     let (ds, prep) = load_study(a, data, COLON, None)?;
-    let table = Suspected {
-        study: COLON,
-        x: &ds.x,
-        given: &ds.labels,
-        ids: &ds.ids,
-        base: options.clone(),
-    };
+    let table = suspected(&ds, COLON, options);
     let subsets = run.repeats.unwrap_or(run.scale.pick(100, 2));
     let b = bootstrap(&table, subsets, 50, run.seed, &run.tick())?;
     run.say(format!("--prep {}\n{}", prep.name(), b.to_table()));
@@ -114,13 +108,7 @@ pub fn suspect_checks(
 ) -> Result<(), CliError> {
     use crate::eval::microarray_papers::{flags, loo};
     let (ds, prep) = load_study(a, data, study, None)?;
-    let table = Suspected {
-        study,
-        x: &ds.x,
-        given: &ds.labels,
-        ids: &ds.ids,
-        base: options.clone(),
-    };
+    let table = suspected(&ds, study, options);
     say!(
         bar,
         "{}: {} samples x {} genes, --prep {}; literature suspects {}; rlr-F gamma (P(given | true), rows {}) = {}",
@@ -168,6 +156,17 @@ fn default_flags(
         .map_or_else(|| plan.name.clone(), crate::app::auto::combination);
     let name = format!("the default ({chosen})");
     Ok(table.flags_of(name, &fit))
+}
+
+/// The study's table as its checks read it.
+fn suspected<'a>(ds: &'a Dataset, study: Study, options: &ModelOptions) -> Suspected<'a> {
+    Suspected {
+        study,
+        x: &ds.x,
+        given: &ds.labels,
+        ids: &ds.ids,
+        base: options.clone(),
+    }
 }
 
 /// A smoke run holds out only the first few samples.
@@ -262,13 +261,7 @@ pub fn prep_sweep(
 ) -> Result<(), CliError> {
     use crate::eval::microarray_papers::{prep_sweep, prep_table};
     let (ds, _) = load_study(a, data, study, Some(Prep::Raw))?;
-    let table = Suspected {
-        study,
-        x: &ds.x,
-        given: &ds.labels,
-        ids: &ds.ids,
-        base: options.clone(),
-    };
+    let table = suspected(&ds, study, options);
     let (rows, refused) = prep_sweep(&ds.x, &table, smoke_limit(a), &run.tick())?;
     run.say(prep_table(study, &rows, &refused));
     Ok(())
