@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
+mod microarray;
 mod papers;
 
 use super::args::{DataArgs, EvalArgs, ModelArgs};
@@ -45,7 +46,7 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
     if let Some(out) = &a.write_noisy {
         return write_noisy(&ds, kind, a.rate, options.seed, out);
     }
-    if a.repeats == 0 {
+    if a.draws() == 0 {
         return Err(CliError::BadInput("--repeats must be at least 1".into()));
     }
     if a.review_curve {
@@ -58,7 +59,7 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
     let noise = NoiseConfig {
         kind,
         rate: a.rate,
-        repeats: a.repeats,
+        repeats: a.draws(),
         base_seed: options.seed,
     };
     println!(
@@ -69,13 +70,13 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
         ds.classes.len(),
         kind.name(),
         100.0 * a.rate,
-        a.repeats,
+        a.draws(),
         options.seed,
-        options.seed + a.repeats as u64 - 1
+        options.seed + a.draws() as u64 - 1
     );
     print_header();
     let bar = Bar::new(a.quiet, "eval");
-    let fits = requested.len() * a.repeats;
+    let fits = requested.len() * a.draws();
     for (m, requested) in requested.iter().enumerate() {
         let plan = FitPlan::for_table(&ds, requested, &options)?;
         let inputs = FitInputs::of_table(&ds, &plan, None);
@@ -84,14 +85,14 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
             x,
             labels: y,
         });
-        let mut scores = Vec::with_capacity(a.repeats);
+        let mut scores = Vec::with_capacity(a.draws());
         // One draw at a time, so the bar moves between fits: draw r of a
         // run of `repeats` uses noise seed base + r, as one draw from base + r does.
-        for r in 0..a.repeats {
-            let done = m * a.repeats + r;
+        for r in 0..a.draws() {
+            let done = m * a.draws() + r;
             bar.set(
                 done as f64 / fits as f64,
-                format!("{} draw {}/{}", plan.name, r + 1, a.repeats),
+                format!("{} draw {}/{}", plan.name, r + 1, a.draws()),
             );
             let one = NoiseConfig {
                 repeats: 1,
@@ -106,6 +107,18 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
     println!(
         "k = number of flipped labels; flagged = p_mislabel >= 0.5; sum p = sum of p_mislabel (1.0 = calibrated); suggested acc = share of samples whose suggested label is the true one"
     );
+    if let Some(t) = &a.test {
+        let same = |p: &Path| fs::canonicalize(p).ok();
+        let held_out = same(t).is_none() || same(t) != same(path);
+        println!(
+            "test acc = the classifier trained on the noisy labels, scored on {}",
+            if held_out {
+                "the --test table's labels"
+            } else {
+                "the training rows themselves (--test is DATA): not held-out accuracy"
+            }
+        );
+    }
     Ok(())
 }
 
@@ -129,7 +142,7 @@ fn review_curves(
         ds.classes.len(),
         kind.name(),
         100.0 * a.rate,
-        a.repeats,
+        a.draws(),
     );
     println!(
         "{:<8} {:<10} {:>15} {:>15} {:>15} {:>7}",
@@ -140,7 +153,7 @@ fn review_curves(
         let inputs = FitInputs::of_table(ds, &plan, None);
         let mut once = Vec::new();
         let mut learned = Vec::new();
-        for r in 0..a.repeats {
+        for r in 0..a.draws() {
             let injected = inject(
                 &ds.labels,
                 ds.classes.len(),

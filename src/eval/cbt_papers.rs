@@ -1,21 +1,23 @@
-//! Lynch & Willett (1999), Fig. 1: average probability of error of the
+//! Lynch & Willett (1999), Figs. 1-2: average probability of error of the
 //! Combined Bayes Test against the number of symbols M, with N = 10
-//! training samples per class, one test observation, tau = 1, for several
-//! mislabelling probabilities alpha_k = alpha_l.
+//! training samples per class, tau = 1, for several mislabelling
+//! probabilities alpha_k = alpha_l; one test observation (Fig. 1) or two
+//! (Fig. 2, both from the same class).
 //!
 //! The paper computes P(e) (eq. 6-7) exactly; here it is estimated by
 //! seeded Monte Carlo over what eq. (7) sums over: symbol probabilities
 //! p_k, p_l from the uniform Dirichlet (eq. 2), training data of each class
 //! with each sample drawn from the other class with probability alpha, and
-//! the test observation — the last summed exactly (every symbol y weighted
-//! by p_k(y) or p_l(y)), which removes most of the variance. The test is
-//! eq. (5) with eq. (4) evaluated exactly: the sum over all arrangements of
-//! mislabelled samples runs as a dynamic programme over symbols whose state
-//! is the two numbers of mislabelled samples (N_kl, N_lk), since eq. (3)
-//! depends on the arrangement only through per-symbol factorials and those
-//! totals. The test assumes the true alpha. The paper also says any assumed
-//! alpha in [0, 0.5) gives the same results; the check reports P(e) of the
-//! alpha = 0 test beside it.
+//! the test observations — the last summed exactly (every way the N_y
+//! observations can fall, weighted by its probability under p_k or p_l),
+//! which removes most of the variance. The test is eq. (5) with eq. (4)
+//! evaluated exactly: the sum over all arrangements of mislabelled samples
+//! runs as a dynamic programme over symbols whose state is the two numbers
+//! of mislabelled samples (N_kl, N_lk), since eq. (3) depends on the
+//! arrangement only through per-symbol factorials and those totals. The
+//! test assumes the true alpha. The paper also says any assumed alpha in
+//! [0, 0.5) gives the same results; the check reports P(e) of the alpha = 0
+//! test beside it.
 
 use rayon::prelude::*;
 
@@ -24,8 +26,14 @@ use crate::rng::Rng;
 
 /// The mislabelling probabilities of Fig. 1.
 pub const FIG1_ALPHAS: [f64; 6] = [0.0, 0.05, 0.15, 0.25, 0.35, 0.45];
-/// Training samples per class in Fig. 1.
+/// The mislabelling probabilities of Fig. 2.
+pub const FIG2_ALPHAS: [f64; 4] = [0.0, 0.05, 0.15, 0.25];
+/// Training samples per class in Figs. 1-2.
 pub const FIG1_N: usize = 10;
+/// M* the paper reads off Fig. 1 (one test observation) per alpha of
+/// [`FIG1_ALPHAS`], and off Fig. 2 for two per alpha of [`FIG2_ALPHAS`].
+pub const PAPER_M_STAR_1: [usize; 6] = [4, 5, 6, 8, 10, 12];
+pub const PAPER_M_STAR_2: [usize; 4] = [5, 6, 7, 9];
 
 /// P(e) at one (alpha, M).
 #[derive(Clone, Debug, PartialEq)]
@@ -38,8 +46,10 @@ pub struct Fig1Point {
     pub error_alpha0_test: f64,
 }
 
+/// P(e) against M for several alpha, with `n_test` test observations.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fig1 {
+    pub n_test: usize,
     pub trials: usize,
     pub seed: u64,
     pub ms: Vec<usize>,
@@ -55,18 +65,45 @@ impl Fig1 {
             .min_by(|a, b| a.error.0.total_cmp(&b.error.0))
     }
 
-    pub fn to_table(&self) -> String {
-        let alphas: Vec<f64> = {
-            let mut a: Vec<f64> = self.points.iter().map(|p| p.alpha).collect();
-            a.dedup();
-            a
+    /// The M whose P(e) is within two standard errors (of the difference)
+    /// of the least: the Monte Carlo cannot tell them from M*.
+    pub fn m_star_range(&self, alpha: f64) -> (usize, usize) {
+        let Some(best) = self.m_star(alpha) else {
+            return (0, 0);
         };
+        let close: Vec<usize> = self
+            .points
+            .iter()
+            .filter(|p| p.alpha == alpha)
+            .filter(|p| p.error.0 - best.error.0 <= 2.0 * p.error.1.hypot(best.error.1))
+            .map(|p| p.m)
+            .collect();
+        (
+            close.iter().copied().min().unwrap_or(0),
+            close.iter().copied().max().unwrap_or(0),
+        )
+    }
+
+    fn alphas(&self) -> Vec<f64> {
+        let mut a: Vec<f64> = self.points.iter().map(|p| p.alpha).collect();
+        a.dedup();
+        a
+    }
+
+    /// The table; `paper_m_star` is the paper's M* per alpha, in order.
+    pub fn to_table(&self, figure: &str, paper_m_star: &[usize]) -> String {
+        let alphas = self.alphas();
         let mut out = format!(
-            "Lynch & Willett (1999) Fig. 1 setting: N = {FIG1_N} training samples per class, one test \
-             observation, tau = 1, uniform Dirichlet symbol probabilities, alpha_k = alpha_l; CBT of \
-             eq. (5) with eq. (4) summed exactly, assuming the true alpha\n\
-             {} Monte Carlo trials per point (seed {}), test observation summed exactly; P(e) mean (standard error)\n{:>4}",
-            self.trials, self.seed, "M"
+            "Lynch & Willett (1999) {figure}: N = {FIG1_N} training samples per class, {} test \
+             observation{} from one class, tau = 1, uniform Dirichlet symbol probabilities, \
+             alpha_k = alpha_l; CBT of eq. (5) with eq. (4) summed exactly, assuming the true \
+             alpha\n{} Monte Carlo trials per point (seed {}), test observations summed exactly; \
+             P(e) mean (standard error)\n{:>4}",
+            self.n_test,
+            if self.n_test == 1 { "" } else { "s" },
+            self.trials,
+            self.seed,
+            "M"
         );
         for a in &alphas {
             out.push_str(&format!(" {:>16}", format!("alpha={a:.2}")));
@@ -84,14 +121,27 @@ impl Fig1 {
             }
             out.push('\n');
         }
-        out.push_str(&format!("{:>4}", "M*"));
-        for a in &alphas {
-            let m = self.m_star(*a).map_or(0, |p| p.m);
-            out.push_str(&format!(" {m:>16}"));
-        }
-        out.push('\n');
+        let mut line = |name: &str, cell: &dyn Fn(f64, usize) -> String| {
+            out.push_str(&format!("{name:>4}"));
+            for (i, a) in alphas.iter().enumerate() {
+                out.push_str(&format!(" {:>16}", cell(*a, i)));
+            }
+            out.push('\n');
+        };
+        line("M*", &|a, _| self.m_star(a).map_or(0, |p| p.m).to_string());
+        line("2se", &|a, _| {
+            let (lo, hi) = self.m_star_range(a);
+            format!("{lo}..{hi}")
+        });
+        line("pap.", &|_, i| {
+            paper_m_star
+                .get(i)
+                .map_or_else(|| "-".into(), usize::to_string)
+        });
         out.push_str(
-            "largest |P(e) of the true-alpha test - P(e) of the alpha=0 test| over M:\n    ",
+            "M* = least P(e); 2se = the M within two standard errors of it; pap. = the paper's M*, \
+             read off its figure\nlargest |P(e) of the true-alpha test - P(e) of the alpha=0 \
+             test| over M:\n    ",
         );
         for a in &alphas {
             let d = self
@@ -102,7 +152,7 @@ impl Fig1 {
                 .fold(0.0, f64::max);
             out.push_str(&format!(" {d:>16.5}"));
         }
-        out.push_str("\npaper (read off Fig. 1): M* = 4, 5, 6, 8, 10, 12 for alpha = 0, 0.05, 0.15, 0.25, 0.35, 0.45\n");
+        out.push('\n');
         out
     }
 }
@@ -116,21 +166,39 @@ fn ln_pow(p: f64, n: usize) -> f64 {
     if n == 0 { 0.0 } else { n as f64 * p.ln() }
 }
 
-/// Which class the test observation's symbol is counted with.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Test {
-    None,
+/// The test observations counted at one symbol, on class k's side (under
+/// H_k) or class l's (under H_l): eq. (3) adds y_i to the counts of the
+/// hypothesised class.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Test {
+    k: usize,
+    l: usize,
+}
+
+impl Test {
+    const NONE: Test = Test { k: 0, l: 0 };
+
+    /// `y` test observations of a symbol under hypothesis `h`.
+    fn at(h: Hypothesis, y: usize) -> Test {
+        match h {
+            Hypothesis::K => Test { k: y, l: 0 },
+            Hypothesis::L => Test { k: 0, l: y },
+        }
+    }
+}
+
+/// Which class the test data are hypothesised to come from.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Hypothesis {
     K,
     L,
 }
 
 /// The per-symbol factor of eq. (3) for a = x_kl,i mislabelled samples in
 /// class k's data and b = x_lk,i in class l's:
-/// (x_kk + x_lk + y)! (x_ll + x_kl + y)! / (x_kk! x_lk! x_ll! x_kl!).
+/// (x_kk + x_lk + y_k)! (x_ll + x_kl + y_l)! / (x_kk! x_lk! x_ll! x_kl!).
 fn ln_symbol_factor(u: usize, v: usize, a: usize, b: usize, test: Test) -> f64 {
-    let yk = usize::from(test == Test::K);
-    let yl = usize::from(test == Test::L);
-    ln_fact(u - a + b + yk) + ln_fact(v - b + a + yl)
+    ln_fact(u - a + b + test.k) + ln_fact(v - b + a + test.l)
         - ln_fact(u - a)
         - ln_fact(b)
         - ln_fact(v - b)
@@ -138,7 +206,7 @@ fn ln_symbol_factor(u: usize, v: usize, a: usize, b: usize, test: Test) -> f64 {
 }
 
 /// Adds one symbol to the DP over (N_kl, N_lk) (linear scale: the factors
-/// are ratios of factorials of at most 2N + 1, far from overflow).
+/// are ratios of factorials of at most 2N + 2, far from overflow).
 fn convolve(dp: &[f64], nk: usize, nl: usize, u: usize, v: usize, test: Test) -> Vec<f64> {
     let w = nl + 1;
     // The symbol's factors once, not once per DP cell.
@@ -162,11 +230,19 @@ fn convolve(dp: &[f64], nk: usize, nl: usize, u: usize, v: usize, test: Test) ->
     out
 }
 
-/// ln of eq. (4) up to factors common to both hypotheses, from the DP.
-fn ln_eq4(dp: &[f64], nk: usize, nl: usize, m: usize, alpha: f64, h: Test) -> f64 {
+/// ln of eq. (4) up to factors common to both hypotheses, from the DP, for
+/// `n_test` test observations from class `h`.
+fn ln_eq4(
+    dp: &[f64],
+    nk: usize,
+    nl: usize,
+    m: usize,
+    alpha: f64,
+    h: Hypothesis,
+    n_test: usize,
+) -> f64 {
     let w = nl + 1;
-    let yk = usize::from(h == Test::K);
-    let yl = usize::from(h == Test::L);
+    let Test { k: yk, l: yl } = Test::at(h, n_test);
     let mut terms = Vec::with_capacity(dp.len());
     for big_a in 0..=nk {
         for big_b in 0..=nl {
@@ -200,10 +276,99 @@ fn dirichlet(m: usize, rng: &mut Rng) -> Vec<f64> {
     e.into_iter().map(|v| v / s).collect()
 }
 
-/// Conditional P(e) of one trial (training data drawn), summed over the
-/// test symbol: for the test assuming the true alpha, and for the alpha = 0
-/// test.
-fn trial(m: usize, alpha: f64, n: usize, rng: &mut Rng) -> (f64, f64) {
+/// One way the test observations can fall: the observed symbols they hit
+/// (with how many each), the counts at distinct symbols no training sample
+/// has (those are exchangeable, so one case stands for all of them), and
+/// the case's probability under each class.
+struct Case {
+    observed: Vec<(usize, usize)>,
+    unseen: Vec<usize>,
+    mass_k: f64,
+    mass_l: f64,
+}
+
+/// Every case of `n_test` (1 or 2) test observations, their masses summing
+/// to one under each class.
+fn cases(pk: &[f64], pl: &[f64], observed: &[usize], n_test: usize) -> Vec<Case> {
+    let seen: Vec<bool> = (0..pk.len()).map(|i| observed.contains(&i)).collect();
+    let unseen = |p: &[f64], pow: i32| -> f64 {
+        (0..p.len())
+            .filter(|&i| !seen[i])
+            .map(|i| p[i].powi(pow))
+            .sum()
+    };
+    let (uk, ul) = (unseen(pk, 1), unseen(pl, 1));
+    let mut out = Vec::new();
+    let mut push = |observed: Vec<(usize, usize)>, unseen: Vec<usize>, mass_k: f64, mass_l: f64| {
+        if mass_k + mass_l > 0.0 {
+            out.push(Case {
+                observed,
+                unseen,
+                mass_k,
+                mass_l,
+            });
+        }
+    };
+    if n_test == 1 {
+        push(vec![], vec![1], uk, ul);
+        for &o in observed {
+            push(vec![(o, 1)], vec![], pk[o], pl[o]);
+        }
+        return out;
+    }
+    let (uk2, ul2) = (unseen(pk, 2), unseen(pl, 2));
+    push(vec![], vec![2], uk2, ul2);
+    push(vec![], vec![1, 1], uk * uk - uk2, ul * ul - ul2);
+    for (j, &o) in observed.iter().enumerate() {
+        push(vec![(o, 1)], vec![1], 2.0 * pk[o] * uk, 2.0 * pl[o] * ul);
+        push(vec![(o, 2)], vec![], pk[o] * pk[o], pl[o] * pl[o]);
+        for &q in &observed[j + 1..] {
+            push(
+                vec![(o, 1), (q, 1)],
+                vec![],
+                2.0 * pk[o] * pk[q],
+                2.0 * pl[o] * pl[q],
+            );
+        }
+    }
+    out
+}
+
+/// The counts of one trial's training data per symbol, and their size.
+struct Training<'a> {
+    xk: &'a [usize],
+    xl: &'a [usize],
+    observed: &'a [usize],
+    n: usize,
+    m: usize,
+}
+
+impl Training<'_> {
+    /// ln eq. (4) with the test data of `case` from class `h`, for each
+    /// assumed alpha.
+    fn ln_z(&self, case: &Case, h: Hypothesis, n_test: usize, alphas: [f64; 2]) -> [f64; 2] {
+        let n = self.n;
+        let mut dp = vec![0.0; (n + 1) * (n + 1)];
+        dp[0] = 1.0;
+        for &i in self.observed {
+            let t = case
+                .observed
+                .iter()
+                .find(|(o, _)| *o == i)
+                .map_or(Test::NONE, |&(_, c)| Test::at(h, c));
+            dp = convolve(&dp, n, n, self.xk[i], self.xl[i], t);
+        }
+        for &c in &case.unseen {
+            dp = convolve(&dp, n, n, 0, 0, Test::at(h, c));
+        }
+        alphas.map(|a| ln_eq4(&dp, n, n, self.m, a, h, n_test))
+    }
+}
+
+/// Conditional P(e) of one trial (training data drawn), summed exactly
+/// over the `n_test` test observations: for the test assuming the true
+/// alpha, and for the alpha = 0 test.
+fn trial(m: usize, alpha: f64, n: usize, n_test: usize, rng: &mut Rng) -> (f64, f64) {
     let pk = dirichlet(m, rng);
     let pl = dirichlet(m, rng);
     let mut xk = vec![0usize; m];
@@ -217,54 +382,28 @@ fn trial(m: usize, alpha: f64, n: usize, rng: &mut Rng) -> (f64, f64) {
         xl[rng.categorical(if from_k { &pk } else { &pl })] += 1;
     }
     let observed: Vec<usize> = (0..m).filter(|&i| xk[i] + xl[i] > 0).collect();
-    let start = {
-        let mut d = vec![0.0; (n + 1) * (n + 1)];
-        d[0] = 1.0;
-        d
+    let training = Training {
+        xk: &xk,
+        xl: &xl,
+        observed: &observed,
+        n,
+        m,
     };
-    let dp_without = |skip: Option<usize>| {
-        observed
-            .iter()
-            .filter(|&&i| Some(i) != skip)
-            .fold(start.clone(), |dp, &i| {
-                convolve(&dp, n, n, xk[i], xl[i], Test::None)
-            })
-    };
-    let mut error = 0.0;
-    let mut error0 = 0.0;
-    let mut add = |y_mass_k: f64, y_mass_l: f64, k_true_alpha: bool, k_alpha0: bool| {
-        error += 0.5 * if k_true_alpha { y_mass_l } else { y_mass_k };
-        error0 += 0.5 * if k_alpha0 { y_mass_l } else { y_mass_k };
-    };
-    // Symbols no training sample has: all decided alike.
-    let all = dp_without(None);
-    let (unseen_k, unseen_l): (f64, f64) = (0..m)
-        .filter(|&i| xk[i] + xl[i] == 0)
-        .map(|i| (pk[i], pl[i]))
-        .fold((0.0, 0.0), |(a, b), (c, d)| (a + c, b + d));
-    if unseen_k + unseen_l > 0.0 {
-        let zk = ln_eq4(&all, n, n, m, alpha, Test::K);
-        let zl = ln_eq4(&all, n, n, m, alpha, Test::L);
-        let zk0 = ln_eq4(&all, n, n, m, 0.0, Test::K);
-        let zl0 = ln_eq4(&all, n, n, m, 0.0, Test::L);
-        add(unseen_k, unseen_l, decide_k(zk, zl), decide_k(zk0, zl0));
-    }
-    for &y in &observed {
-        let rest = dp_without(Some(y));
-        let with_k = convolve(&rest, n, n, xk[y], xl[y], Test::K);
-        let with_l = convolve(&rest, n, n, xk[y], xl[y], Test::L);
-        let zk = ln_eq4(&with_k, n, n, m, alpha, Test::K);
-        let zl = ln_eq4(&with_l, n, n, m, alpha, Test::L);
-        let zk0 = ln_eq4(&with_k, n, n, m, 0.0, Test::K);
-        let zl0 = ln_eq4(&with_l, n, n, m, 0.0, Test::L);
-        add(pk[y], pl[y], decide_k(zk, zl), decide_k(zk0, zl0));
+    let (mut error, mut error0) = (0.0, 0.0);
+    for case in cases(&pk, &pl, &observed, n_test) {
+        let zk = training.ln_z(&case, Hypothesis::K, n_test, [alpha, 0.0]);
+        let zl = training.ln_z(&case, Hypothesis::L, n_test, [alpha, 0.0]);
+        let wrong = |k: bool| 0.5 * if k { case.mass_l } else { case.mass_k };
+        error += wrong(decide_k(zk[0], zl[0]));
+        error0 += wrong(decide_k(zk[1], zl[1]));
     }
     (error, error0)
 }
 
-/// Fig. 1 by Monte Carlo: `trials` training draws per (alpha, M), each
-/// point with its own seed stream derived from `seed`.
-pub fn fig1(alphas: &[f64], ms: &[usize], trials: usize, seed: u64) -> Fig1 {
+/// P(e) against M by Monte Carlo: `trials` training draws per (alpha, M),
+/// each point with its own seed stream derived from `seed`; `n_test` (1 or
+/// 2) test observations.
+pub fn curve(alphas: &[f64], ms: &[usize], n_test: usize, trials: usize, seed: u64) -> Fig1 {
     let jobs: Vec<(usize, f64, usize)> = alphas
         .iter()
         .enumerate()
@@ -279,7 +418,7 @@ pub fn fig1(alphas: &[f64], ms: &[usize], trials: usize, seed: u64) -> Fig1 {
             let mut sum_sq = 0.0;
             let mut sum0 = 0.0;
             for _ in 0..trials {
-                let (e, e0) = trial(m, alpha, FIG1_N, &mut rng);
+                let (e, e0) = trial(m, alpha, FIG1_N, n_test, &mut rng);
                 sum += e;
                 sum_sq += e * e;
                 sum0 += e0;
@@ -296,6 +435,7 @@ pub fn fig1(alphas: &[f64], ms: &[usize], trials: usize, seed: u64) -> Fig1 {
         })
         .collect();
     Fig1 {
+        n_test,
         trials,
         seed,
         ms: ms.to_vec(),
@@ -309,8 +449,11 @@ mod tests {
     use super::*;
 
     /// Brute force of eq. (4): every arrangement of mislabelled samples
-    /// enumerated symbol by symbol.
-    fn brute_ln_eq4(xk: &[usize], xl: &[usize], y: usize, m: usize, alpha: f64, h: Test) -> f64 {
+    /// enumerated symbol by symbol; `y` holds the test counts per symbol.
+    fn brute_ln_eq4(xk: &[usize], xl: &[usize], y: &[usize], alpha: f64, h: Hypothesis) -> f64 {
+        let m = xk.len();
+        let n_test: usize = y.iter().sum();
+        let at = Test::at(h, n_test);
         let n = xk.iter().sum::<usize>();
         let nl = xl.iter().sum::<usize>();
         let mut terms = Vec::new();
@@ -322,11 +465,10 @@ mod tests {
                 + ln_pow(1.0 - alpha, n - sa)
                 + ln_pow(alpha, sb)
                 + ln_pow(1.0 - alpha, nl - sb)
-                - ln_fact(n - sa + sb + usize::from(h == Test::K) + m - 1)
-                - ln_fact(nl - sb + sa + usize::from(h == Test::L) + m - 1);
+                - ln_fact(n - sa + sb + at.k + m - 1)
+                - ln_fact(nl - sb + sa + at.l + m - 1);
             for i in 0..m {
-                let test = if i == y { h } else { Test::None };
-                t += ln_symbol_factor(xk[i], xl[i], a[i], b[i], test);
+                t += ln_symbol_factor(xk[i], xl[i], a[i], b[i], Test::at(h, y[i]));
             }
             if t.is_finite() {
                 terms.push(t);
@@ -352,25 +494,42 @@ mod tests {
         }
     }
 
+    fn dp_of(xk: &[usize], xl: &[usize], y: &[usize], h: Hypothesis) -> Vec<f64> {
+        let mut dp = vec![0.0; 5 * 5];
+        dp[0] = 1.0;
+        for i in 0..xk.len() {
+            dp = convolve(&dp, 4, 4, xk[i], xl[i], Test::at(h, y[i]));
+        }
+        dp
+    }
+
     #[test]
     fn the_dp_equals_eq4_summed_over_every_arrangement() {
         let xk = [2, 1, 0, 1];
         let xl = [0, 2, 1, 1];
         let m = 4;
-        for y in 0..m {
+        // One test observation at each symbol, and two at every pair.
+        let mut tests: Vec<Vec<usize>> = (0..m)
+            .map(|y| (0..m).map(|i| usize::from(i == y)).collect())
+            .collect();
+        for y1 in 0..m {
+            for y2 in y1..m {
+                tests.push(
+                    (0..m)
+                        .map(|i| usize::from(i == y1) + usize::from(i == y2))
+                        .collect(),
+                );
+            }
+        }
+        for y in &tests {
+            let n_test = y.iter().sum();
             for &alpha in &[0.0, 0.1, 0.3] {
-                for h in [Test::K, Test::L] {
-                    let mut dp = vec![0.0; 5 * 5];
-                    dp[0] = 1.0;
-                    for i in 0..m {
-                        let t = if i == y { h } else { Test::None };
-                        dp = convolve(&dp, 4, 4, xk[i], xl[i], t);
-                    }
-                    let fast = ln_eq4(&dp, 4, 4, m, alpha, h);
-                    let slow = brute_ln_eq4(&xk, &xl, y, m, alpha, h);
+                for h in [Hypothesis::K, Hypothesis::L] {
+                    let fast = ln_eq4(&dp_of(&xk, &xl, y, h), 4, 4, m, alpha, h, n_test);
+                    let slow = brute_ln_eq4(&xk, &xl, y, alpha, h);
                     assert!(
                         (fast - slow).abs() < 1e-10,
-                        "y {y} alpha {alpha}: {fast} vs {slow}"
+                        "y {y:?} alpha {alpha}: {fast} vs {slow}"
                     );
                 }
             }
@@ -379,29 +538,56 @@ mod tests {
 
     #[test]
     fn without_mislabelling_the_test_compares_smoothed_counts() {
-        // alpha = 0: z_k / z_l = (x_k,y + 1) / (x_l,y + 1) for equal N.
+        // alpha = 0, equal N: z_k / z_l = (x_k,y + 1) / (x_l,y + 1) for one
+        // observation, and for two at one symbol
+        // (x_k,y + 1)(x_k,y + 2) / ((x_l,y + 1)(x_l,y + 2)).
         let xk = [3, 1, 0];
         let xl = [1, 1, 2];
-        let mut dp = vec![0.0; 5 * 5];
-        dp[0] = 1.0;
-        for i in 0..3 {
-            dp = convolve(&dp, 4, 4, xk[i], xl[i], Test::None);
+        let ratio = |y: [usize; 3]| {
+            let n = y.iter().sum();
+            ln_eq4(
+                &dp_of(&xk, &xl, &y, Hypothesis::K),
+                4,
+                4,
+                3,
+                0.0,
+                Hypothesis::K,
+                n,
+            ) - ln_eq4(
+                &dp_of(&xk, &xl, &y, Hypothesis::L),
+                4,
+                4,
+                3,
+                0.0,
+                Hypothesis::L,
+                n,
+            )
+        };
+        assert!((ratio([1, 0, 0]) - (4.0f64 / 2.0).ln()).abs() < 1e-12);
+        assert!((ratio([2, 0, 0]) - (20.0f64 / 6.0).ln()).abs() < 1e-12);
+        assert!((ratio([1, 0, 1]) - (4.0f64 / 2.0 / 3.0).ln()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_cases_of_the_test_data_hold_all_their_probability() {
+        let pk = [0.1, 0.2, 0.3, 0.25, 0.15];
+        let pl = [0.3, 0.1, 0.1, 0.2, 0.3];
+        for n_test in [1, 2] {
+            let c = cases(&pk, &pl, &[1, 3], n_test);
+            let (k, l): (f64, f64) = c
+                .iter()
+                .map(|c| (c.mass_k, c.mass_l))
+                .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
+            assert!(
+                (k - 1.0).abs() < 1e-12 && (l - 1.0).abs() < 1e-12,
+                "{n_test}: {k} {l}"
+            );
         }
-        // Symbol 0 with y counted nowhere: check the ratio through eq. (4)
-        // with y added to each side.
-        let mut rest = vec![0.0; 25];
-        rest[0] = 1.0;
-        for i in 1..3 {
-            rest = convolve(&rest, 4, 4, xk[i], xl[i], Test::None);
-        }
-        let zk = ln_eq4(&convolve(&rest, 4, 4, 3, 1, Test::K), 4, 4, 3, 0.0, Test::K);
-        let zl = ln_eq4(&convolve(&rest, 4, 4, 3, 1, Test::L), 4, 4, 3, 0.0, Test::L);
-        assert!(((zk - zl) - (4.0f64 / 2.0).ln()).abs() < 1e-12);
     }
 
     #[test]
     fn error_has_an_interior_minimum_and_grows_with_alpha() {
-        let f = fig1(&[0.0, 0.35], &[2, 4, 16], 300, 1);
+        let f = curve(&[0.0, 0.35], &[2, 4, 16], 1, 300, 1);
         let e = |a: f64, m: usize| {
             f.points
                 .iter()
@@ -410,14 +596,21 @@ mod tests {
                 .error
                 .0
         };
-        assert!(
-            e(0.0, 4) < e(0.0, 2) && e(0.0, 4) < e(0.0, 16),
-            "{}",
-            f.to_table()
-        );
+        let table = f.to_table("Fig. 1", &PAPER_M_STAR_1);
+        assert!(e(0.0, 4) < e(0.0, 2) && e(0.0, 4) < e(0.0, 16), "{table}");
         for m in [2, 4, 16] {
-            assert!(e(0.35, m) > e(0.0, m), "{}", f.to_table());
+            assert!(e(0.35, m) > e(0.0, m), "{table}");
         }
-        assert!(f.to_table().contains("M*"));
+        assert!(table.contains("M*") && table.contains("pap."), "{table}");
+    }
+
+    #[test]
+    fn two_test_observations_lower_the_error() {
+        let one = curve(&[0.0], &[4], 1, 300, 2);
+        let two = curve(&[0.0], &[4], 2, 300, 2);
+        assert!(
+            two.points[0].error.0 < one.points[0].error.0,
+            "{two:?} {one:?}"
+        );
     }
 }

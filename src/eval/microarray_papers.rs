@@ -7,9 +7,12 @@
 use nalgebra::DMatrix;
 
 use super::detection::mean_sd;
+use super::paper_table::{Table, Tick};
+use super::preprocess::Prep;
 use crate::models::logistic::rlr::Rlr;
 use crate::models::logistic::shift::ShiftLr;
 use crate::models::{Fit, FitError, ModelOptions, RobustModel, argmax, no_progress};
+use crate::rng::Rng;
 
 /// One of the papers' real tables: which arrays are suspect, and what the
 /// paper reports for it.
@@ -23,8 +26,15 @@ pub struct Study {
     pub suspects: &'static [&'static str],
     /// The paper's table of leave-one-out errors.
     pub table: &'static str,
-    /// Its rows: model, LOO-CRT %, LOO-CLN %, mean genes.
+    /// Its rows: model, LOO-CRT %, LOO-CLN %, mean genes (the paper's
+    /// RLogReg estimates gamma by maximum likelihood: relabel's
+    /// `gamma_prior=0`, the row "rlr (ML gamma)").
     pub reported: &'static [(&'static str, f64, f64, f64)],
+    /// The preprocessing the paper's evidence points to (its text and the
+    /// author's own copy of the table), the default of `--prep`.
+    pub prep: Prep,
+    /// The preprocessings worth comparing on the table as shipped.
+    pub preps: &'static [Prep],
 }
 
 /// Alon et al. (1999) colon tissues; suspects as both papers list them.
@@ -35,9 +45,11 @@ pub const COLON: Study = Study {
     table: "Table 2",
     reported: &[
         ("lr", 8.06, 7.55, 11.94),
-        ("rlr", 9.68, 9.43, 11.85),
+        ("rlr (ML gamma)", 9.68, 9.43, 11.85),
         ("rlr-F", 4.83, 1.88, 9.21),
     ],
+    prep: Prep::MinmaxRows,
+    preps: &Prep::ALL,
 };
 
 /// West et al. (2001) breast tumours by oestrogen receptor status; the
@@ -52,9 +64,13 @@ pub const BREAST: Study = Study {
     table: "Table 5",
     reported: &[
         ("lr", 18.37, 2.50, 9.22),
-        ("rlr", 18.37, 2.50, 9.10),
+        ("rlr (ML gamma)", 18.37, 2.50, 9.10),
         ("rlr-F", 16.33, 0.00, 7.58),
     ],
+    prep: Prep::Rows,
+    // The shipped copy is the author's, already min-max per gene; a log
+    // of its negative values is undefined.
+    preps: &[Prep::Raw, Prep::Rows],
 };
 
 /// A two-class table with its study's suspects located.
@@ -63,6 +79,9 @@ pub struct Suspected<'a> {
     pub x: &'a DMatrix<f64>,
     pub given: &'a [usize],
     pub ids: &'a [String],
+    /// Options every model of the check starts from (the command line's
+    /// `--opt standardize=false`, a seed).
+    pub base: ModelOptions,
 }
 
 impl Suspected<'_> {
@@ -110,14 +129,15 @@ impl Suspected<'_> {
 
     /// The models of the checks, by the names the tables print.
     pub fn models(&self) -> Result<Vec<NamedModel>, FitError> {
+        let base = &self.base;
         let fixed = ModelOptions {
             gamma: Some(self.suspect_gamma()),
             fix_gamma: true,
-            ..ModelOptions::default()
+            ..base.clone()
         };
         let ml = ModelOptions {
             gamma_prior: 0.0,
-            ..ModelOptions::default()
+            ..base.clone()
         };
         // Tibshirani & Manning's colon experiment (section 4.2): an L1
         // theta, lambda by cross-validation; the default's ridge theta on
@@ -125,21 +145,15 @@ impl Suspected<'_> {
         let shift_paper = ModelOptions {
             theta_penalty: "l1".into(),
             lambda_rule: "cv".into(),
-            ..ModelOptions::default()
+            ..base.clone()
         };
         let shift_noise = ModelOptions {
             noise_fraction: Some(0.15),
             ..shift_paper.clone()
         };
         Ok(vec![
-            (
-                "lr".into(),
-                Box::new(Rlr::baseline(&ModelOptions::default())?),
-            ),
-            (
-                "rlr".into(),
-                Box::new(Rlr::robust(&ModelOptions::default())?),
-            ),
+            ("lr".into(), Box::new(Rlr::baseline(base)?)),
+            ("rlr".into(), Box::new(Rlr::robust(base)?)),
             ("rlr (ML gamma)".into(), Box::new(Rlr::robust(&ml)?)),
             ("rlr-F".into(), Box::new(Rlr::robust(&fixed)?)),
             (
@@ -154,7 +168,7 @@ impl Suspected<'_> {
     }
 
     /// What a fit on the whole table flags.
-    pub fn flags_of(&self, model: String, fit: &Fit, seconds: f64) -> Flags {
+    pub fn flags_of(&self, model: String, fit: &Fit) -> Flags {
         let order = fit.ranking();
         let id = |i: usize| self.ids[i].clone();
         let flagged = order
@@ -187,7 +201,6 @@ impl Suspected<'_> {
             top,
             shifted,
             auroc: super::metrics::auroc(&place, &suspect),
-            seconds,
         }
     }
 }
@@ -208,16 +221,14 @@ pub struct Flags {
     /// Of p_mislabel against the suspects: the chance that a suspect
     /// ranks above an array nobody suspects.
     pub auroc: Option<f64>,
-    pub seconds: f64,
 }
 
 /// Every model of the checks fitted on the whole table.
 pub fn flags(table: &Suspected<'_>) -> Result<Vec<Flags>, FitError> {
     let mut out = Vec::new();
     for (name, model) in table.models()? {
-        let start = std::time::Instant::now();
         let fit = model.fit(table.x, table.given, 2, &mut no_progress())?;
-        out.push(table.flags_of(name, &fit, start.elapsed().as_secs_f64()));
+        out.push(table.flags_of(name, &fit));
     }
     Ok(out)
 }
@@ -233,22 +244,28 @@ pub struct LooRow {
     pub cln: f64,
     /// Mean number of selected genes over the CLN runs.
     pub genes: f64,
-    pub seconds: f64,
 }
 
-/// LOO-CRT and LOO-CLN errors (%) for lr, rlr and rlr-F.
-pub fn loo(table: &Suspected<'_>) -> Result<Vec<LooRow>, FitError> {
+/// LOO-CRT and LOO-CLN errors (%) for lr, rlr, rlr (ML gamma) and rlr-F
+/// (or only the paper's rows, `papers_only`), holding out the first
+/// `limit` samples (all of them: `None`; a smoke run: a few).
+pub fn loo(
+    table: &Suspected<'_>,
+    papers_only: bool,
+    limit: Option<usize>,
+) -> Result<Vec<LooRow>, FitError> {
     let n = table.given.len();
+    let held_out = limit.unwrap_or(n).min(n);
     let corrected = table.corrected();
     let mut out = Vec::new();
     for (name, model) in table.models()? {
-        if name.starts_with("shift") {
+        let reported = table.study.reported.iter().any(|r| r.0 == name);
+        if name.starts_with("shift") || (papers_only && !reported) {
             continue;
         }
-        let start = std::time::Instant::now();
         let (mut crt, mut cln, mut cln_n) = (0usize, 0usize, 0usize);
         let mut genes = Vec::new();
-        for (held, &truth) in corrected.iter().enumerate() {
+        for (held, &truth) in corrected.iter().enumerate().take(held_out) {
             let rows: Vec<usize> = (0..n).filter(|&i| i != held).collect();
             let x = table.x.select_rows(rows.iter());
             let g: Vec<usize> = rows.iter().map(|&i| table.given[i]).collect();
@@ -267,13 +284,320 @@ pub fn loo(table: &Suspected<'_>) -> Result<Vec<LooRow>, FitError> {
         }
         out.push(LooRow {
             model: name,
-            crt: 100.0 * crt as f64 / n as f64,
+            crt: 100.0 * crt as f64 / held_out.max(1) as f64,
             cln: 100.0 * cln as f64 / cln_n.max(1) as f64,
             genes: mean_sd(genes).0,
-            seconds: start.elapsed().as_secs_f64(),
         });
     }
     Ok(out)
+}
+
+/// One preprocessing's leave-one-out table (`prep-sweep`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrepRow {
+    pub prep: Prep,
+    /// Genes standardised by the models (relabel's default) or read as
+    /// given (`--opt standardize=false`).
+    pub standardize: bool,
+    pub loo: Vec<LooRow>,
+    /// Misclassified samples by which the table differs from the paper's,
+    /// summed over its cells.
+    pub samples_off: usize,
+}
+
+/// Errors as counts: `pct` of `n` samples.
+fn count(pct: f64, n: usize) -> i64 {
+    (pct * n as f64 / 100.0).round() as i64
+}
+
+/// Preprocessings a table cannot take, with the reason.
+pub type Refused = Vec<(Prep, String)>;
+
+/// The paper's leave-one-out table under every preprocessing, with the
+/// genes standardised by the models and read as given.
+pub fn prep_sweep(
+    raw: &DMatrix<f64>,
+    table: &Suspected<'_>,
+    limit: Option<usize>,
+    tick: Tick<'_>,
+) -> Result<(Vec<PrepRow>, Refused), FitError> {
+    let n = table.given.len();
+    let n_cln = (0..n).filter(|&i| !table.is_suspect(i)).count();
+    let mut rows = Vec::new();
+    let mut refused = Vec::new();
+    // A smoke run (a limit) tries two.
+    let jobs: Vec<(Prep, bool)> = table
+        .study
+        .preps
+        .iter()
+        .take(if limit.is_some() { 2 } else { usize::MAX })
+        .flat_map(|&p| [(p, true), (p, false)])
+        .collect();
+    for (j, &(prep, standardize)) in jobs.iter().enumerate() {
+        tick(
+            j as f64 / jobs.len() as f64,
+            format!("{} standardize={standardize}", prep.name()),
+        );
+        let x = match prep.apply(raw) {
+            Ok(x) => x,
+            Err(e) => {
+                if standardize {
+                    refused.push((prep, e));
+                }
+                continue;
+            }
+        };
+        let t = Suspected {
+            study: table.study,
+            x: &x,
+            given: table.given,
+            ids: table.ids,
+            base: ModelOptions {
+                standardize,
+                ..table.base.clone()
+            },
+        };
+        let loo = loo(&t, true, limit)?;
+        let samples_off = table
+            .study
+            .reported
+            .iter()
+            .filter_map(|p| {
+                let r = loo.iter().find(|r| r.model == p.0)?;
+                Some(
+                    (count(r.crt, n) - count(p.1, n)).abs()
+                        + (count(r.cln, n_cln) - count(p.2, n_cln)).abs(),
+                )
+            })
+            .sum::<i64>() as usize;
+        rows.push(PrepRow {
+            prep,
+            standardize,
+            loo,
+            samples_off,
+        });
+    }
+    Ok((rows, refused))
+}
+
+/// The sweep as a table, the paper's row last.
+pub fn prep_table(study: Study, rows: &[PrepRow], refused: &[(Prep, String)]) -> String {
+    let mut header = vec!["prep".to_string(), "genes standardised".to_string()];
+    for r in study.reported {
+        header.push(format!("{} CRT / CLN", r.0));
+    }
+    header.push("samples off".into());
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut t = Table::new(&header);
+    for r in rows {
+        let mut row = vec![
+            r.prep.name().to_string(),
+            (if r.standardize { "yes" } else { "no" }).to_string(),
+        ];
+        for p in study.reported {
+            row.push(
+                r.loo
+                    .iter()
+                    .find(|l| l.model == p.0)
+                    .map_or_else(|| "-".into(), |l| format!("{:.2} / {:.2}", l.crt, l.cln)),
+            );
+        }
+        row.push(r.samples_off.to_string());
+        t.push(row);
+    }
+    let mut row = vec!["paper".to_string(), String::new()];
+    row.extend(
+        study
+            .reported
+            .iter()
+            .map(|p| format!("{:.2} / {:.2}", p.1, p.2)),
+    );
+    t.push(row);
+    let mut out = format!(
+        "{} ({}): leave-one-out error % (CRT: against the labels the suspects correct, every \
+         sample held out; CLN: non-suspects held out, suspects always train) under each \
+         preprocessing; genes standardised = relabel's models standardise each gene (their \
+         default), or read them as given (--opt standardize=false); samples off = \
+         misclassified samples by which the row differs from the paper's, summed over its \
+         cells; the paper's evidence points to --prep {}\n{}",
+        study.name,
+        study.table,
+        study.prep.name(),
+        t.render()
+    );
+    for (p, e) in refused {
+        out.push_str(&format!("{}: not run ({e})\n", p.name()));
+    }
+    out
+}
+
+/// The percentages of Bootkrajang & Kaban's Table 6 per suspect, in
+/// [`COLON`]'s order: BLogReg, then RLogReg-F.
+pub const PAPER_TABLE6: [(&str, [f64; 9]); 2] = [
+    ("lr", [1.0, 9.0, 14.0, 63.0, 0.0, 9.0, 18.0, 32.0, 37.0]),
+    (
+        "rlr-F",
+        [4.0, 22.0, 55.0, 79.0, 0.0, 15.0, 15.0, 37.0, 68.0],
+    ),
+];
+
+/// One model over the bootstrap subsets (Bootkrajang & Kaban, Table 6).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BootstrapRow {
+    pub model: String,
+    /// Per sample id: the share of subsets (holding it) in which it was
+    /// flagged, p_mislabel >= 0.5.
+    pub flagged: Vec<(String, f64)>,
+    /// The run with the most flags: its flagged ids.
+    pub most: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bootstrap {
+    pub study: Study,
+    pub subsets: usize,
+    pub size: usize,
+    pub seed: u64,
+    pub rows: Vec<BootstrapRow>,
+}
+
+impl Bootstrap {
+    pub fn to_table(&self) -> String {
+        let s = self.study.suspects;
+        let mut header = vec!["model"];
+        header.extend(s.iter());
+        header.push("others flagged in >= 10% of runs");
+        let mut t = Table::new(&header);
+        for r in &self.rows {
+            let share = |id: &str| r.flagged.iter().find(|(i, _)| i == id).map_or(0.0, |p| p.1);
+            let mut row = vec![r.model.clone()];
+            row.extend(s.iter().map(|id| format!("{:.0}", 100.0 * share(id))));
+            let others: Vec<String> = r
+                .flagged
+                .iter()
+                .filter(|(id, v)| !s.contains(&id.as_str()) && *v >= 0.1)
+                .map(|(id, v)| format!("{id} {:.0}", 100.0 * v))
+                .collect();
+            row.push(others.join(", "));
+            t.push(row);
+            if let Some((_, p)) = PAPER_TABLE6.iter().find(|(m, _)| *m == r.model) {
+                let mut row = vec![format!("paper {}", r.model)];
+                row.extend(p.iter().map(|v| format!("{v:.0}")));
+                t.push(row);
+            }
+        }
+        let most: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| {
+                let marked: Vec<String> = r
+                    .most
+                    .iter()
+                    .map(|id| {
+                        if s.contains(&id.as_str()) {
+                            format!("[{id}]")
+                        } else {
+                            id.clone()
+                        }
+                    })
+                    .collect();
+                format!("{}: {} ({})", r.model, marked.len(), marked.join(" "))
+            })
+            .collect();
+        format!(
+            "Bootkrajang & Kaban (2013) Table 6: {} subsets of {} of the {} arrays, every suspect \
+             in each (the others drawn without replacement); flagged = p_mislabel >= 0.5; lr = \
+             BLogReg (a training point it misclassifies), rlr-F = RLogReg with gamma fixed at the \
+             subset's suspect proportions; % of runs each suspect is flagged; seed {}\n{}most \
+             flags in one run (suspects in brackets): {}\npaper: RLogReg-F flags up to 7, agreeing \
+             with the literature on T30 T33 T36 N34 N36; BLogReg up to 7 with fewer true and more \
+             false positives.\n",
+            self.subsets,
+            self.size,
+            self.rows.first().map_or(0, |r| r.flagged.len()),
+            self.seed,
+            t.render(),
+            most.join("; ")
+        )
+    }
+}
+
+/// Table 6: `subsets` random subsets of `size` arrays holding every
+/// suspect; lr and rlr-F fitted on each; how often each array is flagged.
+pub fn bootstrap(
+    table: &Suspected<'_>,
+    subsets: usize,
+    size: usize,
+    seed: u64,
+    tick: Tick<'_>,
+) -> Result<Bootstrap, FitError> {
+    let n = table.given.len();
+    let suspects: Vec<usize> = (0..n).filter(|&i| table.is_suspect(i)).collect();
+    let others: Vec<usize> = (0..n).filter(|&i| !table.is_suspect(i)).collect();
+    let size = size.clamp(suspects.len(), n);
+    let mut counts: Vec<[f64; 2]> = vec![[0.0; 2]; n];
+    let mut present = vec![0.0f64; n];
+    let mut most: [Vec<String>; 2] = Default::default();
+    let mut rng = Rng::new(seed);
+    for r in 0..subsets {
+        tick(r as f64 / subsets as f64, format!("subset {}", r + 1));
+        let mut pool = others.clone();
+        rng.shuffle(&mut pool);
+        let mut rows: Vec<usize> = suspects
+            .iter()
+            .copied()
+            .chain(pool.into_iter().take(size - suspects.len()))
+            .collect();
+        rows.sort_unstable();
+        let x = table.x.select_rows(&rows);
+        let given: Vec<usize> = rows.iter().map(|&i| table.given[i]).collect();
+        let ids: Vec<String> = rows.iter().map(|&i| table.ids[i].clone()).collect();
+        let sub = Suspected {
+            study: table.study,
+            x: &x,
+            given: &given,
+            ids: &ids,
+            base: table.base.clone(),
+        };
+        let models: Vec<NamedModel> = sub
+            .models()?
+            .into_iter()
+            .filter(|(name, _)| name == "lr" || name == "rlr-F")
+            .collect();
+        for (m, (_, model)) in models.iter().enumerate() {
+            let fit = model.fit(&x, &given, 2, &mut no_progress())?;
+            let flagged: Vec<usize> = (0..rows.len())
+                .filter(|&j| fit.p_mislabel[j] >= 0.5)
+                .collect();
+            for &j in &flagged {
+                counts[rows[j]][m] += 1.0;
+            }
+            if flagged.len() > most[m].len() {
+                most[m] = flagged.iter().map(|&j| ids[j].clone()).collect();
+            }
+        }
+        for &i in &rows {
+            present[i] += 1.0;
+        }
+    }
+    let rows = ["lr", "rlr-F"]
+        .iter()
+        .enumerate()
+        .map(|(m, name)| BootstrapRow {
+            model: (*name).to_string(),
+            flagged: (0..n)
+                .map(|i| (table.ids[i].clone(), counts[i][m] / present[i].max(1.0)))
+                .collect(),
+            most: std::mem::take(&mut most[m]),
+        })
+        .collect();
+    Ok(Bootstrap {
+        study: table.study,
+        subsets,
+        size,
+        seed,
+        rows,
+    })
 }
 
 #[cfg(test)]
@@ -291,6 +615,7 @@ mod tests {
             x: &x,
             given: &given,
             ids: &ids,
+            base: ModelOptions::default(),
         };
         // True tumors: T1 and N8 (given normal); true normals: T2 (given tumor), N1.
         assert_eq!(colon.suspect_gamma(), "0.5000,0.5000;0.5000,0.5000");
@@ -309,6 +634,7 @@ mod tests {
             x: &x,
             given: &given,
             ids: &ids,
+            base: ModelOptions::default(),
         };
         assert_eq!(breast.corrected(), vec![0, 0, 1, 1, 0]);
         // True 0: A10, A11, A45 (two of them given 1); true 1: A16 (given 0), A17.
@@ -333,6 +659,7 @@ mod tests {
             x: &ds.x,
             given: &ds.labels,
             ids: &ds.ids,
+            base: ModelOptions::default(),
         };
         let mut split: Vec<(usize, usize)> = (0..2)
             .map(|c| {
@@ -346,7 +673,7 @@ mod tests {
 
         let lr = Rlr::baseline(&ModelOptions::default()).unwrap();
         let fit = lr.fit(&ds.x, &ds.labels, 2, &mut no_progress()).unwrap();
-        let flags = table.flags_of("lr".into(), &fit, 0.0);
+        let flags = table.flags_of("lr".into(), &fit);
         assert!(table.suspects_in(&flags.top) >= 4, "{flags:?}");
     }
 }

@@ -124,10 +124,12 @@ pub struct ModelOptions {
     /// rmda / mda: k-means++ starts of each mixture EM; the best
     /// log-likelihood is kept.
     pub restarts: usize,
-    /// rmda / mda: fit on per-feature standardised features (true) or on
-    /// the features as given (false). Spherical and diagonal clusters are
-    /// spherical/diagonal in the units they are fitted in, so data already
-    /// on one scale (pixels, the papers' simulations) may keep its own.
+    /// rmda / mda / rlr / lr: fit on per-feature standardised features
+    /// (true) or on the features as given (false). Spherical and diagonal
+    /// clusters are spherical/diagonal in the units they are fitted in, so
+    /// data already on one scale (pixels, the papers' simulations) may keep
+    /// its own; rlr's L1 penalty weighs features in their own units (a
+    /// paper's own preprocessed table).
     pub standardize: bool,
     /// cbt: mislabelling probabilities alpha_k = P(true class != k | given
     /// label k), one per class "0.1,0.2" or one for all "0.1"; `None`

@@ -41,13 +41,14 @@ pub const MODELS: &[ModelInfo] = &[
             "lambda",
             "max_iter",
             "tol",
+            "standardize",
         ],
     },
     ModelInfo {
         name: "lr",
         title: "sparse logistic regression",
         summary: "L1 logistic regression with the Bayesian lambda, labels trusted (BLogReg baseline)",
-        options: &["lambda", "max_iter", "tol"],
+        options: &["lambda", "max_iter", "tol", "standardize"],
     },
     ModelInfo {
         name: "shift",

@@ -3,23 +3,26 @@
 
 use super::super::CliError;
 use super::super::args::{DataArgs, EvalArgs, ModelArgs, Paper};
-use crate::eval::microarray_papers::{BREAST, COLON, Flags, LooRow, Study, Suspected};
-use crate::models::ModelOptions;
+use crate::eval::microarray_papers::{BREAST, COLON};
+use crate::eval::paper_table::Scale;
+use crate::eval::{bdra_papers, rmda_papers, rnda_papers, shift_papers};
 use clap::ValueEnum;
 
 use super::super::progress::Bar;
 
-/// Prints a line with the progress bar off the screen, so the two never
-/// share a terminal line.
-macro_rules! say {
-    ($bar:expr, $($t:tt)*) => {
-        $bar.suspend(|| println!($($t)*))
-    };
-}
+use super::microarray;
 
 pub fn run(paper: Paper, a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliError> {
     let options = model.model_options()?;
     let seed = options.seed;
+    if a.repeats == Some(0) {
+        return Err(CliError::BadInput("--repeats must be at least 1".into()));
+    }
+    if a.prep.is_some() && !matches!(paper, Paper::Colon | Paper::Breast | Paper::RlrTable6) {
+        return Err(CliError::BadInput(
+            "--prep applies to --paper colon, breast and rlr-table6 only".into(),
+        ));
+    }
     // The experiments run their own fits: the bar says which one runs and
     // for how long (and, where the experiment has rows, how far it is).
     let bar = Bar::new(a.quiet, "eval --paper");
@@ -28,330 +31,235 @@ pub fn run(paper: Paper, a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Re
         .map_or_else(|| format!("{paper:?}"), |v| v.get_name().to_string());
     bar.set(0.0, name);
     let bar = &bar;
+    let run = Run {
+        scale: if a.smoke { Scale::Smoke } else { Scale::Paper },
+        repeats: a.repeats,
+        seed,
+        bar,
+    };
     match paper {
-        Paper::ShiftTable1 => shift_table1(bar, a.repeats, seed),
-        Paper::RmdaSim2 => rmda_simulation(bar, 2, a.repeats, seed),
-        Paper::RmdaSim3 => rmda_simulation(bar, 3, a.repeats, seed),
-        Paper::RmdaUsps => rmda_usps(bar, a, seed),
-        Paper::RlrSynth => rlr_synth(bar, a.repeats, seed),
-        Paper::Colon => suspect_checks(bar, a, data, &options, COLON),
-        Paper::Breast => suspect_checks(bar, a, data, &options, BREAST),
-        Paper::CbtFig1 => cbt_fig1(bar, a.repeats, seed),
-    }
-}
-
-/// Tibshirani & Manning, Table 1.
-fn shift_table1(bar: &Bar, repeats: usize, seed: u64) -> Result<(), CliError> {
-    say!(
-        bar,
-        "Tibshirani & Manning Table 1 setting: 10 features U(-5,5), theta_j = 2, train/dev/test 500 each, \
-         lambda by dev 0-1 loss; {} repeats, seed {seed}",
-        repeats
-    );
-    say!(
-        bar,
-        "{:>5} {:>5} {:>18} {:>18}",
-        "p0",
-        "p1",
-        "standard (%)",
-        "robust (%)"
-    );
-    let rows = [(0.0, 0.0), (0.1, 0.0), (0.2, 0.0), (0.3, 0.0), (0.3, 0.1)];
-    for (r, (p0, p1)) in rows.into_iter().enumerate() {
-        bar.set(r as f64 / rows.len() as f64, format!("p0 {p0} p1 {p1}"));
-        let row = crate::eval::papers::shift_table1(p0, p1, 500, repeats, seed)?;
-        say!(
-            bar,
-            "{p0:>5.1} {p1:>5.1} {:>10.2} ± {:>5.2} {:>10.2} ± {:>5.2}",
-            100.0 * row.standard.0,
-            100.0 * row.standard.1,
-            100.0 * row.robust.0,
-            100.0 * row.robust.1
-        );
-    }
-    Ok(())
-}
-
-/// Bouveyron & Girard, sections 4.2 (two classes) and 4.4 (three).
-fn rmda_simulation(bar: &Bar, k: usize, repeats: usize, seed: u64) -> Result<(), CliError> {
-    let check = crate::eval::rmda_papers::simulation(
-        k,
-        &crate::eval::rmda_papers::ETAS,
-        500,
-        1000,
-        repeats,
-        seed,
-    )
-    .map_err(|e| CliError::BadInput(e.to_string()))?;
-    bar.suspend(|| print!("{}", check.to_table()));
-    Ok(())
-}
-
-/// Bouveyron & Girard, section 4.3 (USPS 2 vs 4).
-fn rmda_usps(bar: &Bar, a: &EvalArgs, seed: u64) -> Result<(), CliError> {
-    let Some(path) = &a.data else {
-        return Err(CliError::BadInput(
-            "rmda-usps needs the USPS 2 vs 4 table as DATA (ids tr*/te*)".into(),
-        ));
-    };
-    let check =
-        crate::eval::rmda_papers::usps_2v4(path, &crate::eval::rmda_papers::ETAS, a.repeats, seed)
-            .map_err(|e| CliError::BadInput(e.to_string()))?;
-    bar.suspend(|| print!("{}", check.to_table()));
-    Ok(())
-}
-
-/// Bootkrajang & Kaban, Fig. 1.
-fn rlr_synth(bar: &Bar, repeats: usize, seed: u64) -> Result<(), CliError> {
-    say!(
-        bar,
-        "Bootkrajang & Kaban Fig. 1: 3 relevant Gaussian features (w = 10/3), 30% of class 1 \
-         labelled 0, 100 clean test points; {} repeats, seed {seed}",
-        repeats
-    );
-    say!(
-        bar,
-        "{:>5} {:>5} {:>6} {:>16} {:>9} {:>9} {:>6}",
-        "n",
-        "d",
-        "model",
-        "test error (%)",
-        "selected",
-        "relevant",
-        "leak"
-    );
-    for n in [500, 100] {
-        for d in [100, 500, 1000] {
-            let row = crate::eval::logistic_papers::bootkrajang_synth(n, d, repeats, seed)?;
-            for c in &row.cells {
-                say!(
-                    bar,
-                    "{n:>5} {d:>5} {:>6} {:>8.2} ± {:>5.2} {:>9.1} {:>9.2} {:>6.3}",
-                    c.model,
-                    100.0 * c.test_error.0,
-                    100.0 * c.test_error.1,
-                    c.selected,
-                    c.relevant_found,
-                    c.leak
-                );
+        Paper::ShiftTable1 => run.print(shift_papers::table1(
+            run.scale,
+            a.repeats,
+            seed,
+            &run.tick(),
+        )),
+        Paper::ShiftTable6 => run.print(shift_papers::table6(
+            run.scale,
+            a.repeats,
+            seed,
+            &run.tick(),
+        )),
+        Paper::RmdaSim2 => run.print(rmda_papers::simulation(
+            2,
+            run.scale,
+            a.repeats,
+            seed,
+            &run.tick(),
+        )),
+        Paper::RmdaSim3 => run.print(rmda_papers::simulation(
+            3,
+            run.scale,
+            a.repeats,
+            seed,
+            &run.tick(),
+        )),
+        Paper::RmdaUsps => {
+            let path = needs_data(a, "rmda-usps", "the USPS 2 vs 4 table (ids tr*/te*)")?;
+            run.print(rmda_papers::usps_2v4(
+                path,
+                run.scale,
+                a.repeats,
+                seed,
+                &run.tick(),
+            ))
+        }
+        Paper::RmdaDefaults => {
+            let c = rmda_papers::defaults_check(run.scale, a.repeats, seed, &run.tick())?;
+            run.say(c.to_table());
+            Ok(())
+        }
+        Paper::RndaFig1 => run.print(rnda_papers::fig1(run.scale, a.repeats, seed, &run.tick())),
+        Paper::RndaFig2 => {
+            for spec in [rnda_papers::SYNTH_2, rnda_papers::SYNTH_3] {
+                run.print(rnda_papers::fig2(
+                    spec,
+                    run.scale,
+                    a.repeats,
+                    seed,
+                    &run.tick(),
+                ))?;
             }
+            Ok(())
+        }
+        Paper::RndaFig3 => rnda_fig3(&run, a, data),
+        Paper::RndaFig4 => {
+            let (by_dim, by_size) = rnda_papers::fig4(run.scale, a.repeats, seed, &run.tick())?;
+            run.say(by_dim.to_table());
+            run.say(by_size.to_table());
+            Ok(())
+        }
+        Paper::RlrSynth => rlr_synth(&run),
+        Paper::Colon => microarray::suspect_checks(bar, a, data, &options, COLON),
+        Paper::Breast => microarray::suspect_checks(bar, a, data, &options, BREAST),
+        Paper::RlrTable6 => microarray::rlr_table6(&run, a, data, &options),
+        Paper::ColonPrep => microarray::prep_sweep(&run, a, data, &options, COLON),
+        Paper::BreastPrep => microarray::prep_sweep(&run, a, data, &options, BREAST),
+        Paper::CbtFig1 => cbt_figure(&run, 1),
+        Paper::CbtFig2 => cbt_figure(&run, 2),
+        Paper::BdraFig3 => {
+            run.say(bdra_papers::figures(run.scale, a.repeats, seed, &run.tick()).to_table());
+            Ok(())
         }
     }
-    say!(
-        bar,
-        "selected = non-zero weights; relevant = of the 3 true features; leak = mean |w| of \
-         noise features over mean |w| of relevant ones"
-    );
-    Ok(())
 }
 
-/// Lynch & Willett, Fig. 1.
-fn cbt_fig1(bar: &Bar, repeats: usize, seed: u64) -> Result<(), CliError> {
-    let ms: Vec<usize> = (2..=16).chain([20, 24, 32]).collect();
-    let fig = crate::eval::cbt_papers::fig1(
-        &crate::eval::cbt_papers::FIG1_ALPHAS,
-        &ms,
-        100 * repeats,
-        seed,
-    );
-    bar.suspend(|| print!("{}", fig.to_table()));
-    Ok(())
+/// What every experiment's printing shares.
+pub(super) struct Run<'a> {
+    pub scale: Scale,
+    pub repeats: Option<usize>,
+    pub seed: u64,
+    pub bar: &'a Bar,
 }
 
-/// `relabel eval --paper colon|breast DATA`: which samples each logistic
-/// model flags against the literature's suspects, and the leave-one-out
-/// errors of the paper's table beside the paper's own figures.
-fn suspect_checks(
-    bar: &Bar,
-    a: &EvalArgs,
-    data: &DataArgs,
-    options: &ModelOptions,
-    study: Study,
-) -> Result<(), CliError> {
-    use crate::eval::microarray_papers::{flags, loo};
-    use crate::models::AUTO;
-    let Some(path) = &a.data else {
-        return Err(CliError::BadInput(format!(
-            "{} needs its table as DATA ({})",
-            study.name, study.expected
-        )));
-    };
-    // The papers standardise the raw values: their experiments read the
-    // table as it is unless --log2 asks otherwise.
-    let load = crate::dataset::LoadOptions {
-        log_rule: crate::dataset::LogRule::Never,
-        ..data.load_options_for(&["rlr", AUTO])?
-    };
-    let ds = crate::dataset::load(path, &load)?;
-    let missing: Vec<&str> = study
-        .suspects
-        .iter()
-        .copied()
-        .filter(|s| !ds.ids.iter().any(|id| id == s))
-        .collect();
-    if !missing.is_empty() {
-        let absent = if missing.len() == study.suspects.len() {
-            "none of them is in this table".to_string()
-        } else {
-            format!("{} missing", missing.join(" "))
-        };
-        return Err(CliError::BadInput(format!(
-            "{}: {} checks the ids {}, and {absent}; pass {}",
-            path.display(),
-            study.name,
-            study.suspects.join(" "),
-            study.expected
-        )));
+/// A table the experiment prints.
+trait Printed {
+    fn text(&self) -> String;
+}
+
+impl Printed for rmda_papers::ContaminationCheck {
+    fn text(&self) -> String {
+        self.to_table()
     }
-    if ds.classes.len() != 2 {
-        return Err(CliError::BadInput(format!(
-            "{}: {} needs two classes, and the labels hold {}; pass {}",
-            path.display(),
-            study.name,
-            ds.classes.len(),
-            study.expected
-        )));
+}
+
+impl Printed for rnda_papers::Curve {
+    fn text(&self) -> String {
+        self.to_table()
     }
-    let table = Suspected {
-        study,
+}
+
+impl Printed for shift_papers::Table1 {
+    fn text(&self) -> String {
+        self.to_table()
+    }
+}
+
+impl Printed for shift_papers::Table6 {
+    fn text(&self) -> String {
+        self.to_table()
+    }
+}
+
+impl Printed for rnda_papers::Fig1 {
+    fn text(&self) -> String {
+        self.to_table()
+    }
+}
+
+impl Run<'_> {
+    /// Prints a block of text with the bar off the screen.
+    pub fn say(&self, text: String) {
+        self.bar.suspend(|| println!("{}", text.trim_end()));
+    }
+
+    fn print<T: Printed, E: Into<CliError>>(&self, result: Result<T, E>) -> Result<(), CliError> {
+        let t = result.map_err(Into::into)?;
+        self.say(t.text());
+        Ok(())
+    }
+
+    /// The experiment's progress, on the bar.
+    pub fn tick(&self) -> impl Fn(f64, String) + Sync + '_ {
+        |f, m| self.bar.set(f, m)
+    }
+}
+
+pub(super) fn needs_data<'a>(
+    a: &'a EvalArgs,
+    paper: &str,
+    what: &str,
+) -> Result<&'a std::path::Path, CliError> {
+    a.data
+        .as_deref()
+        .ok_or_else(|| CliError::BadInput(format!("{paper} needs {what} as DATA")))
+}
+
+/// Bootkrajang & Kaban (2011) Fig. 3 on DATA (the paper: iris, wine).
+fn rnda_fig3(run: &Run<'_>, a: &EvalArgs, data: &DataArgs) -> Result<(), CliError> {
+    let path = needs_data(a, "rnda-fig3", "a labelled table (the paper: iris, wine)")?;
+    let ds = crate::dataset::load(path, &data.load_options_for(&["rnda"])?)?;
+    let name = path.file_stem().map_or_else(
+        || path.display().to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    let table = rnda_papers::Labelled {
+        name: &name,
         x: &ds.x,
-        given: &ds.labels,
-        ids: &ds.ids,
+        y: &ds.labels,
+        k: ds.classes.len(),
     };
-    say!(
-        bar,
-        "{}: {} samples x {} genes{}; literature suspects {}; rlr-F gamma (P(given | true), rows {}) = {}",
-        study.name,
-        ds.n_samples(),
-        ds.n_features(),
-        if ds.log_scale.is_log2() {
-            " (log2)"
-        } else {
-            ""
-        },
-        study.suspects.join(" "),
-        ds.classes.join(", "),
-        table.suspect_gamma()
-    );
-    say!(
-        bar,
-        "\nflags on all {} samples (suspects in brackets):",
-        ds.n_samples()
-    );
-    print_flags(
-        bar,
+    run.print(rnda_papers::fig3(
         &table,
-        default_flags(&ds, &table, options)?,
-        flags(&table)?,
+        run.scale,
+        run.repeats,
+        run.seed,
+        &run.tick(),
+    ))
+}
+
+/// Bootkrajang & Kaban (2013), Fig. 1.
+fn rlr_synth(run: &Run<'_>) -> Result<(), CliError> {
+    use crate::eval::logistic_papers::{bootkrajang_synth, synth_table};
+    let repeats = run.repeats.unwrap_or(run.scale.pick(500, 1));
+    let grid: Vec<(usize, usize)> = run.scale.pick(
+        [500, 100]
+            .iter()
+            .flat_map(|&n| [100, 500, 1000].map(|d| (n, d)))
+            .collect(),
+        vec![(100, 30)],
     );
-    print_loo(bar, study, &loo(&table)?);
+    let mut rows = Vec::new();
+    for (i, &(n, d)) in grid.iter().enumerate() {
+        run.bar
+            .set(i as f64 / grid.len() as f64, format!("n {n} d {d}"));
+        rows.push(bootkrajang_synth(n, d, repeats, run.seed)?);
+    }
+    run.say(synth_table(&rows, run.seed));
     Ok(())
 }
 
-/// What a curator's `relabel FILE` (the default) flags on the table.
-fn default_flags(
-    ds: &crate::dataset::Dataset,
-    table: &Suspected<'_>,
-    options: &ModelOptions,
-) -> Result<Flags, CliError> {
-    use crate::app::pipeline::{FitInputs, FitPlan};
-    use crate::models::{AUTO, no_progress};
-    let plan = FitPlan::for_table(ds, AUTO, options)?;
-    let start = std::time::Instant::now();
-    let fit = plan.fit(
-        &FitInputs::of_table(ds, &plan, None),
-        &ds.labels,
-        &mut no_progress(),
-    )?;
-    let chosen = fit
-        .extra
-        .selection
-        .as_ref()
-        .map_or_else(|| plan.name.clone(), crate::app::auto::combination);
-    let name = format!("the default ({chosen})");
-    Ok(table.flags_of(name, &fit, start.elapsed().as_secs_f64()))
-}
-
-/// Each model's flags, then the default's, suspects in brackets.
-fn print_flags(bar: &Bar, table: &Suspected<'_>, default: Flags, models: Vec<Flags>) {
-    let mark = |list: &[String]| {
-        list.iter()
-            .map(|s| {
-                if table.is_suspect_id(s) {
-                    format!("[{s}]")
-                } else {
-                    s.clone()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
+/// Lynch & Willett, Fig. 1 (one test observation) and Fig. 2 (one and
+/// two): P(e) against M, 100 trials per point for every --repeats.
+fn cbt_figure(run: &Run<'_>, figure: u8) -> Result<(), CliError> {
+    use crate::eval::cbt_papers::{
+        FIG1_ALPHAS, FIG2_ALPHAS, PAPER_M_STAR_1, PAPER_M_STAR_2, curve,
     };
-    for f in models.into_iter().chain([default]) {
-        let auroc = f.auroc.map_or_else(|| "-".into(), |a| format!("{a:.3}"));
-        say!(
-            bar,
-            "{} ({:.0} ms), AUROC against the suspects {auroc}",
-            f.model,
-            1000.0 * f.seconds
-        );
-        say!(
-            bar,
-            "  p >= 0.5 ({}, {} suspects): {}",
-            f.flagged.len(),
-            table.suspects_in(&f.flagged),
-            mark(&f.flagged)
-        );
-        say!(
-            bar,
-            "  top {} ({} suspects): {}",
-            f.top.len(),
-            table.suspects_in(&f.top),
-            mark(&f.top)
-        );
-        if let Some(s) = &f.shifted {
-            say!(
-                bar,
-                "  non-zero shifts ({}, {} suspects): {}",
-                s.len(),
-                table.suspects_in(s),
-                mark(s)
-            );
-        }
+    let ms: Vec<usize> = run
+        .scale
+        .pick((2..=16).chain([20, 24, 32]).collect(), vec![2, 4]);
+    let trials = 100 * run.repeats.unwrap_or(run.scale.pick(50, 1));
+    if figure == 1 {
+        let fig = curve(&FIG1_ALPHAS, &ms, 1, trials, run.seed);
+        run.say(fig.to_table("Fig. 1", &PAPER_M_STAR_1));
+        return Ok(());
     }
+    for (n_test, paper) in [(1, &PAPER_M_STAR_1[..4]), (2, &PAPER_M_STAR_2[..])] {
+        run.bar.set(
+            0.5 * (n_test - 1) as f64,
+            format!("{n_test} test observations"),
+        );
+        let fig = curve(&FIG2_ALPHAS, &ms, n_test, trials, run.seed);
+        run.say(fig.to_table("Fig. 2", paper));
+    }
+    Ok(())
 }
 
-/// The leave-one-out table, the paper's figures in the last columns.
-fn print_loo(bar: &Bar, study: Study, rows: &[LooRow]) {
-    say!(
-        bar,
-        "\nleave-one-out ({}): error % against corrected labels (CRT) and on non-suspects (CLN); the paper's in the last columns",
-        study.table
-    );
-    say!(
-        bar,
-        "{:>16} {:>8} {:>8} {:>7} {:>8} {:>10} {:>10} {:>11}",
-        "model",
-        "LOO-CRT",
-        "LOO-CLN",
-        "genes",
-        "seconds",
-        "paper CRT",
-        "paper CLN",
-        "paper genes"
-    );
-    for r in rows {
-        let paper = study.reported.iter().find(|p| p.0 == r.model).map_or_else(
-            || format!("{:>10} {:>10} {:>11}", "-", "-", "-"),
-            |p| format!("{:>10.2} {:>10.2} {:>11.2}", p.1, p.2, p.3),
-        );
-        say!(
-            bar,
-            "{:>16} {:>8.2} {:>8.2} {:>7.2} {:>8.2} {paper}",
-            r.model,
-            r.crt,
-            r.cln,
-            r.genes,
-            r.seconds
-        );
+impl From<rmda_papers::PaperError> for CliError {
+    fn from(e: rmda_papers::PaperError) -> Self {
+        match e {
+            rmda_papers::PaperError::Data(m) => CliError::BadInput(m),
+            rmda_papers::PaperError::Fit(f) => f.into(),
+        }
     }
 }

@@ -53,11 +53,14 @@ pub struct Rlr {
     /// A fixed L1 penalty; `None` follows the Bayesian rule (eq. 7).
     lambda: Option<f64>,
     iterations: Iterations,
+    /// Genes standardised before the fit (`standardize`), or read as given
+    /// (the papers' own preprocessed tables).
+    scaling: Scaling,
 }
 
 impl Rlr {
     /// RLogReg: reads `gamma`, `fix_gamma`, `gamma_prior`, `lambda`,
-    /// `max_iter` and `tol`.
+    /// `max_iter`, `tol` and `standardize`.
     pub fn robust(options: &ModelOptions) -> Result<Self, FitError> {
         if !(options.gamma_prior.is_finite() && options.gamma_prior >= 0.0) {
             return Err(invalid_option(
@@ -75,7 +78,7 @@ impl Rlr {
         })
     }
 
-    /// BLogReg: reads `lambda`, `max_iter` and `tol`.
+    /// BLogReg: reads `lambda`, `max_iter`, `tol` and `standardize`.
     pub fn baseline(options: &ModelOptions) -> Result<Self, FitError> {
         Ok(Self {
             robust: false,
@@ -84,6 +87,7 @@ impl Rlr {
             gamma_prior: 0.0,
             lambda: options.checked_lambda()?,
             iterations: options.checked_iterations()?,
+            scaling: Scaling::from_standardize(options.standardize),
         })
     }
 }
@@ -395,7 +399,7 @@ impl Rlr {
         guide: &Guide,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        let Prologue { standardizer, .. } = Prologue::new(x, given, k, false, Scaling::PerFeature)?;
+        let Prologue { standardizer, .. } = Prologue::new(x, given, k, false, self.scaling)?;
         let table = Rows {
             x,
             standardizer: &standardizer,
