@@ -995,7 +995,7 @@ fn a_guessed_label_column_of_unique_values_is_refused_naming_the_others() {
     let e = error(&table, &LoadOptions::default());
     assert!(
         e.starts_with("t.csv:1:3: column \"b\", the last (none is named")
-            && e.contains("40 different values among 40 samples")
+            && e.contains("holds measurements (40 different numbers among 40 samples")
             && e.contains("--label COL: perhaps species, the only other column of words"),
         "{e}"
     );
@@ -1006,18 +1006,24 @@ fn a_guessed_label_column_of_unique_values_is_refused_naming_the_others() {
         .replace("y,", "2,");
     let e = error(&numbers, &LoadOptions::default());
     assert!(e.contains("--label COL (the others: s, a)"), "{e}");
-    // Named by the user: theirs to decide (the fit says what it can).
+    // Named by the user, measurements are refused all the same (a fit
+    // would flag nearly every sample), naming the column of words.
     let opts = LoadOptions {
         label: Some("b".into()),
         ..LoadOptions::default()
     };
-    let named = load_str(&table, &opts).map(|d| d.classes.len());
+    let e = error(&table, &opts);
     assert!(
-        named.as_ref().map_or_else(
-            |e| !e.to_string().contains("too many to be classes"),
-            |_| true
-        ),
-        "{named:?}"
+        e.contains("column \"b\", given as --label, holds measurements")
+            && e.contains("perhaps species"),
+        "{e}"
+    );
+    // A column of integer codes with as many values is no class either.
+    let codes = table.replace(".5\n", "\n");
+    let e = error(&codes, &opts);
+    assert!(
+        e.contains("given as --label, has 40 different values among 40 samples, too many"),
+        "{e}"
     );
     let opts = LoadOptions {
         label: Some("species".into()),
