@@ -45,7 +45,7 @@ use crate::review::Session;
 /// in the background while the screen shows its first rows.
 pub enum Source {
     Ready(Box<Dataset>),
-    File(PathBuf, LoadOptions),
+    File(PathBuf, Box<LoadOptions>),
 }
 
 /// What the UI opens with.
@@ -135,7 +135,7 @@ fn load(
 ) -> anyhow::Result<Option<Dataset>> {
     let (path, options) = match source {
         Source::Ready(ds) => return Ok(Some(*ds)),
-        Source::File(path, options) => (path, options),
+        Source::File(path, options) => (path, *options),
     };
     let (tx, rx) = std::sync::mpsc::channel::<Result<Dataset, DataError>>();
     // Started before the preview is read, which it then runs beside.

@@ -138,6 +138,7 @@ fn refusal(path: &Path, what: &str, todo: &str) -> DataError {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

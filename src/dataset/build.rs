@@ -846,7 +846,7 @@ fn emptiest(features: &[RawColumn], values: &[f64], n: usize) -> String {
         .map(|(c, v)| (v.iter().filter(|x| x.is_nan()).count(), c.name.as_str()))
         .filter(|(k, _)| *k > 0)
         .collect();
-    missing.sort_by(|a, b| b.0.cmp(&a.0));
+    missing.sort_by_key(|m| std::cmp::Reverse(m.0));
     let named: Vec<String> = missing
         .iter()
         .take(3)

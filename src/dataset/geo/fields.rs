@@ -577,6 +577,7 @@ pub fn choose_ids(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

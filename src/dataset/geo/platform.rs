@@ -156,6 +156,7 @@ pub fn from_file(path: &Path, lines: &[(usize, &str)]) -> Result<GeneSymbols, Da
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
