@@ -321,7 +321,14 @@ fn the_review_screen_opens_on_every_geo_file_that_loads() {
         ..LoadOptions::default()
     };
     for (name, o) in [
-        ("GDS670_head400.soft.gz", opts("disease state")),
+        (
+            "GDS670_head400.soft.gz",
+            // As the command line reads it: raw values of a wide table logged.
+            LoadOptions {
+                log_rule: relabel::dataset::LogRule::WhenRaw,
+                ..opts("disease state")
+            },
+        ),
         ("GSE1122_family.soft.gz", opts("disease state")),
         ("soft_ex_family.txt", opts("Cell line")),
         (
@@ -348,5 +355,28 @@ fn the_review_screen_opens_on_every_geo_file_that_loads() {
             let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
             t.draw(|f| f.render_widget(&app, f.area())).unwrap();
         }
+        // The detail pane: probes with their gene symbols, on the scale
+        // said (a GDS's raw MAS5 values are read on a log2 scale).
+        if name.starts_with("GDS670") {
+            let text = screen_text(&app, 200, 50);
+            assert!(text.contains("features (log2 values"), "{text}");
+            let ds = app.session.dataset();
+            let shown = (0..ds.n_features())
+                .filter(|&j| ds.gene_symbol(j).is_some())
+                .any(|j| text.contains(&ds.feature_label(j)));
+            assert!(shown, "no probe with its symbol in {text}");
+        }
     }
+}
+
+fn screen_text(app: &relabel::tui::App, w: u16, h: u16) -> String {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| f.render_widget(app, f.area())).unwrap();
+    let buf = t.backend().buffer().clone();
+    (0..h)
+        .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
