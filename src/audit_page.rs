@@ -290,6 +290,15 @@ fn model_section(a: &AuditInput) -> String {
     if !numbers.is_empty() {
         facts.push(("numbers", numbers.join(", ")));
     }
+    // Lists name features as the review screen does: a probe beside its
+    // gene symbol when the platform gives one.
+    for (name, items) in &fit.extra.lists {
+        let mut shown: Vec<String> = items.iter().take(24).map(|i| esc(i)).collect();
+        if items.len() > 24 {
+            shown.push(format!("and {} more", items.len() - 24));
+        }
+        facts.push((name.as_str(), shown.join(", ")));
+    }
     let notes: String = fit
         .extra
         .notes

@@ -1,6 +1,7 @@
 //! Reading labelled tables into matrices (DESIGN §4), keeping the original
 //! bytes of every record so an export changes only what the curator changed.
 
+mod binary;
 mod build;
 mod cells;
 mod compatible;
@@ -9,6 +10,7 @@ mod encoding;
 #[cfg(test)]
 mod fuzz;
 mod geo;
+mod glob;
 mod grid;
 pub(crate) mod log_scale;
 mod probs;
@@ -22,6 +24,7 @@ mod tests;
 pub use cells::is_missing;
 pub use compatible::TestTable;
 pub use encoding::TextEncoding;
+pub use geo::{GeneSymbols, LabelField};
 pub use log_scale::{LogRule, LogScale, RawShape, Weighed};
 pub use read::content_hash;
 pub use rewrite::rewrite;
@@ -29,6 +32,7 @@ pub use shown::{counted, name_list, one_line, shown};
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use self::read::err;
 
@@ -96,6 +100,19 @@ pub struct LoadOptions {
     /// `--sheet NAME|INDEX`: the worksheet of a spreadsheet (default the first).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sheet: Option<String>,
+    /// `--label-pattern REGEX` (GEO files): the label is the first group
+    /// (else the whole match) of this expression in the field's value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_pattern: Option<String>,
+    /// `--platform FILE`: gene symbols shown beside the probe ids. Not part
+    /// of the session key: it changes what is shown, never what is read.
+    #[serde(skip)]
+    pub platform: Option<PathBuf>,
+    /// `--top-variance N`: only the N most variable numeric features are
+    /// read. Not part of the session key, as the scale is not: it changes
+    /// what the models see, never what a sample is.
+    #[serde(skip)]
+    pub top_variance: Option<usize>,
     /// Let a quoted label or id span several lines (legal CSV, but in a
     /// label sheet almost always a stray quote). Not part of the session
     /// key: it decides whether a file loads, not what it loads as.
@@ -261,6 +278,12 @@ pub struct Dataset {
     /// The scale the numeric features were read on.
     pub log_scale: LogScale,
     pub layout: Layout,
+    /// Gene symbols of the features (probe ids), from the platform table:
+    /// shown beside them, never instead of them.
+    pub gene_symbols: Option<Arc<GeneSymbols>>,
+    /// What the reader did that the curator should know (columns of
+    /// detection calls left out, a variance filter, a GEO file's columns).
+    pub reader_notes: Vec<String>,
 }
 
 /// A string-valued column: its levels in order of first appearance and the
@@ -335,6 +358,7 @@ fn load_bytes_in(
     opts: &LoadOptions,
     progress: Option<Progress<'_>>,
 ) -> Result<Dataset, DataError> {
+    let platform = opts.platform.as_deref().map(read_platform).transpose()?;
     let workbook = sheet::is_workbook(path, &bytes)
         .then(|| sheet::to_csv(path, &bytes, opts))
         .transpose()?;
@@ -342,16 +366,24 @@ fn load_bytes_in(
         Some(w) => (w.csv.clone(), false, TextEncoding::Utf8),
         None => {
             let (bytes, gzip) = read::decompress(path, bytes)?;
+            binary::check_text(path, &bytes)?;
             let (bytes, encoding) = encoding::to_utf8(bytes);
             (bytes, gzip, encoding)
         }
     };
     if let Some(kind) = geo::sniff(&bytes) {
-        let (grid, sheet) = geo::grid(path, &bytes, kind, opts)?;
-        let records = read::scan(&sheet).records;
+        refuse_unless(
+            path,
+            opts.sheet.is_none(),
+            "--sheet",
+            "a GEO file has no worksheets",
+        )?;
+        let table = geo::grid(path, &bytes, kind, opts, platform.as_ref())?;
+        drop(bytes);
+        let records = read::scan(&table.sheet).records;
         let raw = RawTable {
             path: path.to_path_buf(),
-            bytes: sheet,
+            bytes: table.sheet,
             gzip: false,
             title: Vec::new(),
             encoding: TextEncoding::Utf8,
@@ -359,8 +391,24 @@ fn load_bytes_in(
             records,
             format: SourceFormat::Geo,
         };
-        return finish(path, grid, raw, opts);
+        let extras = Extras {
+            symbols: platform.or(table.symbols),
+            notes: table.notes,
+        };
+        return finish(path, table.grid, raw, opts, extras);
     }
+    refuse_unless(
+        path,
+        workbook.is_some() || opts.sheet.is_none(),
+        "--sheet",
+        "only a workbook (.xlsx, .xls, .ods) has worksheets",
+    )?;
+    refuse_unless(
+        path,
+        opts.label_pattern.is_none(),
+        "--label-pattern",
+        "it cuts the labels out of a GEO file's sample fields; in a table, write the labels in a column of their own",
+    )?;
     if opts.transpose && opts.probs.is_some() {
         return Err(err(
             path,
@@ -403,7 +451,49 @@ fn load_bytes_in(
             SourceFormat::Delimited
         },
     };
-    finish(path, grid, raw, opts)
+    let extras = Extras {
+        symbols: platform,
+        notes: Vec::new(),
+    };
+    finish(path, grid, raw, opts, extras)
+}
+
+/// An option that does not apply to this file is refused, never ignored.
+fn refuse_unless(path: &Path, fine: bool, option: &str, why: &str) -> Result<(), DataError> {
+    if fine {
+        return Ok(());
+    }
+    Err(err(
+        path,
+        0,
+        0,
+        format!("{option} does not apply to this file: {why}"),
+        &format!("leave out {option}"),
+    ))
+}
+
+/// `--platform FILE`: the gene symbols of a platform table.
+fn read_platform(path: &Path) -> Result<GeneSymbols, DataError> {
+    let bytes = read::read_regular_file(path)?;
+    let (bytes, _) = read::decompress(path, bytes)?;
+    binary::check_text(path, &bytes)?;
+    let (bytes, _) = encoding::to_utf8(bytes);
+    geo::platform_symbols(path, &bytes)
+}
+
+/// The fields of a GEO file that could hold its labels, with each one's
+/// values and counts, for a picker (a file that is not GEO has none).
+pub fn label_fields(path: &Path) -> Result<Vec<LabelField>, DataError> {
+    let bytes = read::read_regular_file(path)?;
+    let (bytes, _) = read::decompress(path, bytes)?;
+    let (bytes, _) = encoding::to_utf8(bytes);
+    geo::label_fields(path, &bytes)
+}
+
+/// What a reader knows besides the grid.
+struct Extras {
+    symbols: Option<GeneSymbols>,
+    notes: Vec<String>,
 }
 
 /// The grid through the policies (missing values, levels, classes), with
@@ -413,6 +503,7 @@ fn finish(
     grid: grid::Grid,
     raw: RawTable,
     opts: &LoadOptions,
+    extras: Extras,
 ) -> Result<Dataset, DataError> {
     let layout = Layout {
         transpose: opts.transpose && raw.format == SourceFormat::Delimited,
@@ -423,6 +514,15 @@ fn finish(
     let mut built = build::build(path, grid, opts)?;
     if let Some(probs_path) = &opts.probs {
         probs::attach(probs_path, &mut built)?;
+    }
+    if built.x.ncols() == 0 {
+        return Err(err(
+            path,
+            0,
+            0,
+            "no feature is left to compare the samples by".into(),
+            "check --ignore and --top-variance, or open a file with measurements",
+        ));
     }
     if built.classes.len() < 2 {
         return Err(err(
@@ -436,6 +536,16 @@ fn finish(
             "check that --label names the label column",
         ));
     }
+    let mut reader_notes = extras.notes;
+    reader_notes.extend(built.notes);
+    let gene_symbols = match extras.symbols {
+        Some(symbols) => {
+            let named = symbols_named(path, &symbols, &built.feature_names, opts)?;
+            reader_notes.push(named);
+            Some(Arc::new(symbols))
+        }
+        None => None,
+    };
     Ok(Dataset {
         raw,
         options: opts.clone(),
@@ -456,7 +566,41 @@ fn finish(
         sources: built.sources,
         log_scale: built.log_scale,
         layout,
+        gene_symbols,
+        reader_notes,
     })
+}
+
+/// How many features the platform names, said in a note; a platform that
+/// names none of them is another platform's, and refused.
+fn symbols_named(
+    path: &Path,
+    symbols: &GeneSymbols,
+    features: &[String],
+    opts: &LoadOptions,
+) -> Result<String, DataError> {
+    let named = features.iter().filter(|f| symbols.get(f).is_some()).count();
+    if named == 0 && opts.platform.is_some() {
+        return Err(err(
+            path,
+            0,
+            0,
+            format!(
+                "none of the {} features is a probe of the platform {} (its probes are like {}, the features like {})",
+                features.len(),
+                symbols.source,
+                symbols.some_probes().first().map_or("", String::as_str),
+                features.first().map_or("", String::as_str)
+            ),
+            "pass the platform the file was measured on (its !Series_platform_id)",
+        ));
+    }
+    Ok(format!(
+        "gene symbols from {} are shown beside the probe ids ({} of {} features have one); the features are still the probes",
+        symbols.source,
+        named,
+        features.len()
+    ))
 }
 
 impl Dataset {
@@ -474,6 +618,28 @@ impl Dataset {
 
     pub fn class_index(&self, label: &str) -> Option<usize> {
         self.classes.iter().position(|c| c == label)
+    }
+
+    /// The gene symbol of feature `j`, when a platform table gives one.
+    pub fn gene_symbol(&self, j: usize) -> Option<&str> {
+        let symbols = self.gene_symbols.as_ref()?;
+        symbols.get(self.feature_names.get(j)?)
+    }
+
+    /// Feature `j` as shown: its name, and its gene symbol beside it
+    /// (`1007_s_at DDR1`) when the platform gives one.
+    pub fn feature_label(&self, j: usize) -> String {
+        match self.gene_symbol(j) {
+            Some(symbol) => format!("{} {symbol}", self.feature_names[j]),
+            None => self.feature_names[j].clone(),
+        }
+    }
+
+    /// [`Dataset::feature_label`] of every feature.
+    pub fn feature_labels(&self) -> Vec<String> {
+        (0..self.feature_names.len())
+            .map(|j| self.feature_label(j))
+            .collect()
     }
 
     /// The text of sample i's label as written in the file.

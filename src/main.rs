@@ -72,7 +72,7 @@ fn open_review(args: &Cli) -> Result<(), CliError> {
         Some(path) if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) => {
             relabel::tui::Source::Ready(Box::new(relabel::dataset::load(path, &load_options)?))
         }
-        Some(path) => relabel::tui::Source::File(path.clone(), load_options),
+        Some(path) => relabel::tui::Source::File(path.clone(), Box::new(load_options)),
         None => {
             relabel::tui::Source::Ready(Box::new(relabel::app::load_or_demo(None, &load_options)?))
         }

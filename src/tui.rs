@@ -45,7 +45,7 @@ use crate::review::Session;
 /// in the background while the screen shows its first rows.
 pub enum Source {
     Ready(Box<Dataset>),
-    File(PathBuf, LoadOptions),
+    File(PathBuf, Box<LoadOptions>),
 }
 
 /// What the UI opens with.
@@ -129,12 +129,37 @@ fn review(
 fn load(
     terminal: &mut terminal::Screen,
     source: Source,
-    (_model, _model_options): (&str, &ModelOptions),
+    model: (&str, &ModelOptions),
 ) -> anyhow::Result<Option<Dataset>> {
-    let (path, options) = match source {
+    let (path, mut options) = match source {
         Source::Ready(ds) => return Ok(Some(*ds)),
-        Source::File(path, options) => (path, options),
+        Source::File(path, options) => (path, *options),
     };
+    loop {
+        match load_file(terminal, &path, &options, model) {
+            // A GEO file opened without --label: its fields are offered.
+            Err(e) if options.label.is_none() && e.downcast_ref::<DataError>().is_some() => {
+                match popup::field_picker::pick(terminal, &path)? {
+                    Some((label, pattern)) => {
+                        options.label = Some(label);
+                        options.label_pattern = pattern;
+                    }
+                    None => return Err(e),
+                }
+            }
+            loaded => return loaded,
+        }
+    }
+}
+
+/// [`load`] of one file with one set of options.
+fn load_file(
+    terminal: &mut terminal::Screen,
+    path: &std::path::Path,
+    options: &LoadOptions,
+    _model: (&str, &ModelOptions),
+) -> anyhow::Result<Option<Dataset>> {
+    let path = path.to_path_buf();
     let (tx, rx) = std::sync::mpsc::channel::<Result<Dataset, DataError>>();
     // Started before the preview is read, which it then runs beside.
     let read = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
@@ -154,7 +179,7 @@ fn load(
     };
     let screen = loading::Loading {
         read,
-        ..loading::Loading::new(&path, &options)
+        ..loading::Loading::new(&path, options)
     };
     loop {
         match rx.recv_timeout(Duration::from_millis(50)) {

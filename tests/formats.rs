@@ -153,6 +153,9 @@ fn export_after_review(input: &Path, options: &relabel::dataset::LoadOptions) ->
     if let Some(sheet) = &options.sheet {
         cmd.args(["--sheet", sheet]);
     }
+    if let Some(pattern) = &options.label_pattern {
+        cmd.args(["--label-pattern", pattern]);
+    }
     if options.missing == relabel::dataset::MissingPolicy::Mean {
         cmd.args(["--missing", "mean"]);
     }
@@ -198,16 +201,19 @@ fn a_series_matrix_opens_with_a_characteristic_as_label_gzip_or_not() {
             ("GSM6", "normal", "normal")
         );
     }
-    // Any !Sample_ field, with or without its prefix.
+    // Any !Sample_ field, with or without its prefix (cut to its first
+    // word here: every title is a sample's own).
     let out = succeed(relabel().arg("scan").arg(&plain).args([
         "--label",
         "!Sample_title",
+        "--label-pattern",
+        "^(\\w+)",
         "--missing",
         "drop",
         "--model",
         "nda",
     ]));
-    assert!(String::from_utf8(out.stdout).unwrap().contains("tumour 1"));
+    assert!(String::from_utf8(out.stdout).unwrap().contains(",tumour,"));
 }
 
 #[test]
@@ -253,10 +259,13 @@ fn the_real_gds507_opens_with_its_disease_state_subsets() {
     assert_eq!((ds.n_samples(), ds.n_features()), (17, 22645));
     assert_eq!(ds.class_counts(), [9, 8]);
     assert_eq!(ds.ids[0], "GSM11815");
-    assert_eq!(ds.feature_names[0], "PRPF8");
+    // Features are the probes, their gene symbols shown beside them.
+    assert_eq!(ds.feature_names[0], "200000_s_at");
+    assert_eq!(ds.feature_label(0), "200000_s_at PRPF8");
     assert!(
-        ds.feature_names.iter().any(|f| f.ends_with(')')),
-        "duplicate symbols get their probe"
+        ds.reader_notes
+            .iter()
+            .any(|n| n.contains("IDENTIFIER column of GDS507"))
     );
 }
 
@@ -348,4 +357,53 @@ fn a_sheet_with_a_title_above_its_header_loads_and_says_so() {
     let ds = relabel::dataset::load(&file, &opts).unwrap();
     assert_eq!(ds.feature_names, ["x1", "x2"]);
     assert_eq!(ds.x[(1, 1)], 0.125);
+}
+
+/// The cleaned CSV of a sheet with a title starts at its header: the
+/// title's rows are not blank lines at the top of it.
+#[test]
+fn a_titled_sheet_exports_from_its_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("small.xlsx");
+    std::fs::copy(fixture("small.xlsx"), &input).unwrap();
+    let opts = relabel::dataset::LoadOptions {
+        sheet: Some("titled".into()),
+        ..Default::default()
+    };
+    export_after_review(&input, &opts);
+    let cleaned = std::fs::read_to_string(dir.path().join("small.cleaned.csv")).unwrap();
+    assert!(cleaned.starts_with("id,x1,x2,label\n"), "{cleaned:?}");
+}
+
+#[test]
+fn export_help_names_what_a_spreadsheet_and_a_geo_file_export_to() {
+    let out = succeed(relabel().args(["export", "--help"]));
+    let help = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        help.contains("<stem>.cleaned.<ext>") && help.contains("<stem>.labels.csv"),
+        "{help}"
+    );
+}
+
+/// Labels cut from the titles export as a labels sheet: the new label,
+/// and the title as GEO has it.
+#[test]
+fn labels_cut_from_the_titles_export_beside_the_titles() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("GSE285754_series_matrix.txt.gz");
+    std::fs::copy(fixture("geo/GSE285754_series_matrix.txt.gz"), &input).unwrap();
+    let options = relabel::dataset::LoadOptions {
+        label: Some("title".into()),
+        label_pattern: Some("^(.*)-rep".into()),
+        ..Default::default()
+    };
+    export_after_review(&input, &options);
+    let sheet =
+        std::fs::read_to_string(dir.path().join("GSE285754_series_matrix.labels.csv")).unwrap();
+    let lines: Vec<&str> = sheet.lines().collect();
+    assert_eq!(lines[0], "id,label,title");
+    // Sample 0 relabelled to the second class, sample 1 dropped.
+    assert_eq!(lines[1], "GSM8708195,AD-hNSC,AD-Veh-rep1");
+    assert_eq!(lines[2], "GSM8708197,AD-Veh,AD-Veh-rep3");
+    assert_eq!(lines.len(), 18);
 }

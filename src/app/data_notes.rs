@@ -18,6 +18,7 @@ pub fn data_notes(ds: &Dataset) -> Vec<String> {
     notes.extend(title(ds));
     notes.extend(missing_labels(&ds.classes, &counts));
     notes.extend(label_variants(&ds.classes, &counts));
+    notes.extend(too_small_a_design(&ds.classes, &counts));
     notes.extend(small_classes(&ds.classes, &counts));
     notes.extend(id_column(ds));
     notes.extend(left_out(ds));
@@ -25,7 +26,29 @@ pub fn data_notes(ds: &Dataset) -> Vec<String> {
     notes.extend(constant(ds));
     notes.extend(filled_in(ds));
     notes.extend(log_scale(ds));
+    notes.extend(ds.reader_notes.iter().cloned());
     notes
+}
+
+/// A design in which every class has fewer than [`FOLDS`] samples (2 vs
+/// 2, as small GEO series are): judged without itself, a sample's class
+/// keeps at most one other sample, and a class's spread needs two, so no
+/// model can learn what the class looks like and no ranking of this table
+/// means anything, however confident its figures look. Said first, before
+/// anyone reads the ranking.
+fn too_small_a_design(classes: &[String], counts: &[usize]) -> Option<String> {
+    if counts.iter().any(|&c| c >= FOLDS) {
+        return None;
+    }
+    let sizes: Vec<String> = classes
+        .iter()
+        .zip(counts)
+        .map(|(name, &c)| format!("{} {c}", shown(name)))
+        .collect();
+    Some(format!(
+        "every class has fewer than {FOLDS} samples ({}): judged without the sample itself, no class keeps the two samples a spread needs, so no ranking of this design can say which labels are wrong; check them against the study's records instead",
+        and_list(&sizes)
+    ))
 }
 
 /// A file that is not UTF-8 is read as Windows-1252 (see
@@ -578,9 +601,15 @@ mod tests {
     fn a_clean_table_has_no_notes() {
         let table = "a,label\n1,x\n2,x\n3,x\n4,y\n5,y\n6,y\n";
         assert!(notes_of(table, &LoadOptions::default()).is_empty());
-        // Every class small: a small table, not a class to check.
+        // Every class small: a design too small for any ranking, said so.
         let table = "a,label\n1,x\n2,x\n4,y\n5,y\n";
-        assert!(notes_of(table, &LoadOptions::default()).is_empty());
+        let notes = notes_of(table, &LoadOptions::default());
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with("every class has fewer than 3 samples (\"x\" 2 and \"y\" 2)")
+                && notes[0].contains("no ranking of this design"),
+            "{notes:?}"
+        );
     }
 
     #[test]

@@ -314,7 +314,8 @@ impl<'a> FitInputs<'a> {
                 let (levels, names) = ds.source_matrix();
                 (Some(select(&levels)), names)
             } else {
-                (None, ds.feature_names.clone())
+                // A probe with its gene symbol, where the platform gives one.
+                (None, ds.feature_labels())
             };
         let features = match rows {
             Some(r) => Cow::Owned(ds.x.select_rows(r.iter())),

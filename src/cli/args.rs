@@ -58,7 +58,9 @@ pub struct CompletionsArgs {
 pub struct ExportArgs {
     /// The input table that was reviewed (read with the same data options).
     pub data: PathBuf,
-    /// Cleaned file (default: <stem>.cleaned.<ext> next to the input).
+    /// Cleaned file (default: <stem>.cleaned.<ext> next to the input; for a
+    /// spreadsheet <stem>.cleaned.csv, for a GEO file <stem>.labels.csv, a
+    /// labels sheet: id, label, the label field as read).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Replace existing output files.
@@ -90,13 +92,16 @@ pub struct DataArgs {
     /// label/class/target/y, else the last column.
     #[arg(long, global = true)]
     pub label: Option<String>,
-    /// Id column. Default: a column named id/sample/name with unique values.
+    /// Id column (in a GEO file, a sample field with a value of its own per
+    /// sample). Default: a column named id/sample/name with unique values
+    /// (in a GEO file, the GSM accessions).
     #[arg(long, global = true)]
     pub id: Option<String>,
     /// Field delimiter (one character, or "tab"). Default: sniffed.
     #[arg(long, global = true)]
     pub delimiter: Option<String>,
-    /// Leave a column out (repeatable).
+    /// Leave a column out (repeatable); a glob leaves out every column it
+    /// matches (--ignore 'AFFX-*'). In a GEO file: probe ids or gene symbols.
     #[arg(long, global = true, value_name = "COL")]
     pub ignore: Vec<String>,
     /// Missing values (empty, NA, NaN, ?).
@@ -136,6 +141,23 @@ pub struct DataArgs {
     /// such a cell is refused, as it is almost always a stray quote).
     #[arg(long, global = true)]
     pub multiline_cells: bool,
+    // GEO and microarray options (the geo engineer's block).
+    /// GEO files: the label is the first group (else the whole match) of
+    /// this regular expression in the --label field's value, e.g.
+    /// --label title --label-pattern '^(.*)-rep' for titles like AD-Veh-rep1.
+    /// (--label 'strain+cell line' joins several fields.)
+    #[arg(long, global = true, value_name = "REGEX")]
+    pub label_pattern: Option<String>,
+    /// Gene symbols to show beside the probe ids: a GEO platform table
+    /// (GPLnnn.annot.gz, a GPL SOFT file) or a tab-separated ID/symbol table.
+    /// The features stay the probes. A family SOFT file brings its own.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub platform: Option<PathBuf>,
+    /// Read only the N numeric features of largest variance over the
+    /// samples (on the scale they are read on): the usual first filter of
+    /// an expression array. Said in the notes.
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub top_variance: Option<u64>,
 }
 
 impl DataArgs {
@@ -183,6 +205,11 @@ impl DataArgs {
             sheet: self.sheet.clone(),
             multiline_cells: self.multiline_cells,
             drop_raw: false,
+            label_pattern: self.label_pattern.clone(),
+            platform: self.platform.clone(),
+            top_variance: self
+                .top_variance
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
         })
     }
 }

@@ -10,7 +10,7 @@ use super::decimal_comma;
 use super::grid::{Grid, Labels};
 use super::log_scale::{self, LogRule, LogScale};
 use super::read::err;
-use super::shown::{as_arg, name_list, shown};
+use super::shown::{as_arg, counted, name_list, shown};
 use super::{
     CategoricalColumn, CategoricalPolicy, DataError, FeatureSource, LoadOptions, MissingPolicy,
 };
@@ -38,6 +38,8 @@ pub struct Built {
     /// is left out, neither ids nor a feature.
     pub repeated_id: Option<String>,
     pub log_scale: LogScale,
+    /// What the build left out or chose that the curator should know.
+    pub notes: Vec<String>,
 }
 
 fn hint_for(name: &str) -> String {
@@ -64,6 +66,8 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
     let n = grid.labels.codes.len();
     let (ids, id_name, repeated_id) = choose_ids(path, grid.ids, grid.id_name, opts)?;
     let (features, values, empty) = without_empty(path, grid.features, grid.values, n)?;
+    let mut notes = Vec::new();
+    let (features, values) = without_calls(features, values, n, &mut notes);
     let (mut features, mut values, ids, id_name, ids_by_words) =
         if ids.is_none() && opts.id.is_none() && !opts.transpose {
             words_for_ids(features, values, n, ids, id_name)
@@ -83,6 +87,12 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
     check_levels(path, &features, &kept, opts)?;
     let (features, values, means, constant) =
         without_constant(path, features, values, n, &kept, missing.means)?;
+    let (features, values, means) = most_variable(features, values, n, &kept, means, opts)
+        .map(|(f, v, m, note)| {
+            notes.push(note);
+            (f, v, m)
+        })
+        .unwrap_or_else(|(f, v, m)| (f, v, m));
     let columns = feature_columns(features, values, n, &kept, &means);
     let (classes, labels) = classes_of(grid.labels, &kept);
     let ids = match ids {
@@ -106,7 +116,92 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
         repeated_id,
         ids_by_words,
         log_scale,
+        notes,
     })
+}
+
+/// Columns of Affymetrix detection calls (A/P/M) are left out, with a
+/// note: they say whether a signal was detected, beside the signal, and
+/// as 0/1 columns they would be tens of thousands of features of no
+/// value; as strings they would stop the load.
+fn without_calls(
+    features: Vec<RawColumn>,
+    mut values: Vec<f64>,
+    n: usize,
+    notes: &mut Vec<String>,
+) -> (Vec<RawColumn>, Vec<f64>) {
+    let calls: Vec<bool> = features
+        .iter()
+        .map(RawColumn::holds_detection_calls)
+        .collect();
+    if !calls.contains(&true) || calls.iter().all(|&c| c) {
+        return (features, values);
+    }
+    let (kept, names) = leave_out(features, &mut values, n, &calls);
+    notes.push(format!(
+        "{} {} detection calls (A, P, M: absent, present, marginal), not measurements, so {} left out: {}",
+        counted(names.len(), "column"),
+        if names.len() == 1 { "holds" } else { "hold" },
+        if names.len() == 1 { "it is" } else { "they are" },
+        name_list(&names)
+    ));
+    (kept, values)
+}
+
+/// Columns, their values and fill means, and a note; or the same, unchanged.
+type Filtered = (Vec<RawColumn>, Vec<f64>, Vec<Option<f64>>, String);
+type Unfiltered = (Vec<RawColumn>, Vec<f64>, Vec<Option<f64>>);
+
+/// `--top-variance N`: the N numeric columns of largest variance over the
+/// kept samples (on the scale they are read on), the standard first filter
+/// of an expression array: a probe that barely varies carries no class.
+/// String columns stay. Ties keep the earlier column.
+fn most_variable(
+    features: Vec<RawColumn>,
+    mut values: Vec<f64>,
+    n: usize,
+    kept: &[usize],
+    means: Vec<Option<f64>>,
+    opts: &LoadOptions,
+) -> Result<Filtered, Unfiltered> {
+    let Some(top) = opts.top_variance else {
+        return Err((features, values, means));
+    };
+    let variance = |f: usize| {
+        let column = &values[f * n..(f + 1) * n];
+        let m = kept.len().max(1) as f64;
+        let mean = kept.iter().map(|&i| column[i]).sum::<f64>() / m;
+        kept.iter()
+            .map(|&i| (column[i] - mean).powi(2))
+            .sum::<f64>()
+            / m
+    };
+    let mut numeric: Vec<(usize, f64)> = (0..features.len())
+        .filter(|&f| !is_text(&features[f]))
+        .map(|f| (f, variance(f)))
+        .collect();
+    let total = numeric.len();
+    if top >= total {
+        let note = format!("--top-variance {top} keeps every one of the {total} numeric features");
+        return Ok((features, values, means, note));
+    }
+    numeric.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut out = vec![false; features.len()];
+    for &(f, _) in &numeric[top..] {
+        out[f] = true;
+    }
+    let means = means
+        .into_iter()
+        .zip(&out)
+        .filter(|(_, o)| !**o)
+        .map(|(m, _)| m)
+        .collect();
+    let (kept_features, _) = leave_out(features, &mut values, n, &out);
+    let note = format!(
+        "--top-variance {top}: the {top} most variable of {total} numeric features are read (variance over the samples, on the scale they are read on), the other {} left out",
+        total - top
+    );
+    Ok((kept_features, values, means, note))
 }
 
 /// Features, values, ids, the id column's name, and whether the ids are
@@ -289,52 +384,89 @@ fn check_labels(path: &Path, grid: &Grid, opts: &LoadOptions) -> Result<(), Data
             "every sample needs a label: fill it in, remove the row, or use --missing drop to leave the unlabelled rows out",
         ));
     }
-    if opts.label.is_none() {
-        guessed_label_holds_classes(path, grid, opts)?;
-    }
+    label_holds_classes(path, grid, opts)?;
     Ok(())
 }
 
-/// A label column relabel picked itself (by its name, else the last
-/// column) that has more distinct values than classes can have, by the rule
-/// a string feature is held to ([`check_levels`]: beyond [`FEW_LEVELS`],
-/// at most one per two samples): a label seen about once is no class, so
-/// the pick is wrong, most often a table whose label is not its last
-/// column. Said before anything is fitted, with the columns to choose from.
-fn guessed_label_holds_classes(
-    path: &Path,
-    grid: &Grid,
-    opts: &LoadOptions,
-) -> Result<(), DataError> {
+/// A label column that cannot hold classes: beyond [`FEW_LEVELS`] levels,
+/// more than one per two samples (the rule a string feature is held to,
+/// [`check_levels`]: a label seen about once is no class), or numbers with
+/// a fraction (a measurement). Picked by relabel itself (by its name, else
+/// the last column), the pick is wrong, most often a table whose label is
+/// not its last column; named with `--label`, the name is. Either way,
+/// said before anything is fitted (a fit would flag nearly every sample),
+/// with the columns to choose from.
+fn label_holds_classes(path: &Path, grid: &Grid, opts: &LoadOptions) -> Result<(), DataError> {
     let levels = grid.labels.levels.len();
     let n = grid.labels.codes.len();
-    if levels <= FEW_LEVELS || 2 * levels <= n {
+    let numbers: Option<Vec<f64>> = grid
+        .labels
+        .levels
+        .iter()
+        .map(|l| match super::cells::read_cell(l) {
+            super::cells::Cell::Number(v) => Some(v),
+            _ => None,
+        })
+        .collect();
+    let fraction = numbers
+        .as_ref()
+        .and_then(|v| v.iter().position(|x| x.fract() != 0.0));
+    let measured = levels > FEW_LEVELS && fraction.is_some();
+    if !measured && (levels <= FEW_LEVELS || 2 * levels <= n) {
         return Ok(());
     }
     let named = super::grid::LABEL_NAMES
         .iter()
         .any(|l| grid.label_name.eq_ignore_ascii_case(l));
     let name = shown(&grid.label_name);
-    let (how, line, column, option) = match (opts.transpose, named) {
-        (false, true) => (
+    let given = opts.label.is_some();
+    let (what, line, column, option) = match (grid.geo, opts.transpose) {
+        (true, _) => (format!("the sample field {name}"), 0, 0, "--label FIELD"),
+        (false, false) => (
             format!("column {name}"),
             1,
             grid.label_field + 1,
             "--label COL",
         ),
-        (false, false) => (
-            format!("column {name}, the last (none is named label, class, target or y),"),
-            1,
-            grid.label_field + 1,
-            "--label COL",
-        ),
-        (true, _) => (
+        (false, true) => (
             format!("row {name}"),
             grid.label_field + 1,
             1,
             "--label ROW",
         ),
     };
+    let how = match (given, named || opts.transpose) {
+        (true, _) => format!("{what}, given as --label,"),
+        (false, true) => format!("{what} was taken for the labels, but it"),
+        (false, false) => format!(
+            "{what}, the last (none is named label, class, target or y), was taken for the labels, but it"
+        ),
+    };
+    let message = match fraction {
+        Some(k) if measured => format!(
+            "{how} holds measurements ({levels} different numbers among {n} samples, such as {}), not classes",
+            shown(&grid.labels.levels[k])
+        ),
+        _ => {
+            format!("{how} has {levels} different values among {n} samples, too many to be classes")
+        }
+    };
+    let mut hint = label_hint(grid, option);
+    // A numeric "label" in a wide table's last column is what a genes x
+    // samples sheet read the other way round looks like.
+    if !grid.geo && !opts.transpose && numbers.is_some() && grid.features.len() + 1 < n {
+        hint.push_str(
+            "; if the file is genes x samples (a row per gene, a column per sample), pass --transpose and --label ROW naming the row of labels",
+        );
+    }
+    Err(err(path, line, column, message, &hint))
+}
+
+/// Which column to name instead: the columns of words, most likely.
+fn label_hint(grid: &Grid, option: &str) -> String {
+    if grid.geo {
+        return "name a sample field that groups the samples with --label, or cut this one into groups with --label-pattern".into();
+    }
     // Labels are most often words; a column of them is the likeliest pick.
     let words: Vec<String> = grid
         .features
@@ -343,7 +475,7 @@ fn guessed_label_holds_classes(
         .map(|c| c.name.clone())
         .collect();
     let others: Vec<String> = grid.features.iter().map(|c| c.name.clone()).collect();
-    let hint = match words.as_slice() {
+    match words.as_slice() {
         [] => format!(
             "name the label column with {option} (the others: {})",
             name_list(&others)
@@ -356,16 +488,7 @@ fn guessed_label_holds_classes(
             "name the label column with {option}: perhaps one of the columns of words, {}",
             name_list(&words)
         ),
-    };
-    Err(err(
-        path,
-        line,
-        column,
-        format!(
-            "{how} was taken for the labels, but it has {levels} different values among {n} samples, too many to be classes"
-        ),
-        &hint,
-    ))
+    }
 }
 
 /// The sample ids, the id column's name, and a guessed id column left out.
@@ -676,7 +799,10 @@ fn handle_missing(
                     at.line,
                     at.column,
                     format!("missing value in column {}", shown(&col.name)),
-                    "use --missing drop to leave such samples out, or --missing mean to fill in the column mean",
+                    &format!(
+                        "use --missing mean to fill in the column mean, --missing drop to leave such samples out, or --ignore {} to leave the column out",
+                        as_arg(&col.name)
+                    ),
                 ));
             }
             MissingPolicy::Drop => {
@@ -700,7 +826,7 @@ fn handle_missing(
             0,
             0,
             "every sample has a missing value, so none is left".into(),
-            "use --missing mean, or --ignore the emptiest columns",
+            &emptiest(features, values, n),
         ));
     }
     Ok(Missing {
@@ -708,6 +834,32 @@ fn handle_missing(
         dropped,
         means,
     })
+}
+
+/// What to do when `--missing drop` leaves no sample: fill the gaps in,
+/// or leave out the columns with the most of them, named.
+fn emptiest(features: &[RawColumn], values: &[f64], n: usize) -> String {
+    let mut missing: Vec<(usize, &str)> = features
+        .iter()
+        .zip(values.chunks(n.max(1)))
+        .filter(|(c, _)| !is_text(c))
+        .map(|(c, v)| (v.iter().filter(|x| x.is_nan()).count(), c.name.as_str()))
+        .filter(|(k, _)| *k > 0)
+        .collect();
+    missing.sort_by_key(|m| std::cmp::Reverse(m.0));
+    let named: Vec<String> = missing
+        .iter()
+        .take(3)
+        .map(|(k, c)| format!("--ignore {} ({k} missing)", as_arg(c)))
+        .collect();
+    let more = match missing.len().saturating_sub(3) {
+        0 => String::new(),
+        k => format!(" ({k} more columns have gaps)"),
+    };
+    format!(
+        "use --missing mean to fill the gaps with each column's mean, or leave out the emptiest columns: {}{more}",
+        named.join(" ")
+    )
 }
 
 /// `--missing mean` for one column: fills its missing cells with the mean

@@ -147,6 +147,18 @@ pub struct RawColumn {
     pub first_infinite: Option<CellAt>,
     /// First number beyond [`MAX_MAGNITUDE`].
     pub first_huge: Option<CellAt>,
+    /// A text cell that is not a detection call (see [`is_detection_call`]).
+    pub other_text: bool,
+}
+
+/// An Affymetrix detection call, as MAS5 writes them beside each signal:
+/// `A` (absent), `P` (present), `M` (marginal), or the words.
+pub fn is_detection_call(text: &str) -> bool {
+    let t = text.trim();
+    matches!(t, "A" | "P" | "M")
+        || ["absent", "present", "marginal"]
+            .iter()
+            .any(|w| t.eq_ignore_ascii_case(w))
 }
 
 impl RawColumn {
@@ -199,6 +211,9 @@ impl RawColumn {
                 if self.first_text.is_none() {
                     self.first_text = Some(at());
                 }
+                if !self.other_text && !is_detection_call(text) {
+                    self.other_text = true;
+                }
                 f64::NAN
             }
             Cell::Infinite => {
@@ -224,6 +239,13 @@ impl RawColumn {
         first(&mut self.first_missing, later.first_missing);
         first(&mut self.first_infinite, later.first_infinite);
         first(&mut self.first_huge, later.first_huge);
+        self.other_text |= later.other_text;
+    }
+
+    /// A column of detection calls only (and missing cells): a quality
+    /// flag of the measurement beside it, not a measurement.
+    pub fn holds_detection_calls(&self) -> bool {
+        self.first_text.is_some() && self.first_number.is_none() && !self.other_text
     }
 }
 

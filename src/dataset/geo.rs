@@ -1,29 +1,59 @@
-//! GEO files read directly (DESIGN §4): a GEO DataSet SOFT file (`GDSnnn.soft`)
-//! or a series matrix (`GSEnnn_series_matrix.txt`), recognised by content.
-//! Samples (GSM accessions) become rows, probes become features (named by
-//! the `IDENTIFIER` gene column when there is one), and the label comes from
-//! a GDS subset type, a `!Sample_characteristics_ch1` key (`tissue: tumor`)
-//! or any `!Sample_...` field.
+//! GEO files read directly (DESIGN §4), recognised by content: a GEO
+//! DataSet SOFT file (`GDSnnn.soft`), a series matrix
+//! (`GSEnnn_series_matrix.txt`) and a family SOFT file
+//! (`GSEnnn_family.soft`: series, platform and every sample's table in one
+//! file). Samples (GSM accessions) become rows and probes features, named
+//! by their probe ids; gene symbols, from the platform table (a GDS's
+//! `IDENTIFIER` column, a family file's platform section, or `--platform`),
+//! are shown beside them and never change the matrix. The label comes from
+//! a GDS subset type, a sample characteristic (`tissue: tumor`) or any
+//! `!Sample_` field, cut by `--label-pattern` or several joined with `+`.
+//! A single sample's SOFT file (GSM) or a platform's (GPL, `.annot`) holds
+//! nothing to rank and is refused, saying what it is and what to open.
 //!
 //! The matrix is never rewritten: the dataset's raw table is a labels sheet
 //! (`id,label,<label field>`), which is what an export writes.
 
-use std::collections::HashMap;
+mod fields;
+#[cfg(test)]
+mod fuzz;
+mod platform;
+mod series;
+mod soft;
+mod table;
+
+pub use fields::LabelField;
+pub use platform::GeneSymbols;
+
 use std::path::Path;
 
 use super::cells::RawColumn;
+use super::glob::Pattern;
 use super::grid::{Grid, Labels};
 use super::read::{err, quote_if_needed};
+use super::shown::as_arg;
 use super::{DataError, LoadOptions};
+use fields::Field;
 
-/// The two GEO layouts.
+/// The two ways GEO files begin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GeoKind {
-    /// GEO DataSet SOFT: `^DATASET`, `^SUBSET` blocks, `!dataset_table_begin`.
-    DataSet,
     /// Series matrix: `!Series_...`, `!Sample_...`, `!series_matrix_table_begin`.
     SeriesMatrix,
+    /// SOFT: `^DATABASE`, `^DATASET`, `^SERIES`, `^PLATFORM`, `^SAMPLE` or
+    /// `^Annotation` sections; which file it is, its sections say.
+    Soft,
 }
+
+/// The SOFT section names a file may begin with.
+const SECTIONS: [&str; 6] = [
+    "DATABASE",
+    "DATASET",
+    "SERIES",
+    "PLATFORM",
+    "SAMPLE",
+    "ANNOTATION",
+];
 
 /// Recognises a GEO file by its first non-blank line.
 pub fn sniff(bytes: &[u8]) -> Option<GeoKind> {
@@ -33,373 +63,233 @@ pub fn sniff(bytes: &[u8]) -> Option<GeoKind> {
         .lines()
         .find(|l| !l.trim().is_empty())?
         .trim_start_matches('\u{feff}');
-    if first.starts_with("^DATABASE") || first.starts_with("^DATASET") {
-        Some(GeoKind::DataSet)
-    } else if first.starts_with("!Series_") {
-        Some(GeoKind::SeriesMatrix)
-    } else {
-        None
+    if first.starts_with("!Series_") {
+        return Some(GeoKind::SeriesMatrix);
     }
+    let section = section_name(first)?;
+    SECTIONS
+        .iter()
+        .any(|s| s.eq_ignore_ascii_case(section))
+        .then_some(GeoKind::Soft)
 }
 
-/// A candidate label field: its name, each sample's value (None where the
-/// field says nothing about it) and the 1-based line it came from.
-#[derive(Debug)]
-struct Field {
-    name: String,
-    values: Vec<Option<String>>,
-    line: usize,
+/// `SAMPLE` of `^SAMPLE = GSM1`.
+fn section_name(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix('^')?;
+    Some(rest.split(['=', ' ', '\t']).next().unwrap_or(rest).trim())
 }
 
-/// What the header and the table of a GEO file hold.
-#[derive(Debug)]
+/// What a GEO file holds, whichever its layout.
+#[derive(Debug, Default)]
 struct Parsed {
+    /// What the file is, for messages: "the series matrix of GSE285754".
+    what: String,
     samples: Vec<String>,
     fields: Vec<Field>,
+    /// One column per probe (named by its id) and its values, column after
+    /// column, `samples.len()` each.
     features: Vec<RawColumn>,
+    values: Vec<f64>,
+    symbols: Option<GeneSymbols>,
+    notes: Vec<String>,
 }
 
-fn unquote(s: &str) -> String {
-    let t = s.trim();
-    t.strip_prefix('"')
-        .and_then(|t| t.strip_suffix('"'))
-        .unwrap_or(t)
-        .to_string()
+/// A GEO file read as a table of samples.
+pub struct GeoTable {
+    pub grid: Grid,
+    /// The labels sheet that stands for the file (the dataset's raw bytes).
+    pub sheet: Vec<u8>,
+    /// Gene symbols of the file's own platform table, if it has one.
+    pub symbols: Option<GeneSymbols>,
+    /// What the reader did that the curator should know.
+    pub notes: Vec<String>,
 }
 
-/// The table between `begin` and `end`: sample columns after `skip` leading
-/// columns (ID_REF, and IDENTIFIER when `named`). Returns sample ids and one
-/// column per probe.
-fn read_table(
+/// Numbered non-blank lines (1-based line, text without `\r`).
+fn numbered(text: &str) -> Vec<(usize, &str)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim_end_matches('\r')))
+        .filter(|(_, l)| !l.trim().is_empty())
+        .collect()
+}
+
+/// Options that have no meaning for a GEO file are refused, not ignored.
+fn check_options(path: &Path, opts: &LoadOptions) -> Result<(), DataError> {
+    let refused = if opts.transpose {
+        Some((
+            "--transpose",
+            "a GEO file is read with its samples as rows already",
+        ))
+    } else if opts.delimiter.is_some_and(|d| d != b'\t') {
+        Some(("--delimiter", "a GEO file's tables are tab-separated"))
+    } else {
+        None
+    };
+    match refused {
+        Some((option, why)) => Err(err(
+            path,
+            0,
+            0,
+            format!("{option} does not apply here: {why}"),
+            &format!("leave out {option}"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `--ignore` over probes: each pattern, whether it matched one yet, and
+/// the `--platform` symbols it may match besides the probe ids.
+pub(super) struct Ignore<'a> {
+    patterns: Vec<(Pattern, bool)>,
+    platform: Option<&'a GeneSymbols>,
+}
+
+impl Ignore<'_> {
+    /// Whether `--ignore` leaves out this probe (by its id, or its gene
+    /// symbol: `--platform`'s, else `own`, the file's).
+    pub fn drops(&mut self, probe: &str, own: Option<&str>) -> bool {
+        if self.patterns.is_empty() {
+            return false;
+        }
+        let symbol = self.platform.and_then(|s| s.get(probe)).or(own);
+        let mut hit = false;
+        for (p, used) in &mut self.patterns {
+            if p.matches(probe) || symbol.is_some_and(|s| p.matches(s)) {
+                *used = true;
+                hit = true;
+            }
+        }
+        hit
+    }
+}
+
+fn parse(
     path: &Path,
     lines: &[(usize, &str)],
-    named: bool,
-) -> Result<(Vec<String>, Vec<RawColumn>), DataError> {
-    let Some(((header_line, header), rows)) = lines.split_first() else {
-        return Err(err(
-            path,
-            0,
-            0,
-            "the data table is empty".into(),
-            "check that the file is complete",
-        ));
-    };
-    let header: Vec<String> = header.split('\t').map(unquote).collect();
-    let skip = if named && header.get(1).is_some_and(|h| h == "IDENTIFIER") {
-        2
-    } else {
-        1
-    };
-    if header.len() <= skip {
-        return Err(err(
-            path,
-            *header_line,
-            0,
-            "the data table has no sample columns".into(),
-            "check that the file is complete",
-        ));
+    kind: GeoKind,
+    ignore: &mut Ignore<'_>,
+    with_table: bool,
+) -> Result<Parsed, DataError> {
+    match kind {
+        GeoKind::SeriesMatrix => series::parse(path, lines, ignore, with_table),
+        GeoKind::Soft => soft::parse(path, lines, ignore, with_table),
     }
-    let samples = header[skip..].to_vec();
-    let names: Vec<String> = rows
-        .iter()
-        .map(|(_, l)| {
-            let mut cells = l.split('\t');
-            let id = unquote(cells.next().unwrap_or_default());
-            if skip == 2 {
-                unquote(cells.next().unwrap_or_default())
-            } else {
-                id
-            }
-        })
-        .collect();
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    for n in &names {
-        *seen.entry(n.as_str()).or_default() += 1;
-    }
-    let mut features = Vec::with_capacity(rows.len());
-    for ((line, row), name) in rows.iter().zip(&names) {
-        let cells: Vec<&str> = row.split('\t').collect();
-        if cells.len() != header.len() {
-            return Err(err(
-                path,
-                *line,
-                0,
-                format!(
-                    "this table row has {} fields but the table header has {}",
-                    cells.len(),
-                    header.len()
-                ),
-                "check that the file is complete and tab-separated",
-            ));
-        }
-        let probe = unquote(cells[0]);
-        let name = if seen[name.as_str()] > 1 || name.is_empty() {
-            format!("{name} ({probe})")
-        } else {
-            name.clone()
-        };
-        let mut col = RawColumn::new(name, false, samples.len());
-        for (j, cell) in cells[skip..].iter().enumerate() {
-            let text = unquote(cell);
-            let text = if text.eq_ignore_ascii_case("null") {
-                ""
-            } else {
-                text.as_str()
-            };
-            col.push(text, *line, j + skip + 1);
-        }
-        features.push(col);
-    }
-    Ok((samples, features))
-}
-
-/// Numbered non-blank lines (1-based line, text).
-type Lines<'a> = [(usize, &'a str)];
-
-/// The lines strictly between the table markers, and the header lines before.
-fn split_at_table<'a>(
-    path: &Path,
-    lines: &'a Lines<'a>,
-    begin: &str,
-    end: &str,
-) -> Result<(&'a Lines<'a>, &'a Lines<'a>), DataError> {
-    let start = lines
-        .iter()
-        .position(|(_, l)| l.trim().eq_ignore_ascii_case(begin))
-        .ok_or_else(|| {
-            err(
-                path,
-                0,
-                0,
-                format!("the GEO file has no {begin} line"),
-                "check that the file is complete",
-            )
-        })?;
-    let stop = lines[start..]
-        .iter()
-        .position(|(_, l)| l.trim().eq_ignore_ascii_case(end))
-        .map_or(lines.len(), |p| start + p);
-    Ok((&lines[..start], &lines[start + 1..stop]))
-}
-
-fn parse_dataset(path: &Path, lines: &[(usize, &str)]) -> Result<Parsed, DataError> {
-    let (head, table) = split_at_table(path, lines, "!dataset_table_begin", "!dataset_table_end")?;
-    let (samples, features) = read_table(path, table, true)?;
-    let index: HashMap<&str, usize> = samples
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.as_str(), i))
-        .collect();
-    let mut fields: Vec<Field> = Vec::new();
-    let (mut description, mut ids, mut at) = (String::new(), Vec::new(), 0);
-    for (line, l) in head {
-        let Some((key, value)) = l.split_once('=') else {
-            continue;
-        };
-        let (key, value) = (key.trim(), value.trim());
-        match key {
-            "^SUBSET" => (description, ids) = (String::new(), Vec::new()),
-            "!subset_description" => (description, at) = (value.to_string(), *line),
-            "!subset_sample_id" => ids = value.split(',').map(|s| s.trim().to_string()).collect(),
-            "!subset_type" => {
-                let f = match fields.iter().position(|f| f.name == value) {
-                    Some(f) => f,
-                    None => {
-                        fields.push(Field {
-                            name: value.to_string(),
-                            values: vec![None; samples.len()],
-                            line: at,
-                        });
-                        fields.len() - 1
-                    }
-                };
-                for id in &ids {
-                    if let Some(&i) = index.get(id.as_str()) {
-                        fields[f].values[i] = Some(description.clone());
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    Ok(Parsed {
-        samples,
-        fields,
-        features,
-    })
-}
-
-fn parse_series(path: &Path, lines: &[(usize, &str)]) -> Result<Parsed, DataError> {
-    let (head, table) = split_at_table(
-        path,
-        lines,
-        "!series_matrix_table_begin",
-        "!series_matrix_table_end",
-    )?;
-    let (samples, features) = read_table(path, table, false)?;
-    let mut fields: Vec<Field> = Vec::new();
-    for (line, l) in head {
-        let mut cells = l.split('\t');
-        let Some(key) = cells.next().and_then(|k| k.strip_prefix("!Sample_")) else {
-            continue;
-        };
-        let values: Vec<String> = cells.map(unquote).collect();
-        if values.len() != samples.len() {
-            continue;
-        }
-        if key.starts_with("characteristics_ch") {
-            // One key per line, usually; `key: value` per cell.
-            let mut by_key: Vec<Field> = Vec::new();
-            for (i, v) in values.iter().enumerate() {
-                let Some((k, v)) = v.split_once(':') else {
-                    continue;
-                };
-                let k = k.trim().to_string();
-                let f = match by_key.iter().position(|f| f.name == k) {
-                    Some(f) => f,
-                    None => {
-                        by_key.push(Field {
-                            name: k,
-                            values: vec![None; samples.len()],
-                            line: *line,
-                        });
-                        by_key.len() - 1
-                    }
-                };
-                by_key[f].values[i] = Some(v.trim().to_string());
-            }
-            fields.extend(by_key);
-        } else {
-            fields.push(Field {
-                name: key.to_string(),
-                values: values.into_iter().map(Some).collect(),
-                line: *line,
-            });
-        }
-    }
-    Ok(Parsed {
-        samples,
-        fields,
-        features,
-    })
-}
-
-/// `"disease state" (RCC, normal)`: a field and its first few values.
-fn describe(field: &Field) -> String {
-    let mut values: Vec<&str> = Vec::new();
-    for v in field.values.iter().flatten() {
-        if !values.contains(&v.as_str()) {
-            values.push(v);
-        }
-    }
-    let more = if values.len() > 4 { ", ..." } else { "" };
-    values.truncate(4);
-    format!("\"{}\" ({}{more})", field.name, values.join(", "))
-}
-
-/// The label field: `--label` (a subset type, characteristic key or
-/// `!Sample_` field, with or without the `Sample_` prefix); without it, an
-/// error listing the fields that could be labels.
-fn choose_field<'a>(
-    path: &Path,
-    fields: &'a [Field],
-    opts: &LoadOptions,
-) -> Result<&'a Field, DataError> {
-    let n = fields.first().map_or(0, |f| f.values.len());
-    let Some(name) = &opts.label else {
-        // Fields that split the samples into groups: 2..n distinct values.
-        let mut candidates: Vec<String> = fields
-            .iter()
-            .filter(|f| {
-                let mut distinct: Vec<&String> = f.values.iter().flatten().collect();
-                distinct.sort();
-                distinct.dedup();
-                distinct.len() >= 2 && distinct.len() < n
-            })
-            .map(describe)
-            .collect();
-        if candidates.is_empty() {
-            candidates = fields.iter().map(describe).collect();
-        }
-        return Err(err(
-            path,
-            0,
-            0,
-            "a GEO file has no label column".into(),
-            &format!(
-                "choose the label with --label FIELD; the fields are: {}",
-                candidates.join("; ")
-            ),
-        ));
-    };
-    let wanted = name.strip_prefix("!").unwrap_or(name);
-    let wanted = wanted.strip_prefix("Sample_").unwrap_or(wanted);
-    fields
-        .iter()
-        .find(|f| f.name == wanted || f.name.eq_ignore_ascii_case(wanted))
-        .ok_or_else(|| {
-            err(
-                path,
-                0,
-                0,
-                format!("the GEO file has no field \"{name}\" to take the labels from"),
-                &format!(
-                    "the fields are: {}",
-                    fields.iter().map(describe).collect::<Vec<_>>().join("; ")
-                ),
-            )
-        })
 }
 
 /// A GEO file as a grid of samples, plus the labels sheet that stands for
 /// it as the dataset's raw bytes.
+/// `platform`: the symbols `--platform` gave, which `--ignore` may name.
 pub fn grid(
     path: &Path,
     bytes: &[u8],
     kind: GeoKind,
     opts: &LoadOptions,
-) -> Result<(Grid, Vec<u8>), DataError> {
+    platform: Option<&GeneSymbols>,
+) -> Result<GeoTable, DataError> {
+    check_options(path, opts)?;
     let text = String::from_utf8_lossy(bytes);
-    let lines: Vec<(usize, &str)> = text
-        .lines()
-        .enumerate()
-        .map(|(i, l)| (i + 1, l.trim_end_matches('\r')))
-        .filter(|(_, l)| !l.trim().is_empty())
-        .collect();
-    let parsed = match kind {
-        GeoKind::DataSet => parse_dataset(path, &lines)?,
-        GeoKind::SeriesMatrix => parse_series(path, &lines)?,
+    let lines = numbered(&text);
+    let mut ignore = Ignore {
+        patterns: super::glob::patterns(&opts.ignore)
+            .into_iter()
+            .map(|p| (p, false))
+            .collect(),
+        platform,
     };
-    let field = choose_field(path, &parsed.fields, opts)?;
-    if let Some(i) = field.values.iter().position(Option::is_none) {
+    let parsed = parse(path, &lines, kind, &mut ignore, true)?;
+    if let Some((unused, _)) = ignore.patterns.iter().find(|(_, used)| !used) {
         return Err(err(
             path,
-            field.line,
             0,
-            format!("sample {} has no \"{}\"", parsed.samples[i], field.name),
-            "choose another field with --label, or add the sample to a subset of that type",
+            0,
+            format!(
+                "no probe of {} is named or matches --ignore {}",
+                parsed.what,
+                as_arg(unused.text())
+            ),
+            "--ignore takes probe ids, gene symbols or globs of them (AFFX-*)",
         ));
     }
-    let labels: Vec<String> = field
-        .values
-        .iter()
-        .map(|v| v.clone().unwrap_or_default())
-        .collect();
-    let mut sheet = format!("id,label,{}\n", quote_if_needed(&field.name, b','));
-    for (id, label) in parsed.samples.iter().zip(&labels) {
-        let (id, label) = (quote_if_needed(id, b','), quote_if_needed(label, b','));
-        sheet.push_str(&format!("{id},{label},{label}\n"));
+    let shape = format!(
+        "{} ({} samples x {} probes)",
+        parsed.what,
+        parsed.samples.len(),
+        parsed.features.len()
+    );
+    let chosen = fields::choose_labels(path, &shape, &parsed.fields, &parsed.samples, opts)?;
+    let (ids, id_name) = fields::choose_ids(path, &parsed.fields, &parsed.samples, opts)?;
+    let mut sheet = format!(
+        "{},label,{}\n",
+        quote_if_needed(&id_name, b','),
+        quote_if_needed(&chosen.name, b',')
+    );
+    for ((id, label), source) in ids.iter().zip(&chosen.labels).zip(&chosen.sources) {
+        let (id, label, source) = (
+            quote_if_needed(id, b','),
+            quote_if_needed(label, b','),
+            quote_if_needed(source, b','),
+        );
+        sheet.push_str(&format!("{id},{label},{source}\n"));
     }
-    let mut features = parsed.features;
+    let line = chosen.line;
     let grid = Grid {
-        values: Grid::values_of(&mut features),
-        features,
-        labels: Labels::from_texts(labels, |_| (field.line, 0)),
-        ids: Some(parsed.samples),
-        label_name: field.name.clone(),
+        values: parsed.values,
+        features: parsed.features,
+        labels: Labels::from_texts(chosen.labels, |_| (line, 0)),
+        ids: Some(ids),
+        label_name: chosen.name,
         label_field: 1,
-        id_name: Some("id".into()),
+        id_name: Some(id_name),
         n_fields: 3,
+        geo: true,
     };
-    Ok((grid, sheet.into_bytes()))
+    Ok(GeoTable {
+        grid,
+        sheet: sheet.into_bytes(),
+        symbols: parsed.symbols,
+        notes: parsed.notes,
+    })
+}
+
+/// The fields of a GEO file that could hold its labels, each with its
+/// values and their counts (for a picker), without reading its table.
+pub fn label_fields(path: &Path, bytes: &[u8]) -> Result<Vec<LabelField>, DataError> {
+    let kind = sniff(bytes).ok_or_else(|| {
+        err(
+            path,
+            0,
+            0,
+            "this is not a GEO file".into(),
+            "name the label column with --label",
+        )
+    })?;
+    let text = String::from_utf8_lossy(bytes);
+    let lines = numbered(&text);
+    let mut ignore = Ignore {
+        patterns: Vec::new(),
+        platform: None,
+    };
+    let parsed = parse(path, &lines, kind, &mut ignore, false)?;
+    Ok(fields::label_fields(&parsed.fields))
+}
+
+/// `--platform FILE`: the gene symbols of a platform's table.
+pub fn platform_symbols(path: &Path, bytes: &[u8]) -> Result<GeneSymbols, DataError> {
+    let text = String::from_utf8_lossy(bytes);
+    platform::from_file(path, &numbered(&text))
+}
+
+/// The file name of a GEO address (`ftp://.../GSE1_RAW.tar` -> `GSE1_RAW.tar`).
+fn file_name(address: &str) -> &str {
+    address.rsplit('/').next().unwrap_or(address)
+}
+
+/// The text after the first tab or ` = ` of a header line, unquoted.
+fn header_value(line: &str) -> &str {
+    let value = match line.split_once('\t') {
+        Some((_, v)) => v,
+        None => line.split_once('=').map_or("", |(_, v)| v),
+    };
+    table::unquote(value)
 }

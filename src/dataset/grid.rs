@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::LoadOptions;
 use super::cells::RawColumn;
 use super::decimal_comma;
+use super::glob;
 use super::read::{err, field_in, field_lines, field_text, split_fields};
 
 use super::shown::{name_list, shown};
@@ -33,6 +34,8 @@ pub struct Grid {
     pub label_field: usize,
     pub id_name: Option<String>,
     pub n_fields: usize,
+    /// Read from a GEO file: the label is a sample field, the features probes.
+    pub geo: bool,
 }
 
 impl Grid {
@@ -395,6 +398,7 @@ pub fn samples_as_rows_in(
         label_field,
         id_name: id_field.map(|f| header[f].clone()),
         n_fields,
+        geo: false,
     })
 }
 
@@ -507,11 +511,23 @@ impl Columns {
         // Every column of that name: a header that repeats a name means
         // them all, as --ignore with --transpose leaves out every row so
         // named.
-        for name in &opts.ignore {
-            if !header.contains(name) {
-                return Err(not_found(path, "column to ignore", name, header));
+        for pattern in glob::patterns(&opts.ignore) {
+            let hits: Vec<usize> = (0..n_fields)
+                .filter(|&i| pattern.matches(&header[i]))
+                .collect();
+            if hits.is_empty() && pattern.is_glob() {
+                return Err(err(
+                    path,
+                    1,
+                    0,
+                    format!("no column matches --ignore {}", shown(pattern.text())),
+                    &format!("the columns are: {}", name_list(header)),
+                ));
             }
-            ignored.extend((0..n_fields).filter(|&i| header[i] == *name));
+            if hits.is_empty() {
+                return Err(not_found(path, "column to ignore", pattern.text(), header));
+            }
+            ignored.extend(hits);
         }
         // With --probs the features come from the probabilities file.
         let feature_fields: Vec<usize> = (0..n_fields)
@@ -719,6 +735,7 @@ pub fn samples_as_columns(
         })
         .collect();
     let label_row = label_row_of(path, &names, opts)?;
+    let ignore = glob::patterns(&opts.ignore);
     let keep_texts = opts.categorical == super::CategoricalPolicy::Onehot;
     let mut features = Vec::new();
     for (r, row) in rows.iter().enumerate() {
@@ -733,7 +750,7 @@ pub fn samples_as_columns(
                 r == 0,
             ));
         }
-        if r == label_row || opts.ignore.contains(&names[r]) {
+        if r == label_row || glob::any_matches(&ignore, &names[r]) {
             continue;
         }
         let col = feature_row(&names[r], &row[1..], keep_texts, delimiter);
@@ -763,6 +780,7 @@ pub fn samples_as_columns(
         label_field: label_row + 1,
         id_name: None,
         n_fields,
+        geo: false,
     })
 }
 
@@ -792,14 +810,22 @@ fn label_row_of(path: &Path, names: &[String], opts: &LoadOptions) -> Result<usi
             )
         })?,
     };
-    for name in &opts.ignore {
-        if !names.contains(name) {
+    for pattern in glob::patterns(&opts.ignore) {
+        if !names.iter().any(|n| pattern.matches(n)) {
             return Err(err(
                 path,
                 0,
                 1,
-                format!("there is no row named {} to ignore", shown(name)),
-                "with --transpose, --ignore names rows (first column)",
+                format!(
+                    "there is no row {} {} to ignore",
+                    if pattern.is_glob() {
+                        "matching"
+                    } else {
+                        "named"
+                    },
+                    shown(pattern.text())
+                ),
+                "with --transpose, --ignore names rows (first column), or globs of them",
             ));
         }
     }

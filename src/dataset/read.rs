@@ -142,7 +142,11 @@ pub fn table_records(
             "a header row and data rows are needed",
         ));
     };
-    let delimiter = given.map_or_else(|| sniff_delimiter(path, &bytes[header.content.clone()]), Ok);
+    let header_bytes = &bytes[header.content.clone()];
+    if let Some(d) = given {
+        wrong_delimiter(path, header_bytes, d)?;
+    }
+    let delimiter = given.map_or_else(|| sniff_delimiter(path, header_bytes), Ok);
     if let Some((line, at)) = unclosed {
         // The open quote lies in the last record, which runs to the end.
         let column = match (&delimiter, records.last()) {
@@ -163,6 +167,44 @@ pub fn table_records(
         ));
     }
     Ok((records, delimiter?))
+}
+
+/// A `--delimiter` that leaves the header one field where another
+/// delimiter splits it: the option is wrong, and saying so beats "no
+/// feature columns are left" from the one column it makes.
+fn wrong_delimiter(path: &Path, header: &[u8], given: u8) -> Result<(), DataError> {
+    let mut fields = Vec::new();
+    split_fields(header, given, &mut fields);
+    if fields.len() > 1 {
+        return Ok(());
+    }
+    let Ok(found) = sniff_delimiter(path, header) else {
+        return Ok(());
+    };
+    split_fields(header, found, &mut fields);
+    let name = |d: u8| match d {
+        b'\t' => "tab".to_string(),
+        d => format!("'{}'", char::from(d)),
+    };
+    Err(err(
+        path,
+        1,
+        0,
+        format!(
+            "with --delimiter {} the header is a single column, but {} splits it into {} columns",
+            name(given),
+            name(found),
+            fields.len()
+        ),
+        &format!(
+            "leave out --delimiter (it is found from the header), or pass --delimiter {}",
+            if found == b'\t' {
+                "tab".to_string()
+            } else {
+                char::from(found).to_string()
+            }
+        ),
+    ))
 }
 
 /// The bytes of a file, refusing what is not a regular file before opening

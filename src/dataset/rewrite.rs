@@ -17,6 +17,20 @@ fn file_terminator(ds: &Dataset) -> Vec<u8> {
         .unwrap_or_else(|| b"\n".to_vec())
 }
 
+/// `text` written as the cell it replaces was: quoted when that one was
+/// (R's `write.csv` quotes every string), else only when it must be.
+fn in_style_of(old: &[u8], text: &str, delimiter: u8) -> String {
+    let quoted = old
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t'))
+        .is_some_and(|&b| b == b'"');
+    if quoted {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        quote_if_needed(text, delimiter)
+    }
+}
+
 /// Rebuilds one record from its fields, replacing or leaving out some and
 /// appending `extra` (already quoted) fields.
 fn rebuild(
@@ -39,7 +53,9 @@ fn rebuild(
         }
         first = false;
         match replace.get(&f) {
-            Some(text) => out.extend_from_slice(quote_if_needed(text, delimiter).as_bytes()),
+            Some(text) => {
+                out.extend_from_slice(in_style_of(&content[r.clone()], text, delimiter).as_bytes())
+            }
             None => out.extend_from_slice(&content[r.clone()]),
         }
     }
@@ -69,7 +85,13 @@ fn rewrite_rows(ds: &Dataset, edits: &[(usize, CellEdit)], flag: Option<&str>) -
     // Data row (record index - 1) -> edit.
     let by_row: HashMap<usize, &CellEdit> = edits.iter().map(|(s, e)| (ds.rows[*s], e)).collect();
     let mut out = Vec::with_capacity(bytes.len() + 64);
-    let mut pos = 0;
+    // A worksheet's rows above its header (a title) are blank lines in the
+    // CSV that stands for it, kept there so that line numbers are the
+    // sheet's rows; the cleaned CSV starts at the header.
+    let mut pos = match (ds.raw.format, ds.raw.records.first()) {
+        (super::SourceFormat::Spreadsheet, Some(header)) => header.content.start,
+        _ => 0,
+    };
     let none = HashMap::new();
     for (r, rec) in ds.raw.records.iter().enumerate() {
         out.extend_from_slice(&bytes[pos..rec.content.start]);

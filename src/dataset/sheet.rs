@@ -208,7 +208,7 @@ impl Workbook {
             if d.line == header_line
                 || grid.label_field == d.column - 1
                 || grid.id_name.as_deref() == Some(name.as_str())
-                || opts.ignore.contains(&name)
+                || super::glob::any_matches(&super::glob::patterns(&opts.ignore), &name)
                 || opts.probs.is_some()
             {
                 continue;

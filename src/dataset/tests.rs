@@ -995,7 +995,7 @@ fn a_guessed_label_column_of_unique_values_is_refused_naming_the_others() {
     let e = error(&table, &LoadOptions::default());
     assert!(
         e.starts_with("t.csv:1:3: column \"b\", the last (none is named")
-            && e.contains("40 different values among 40 samples")
+            && e.contains("holds measurements (40 different numbers among 40 samples")
             && e.contains("--label COL: perhaps species, the only other column of words"),
         "{e}"
     );
@@ -1006,18 +1006,24 @@ fn a_guessed_label_column_of_unique_values_is_refused_naming_the_others() {
         .replace("y,", "2,");
     let e = error(&numbers, &LoadOptions::default());
     assert!(e.contains("--label COL (the others: s, a)"), "{e}");
-    // Named by the user: theirs to decide (the fit says what it can).
+    // Named by the user, measurements are refused all the same (a fit
+    // would flag nearly every sample), naming the column of words.
     let opts = LoadOptions {
         label: Some("b".into()),
         ..LoadOptions::default()
     };
-    let named = load_str(&table, &opts).map(|d| d.classes.len());
+    let e = error(&table, &opts);
     assert!(
-        named.as_ref().map_or_else(
-            |e| !e.to_string().contains("too many to be classes"),
-            |_| true
-        ),
-        "{named:?}"
+        e.contains("column \"b\", given as --label, holds measurements")
+            && e.contains("perhaps species"),
+        "{e}"
+    );
+    // A column of integer codes with as many values is no class either.
+    let codes = table.replace(".5\n", "\n");
+    let e = error(&codes, &opts);
+    assert!(
+        e.contains("given as --label, has 40 different values among 40 samples, too many"),
+        "{e}"
     );
     let opts = LoadOptions {
         label: Some("species".into()),
@@ -1221,5 +1227,178 @@ fn columns_named_like_ids_are_recognised_by_their_last_word() {
     }
     for not in ["id", "LIPID", "acid", "Paid", "valid", "_id", "width", "ID"] {
         assert!(!named_like_an_id(not), "{not}");
+    }
+}
+
+#[test]
+fn a_wrong_delimiter_is_named_not_taken_for_missing_features() {
+    let opts = LoadOptions {
+        delimiter: Some(b';'),
+        ..LoadOptions::default()
+    };
+    let e = error("a,b,label\n1,2,x\n3,4,y\n", &opts);
+    assert!(
+        e.starts_with("t.csv:1: with --delimiter ';' the header is a single column, but ',' splits it into 3 columns")
+            && e.contains("leave out --delimiter"),
+        "{e}"
+    );
+    // The delimiter given, and right: read as ever.
+    assert!(load_str("a;b;label\n1;2;x\n3;4;y\n", &opts).is_ok());
+}
+
+#[test]
+fn detection_calls_are_left_out_with_a_note_never_levels() {
+    let mut table = String::from("p1,p1_call,p2,p2_call,label\n");
+    for i in 0..8 {
+        let call = ["P", "A", "M", "P"][i % 4];
+        table.push_str(&format!(
+            "{},{call},{},P,{}\n",
+            100 + i * 7,
+            50 + i * 3,
+            ["x", "y"][i % 2]
+        ));
+    }
+    for categorical in [CategoricalPolicy::Error, CategoricalPolicy::Onehot] {
+        let opts = LoadOptions {
+            categorical,
+            ..LoadOptions::default()
+        };
+        let d = load_str(&table, &opts).unwrap();
+        assert_eq!(d.feature_names, ["p1", "p2"], "{categorical:?}");
+        assert!(
+            d.reader_notes[0].starts_with("2 columns hold detection calls (A, P, M")
+                && d.reader_notes[0].ends_with("left out: p1_call, p2_call"),
+            "{:?}",
+            d.reader_notes
+        );
+    }
+    // A column of other words is no column of calls.
+    let words = table.replacen(",M,", ",maybe,", 1);
+    let e = error(&words, &LoadOptions::default());
+    assert!(e.contains("cannot read"), "{e}");
+}
+
+#[test]
+fn top_variance_keeps_the_most_variable_columns_and_says_so() {
+    let mut table = String::from("flat,wide,mid,label\n");
+    for i in 0..6 {
+        table.push_str(&format!(
+            "{},{},{},{}\n",
+            10 + i % 2,
+            i * 10,
+            i,
+            ["x", "y"][i % 2]
+        ));
+    }
+    let opts = LoadOptions {
+        top_variance: Some(2),
+        ..LoadOptions::default()
+    };
+    let d = load_str(&table, &opts).unwrap();
+    assert_eq!(d.feature_names, ["wide", "mid"]);
+    assert!(
+        d.reader_notes[0]
+            .starts_with("--top-variance 2: the 2 most variable of 3 numeric features are read"),
+        "{:?}",
+        d.reader_notes
+    );
+    let all = LoadOptions {
+        top_variance: Some(9),
+        ..LoadOptions::default()
+    };
+    assert_eq!(load_str(&table, &all).unwrap().n_features(), 3);
+}
+
+#[test]
+fn ignore_takes_globs_over_columns_and_transposed_rows() {
+    let table = "AFFX-1,AFFX-2,g1,g2,label\n1,2,3,4,x\n2,1,4,3,y\n5,6,1,2,x\n";
+    let opts = LoadOptions {
+        ignore: vec!["AFFX-*".into()],
+        ..LoadOptions::default()
+    };
+    assert_eq!(load_str(table, &opts).unwrap().feature_names, ["g1", "g2"]);
+    let none = LoadOptions {
+        ignore: vec!["ZZ*".into()],
+        ..LoadOptions::default()
+    };
+    let e = error(table, &none);
+    assert!(e.contains("no column matches --ignore \"ZZ*\""), "{e}");
+    let sheet = "gene,s1,s2,s3,s4\nAFFX-1,1,2,3,4\ng1,4,3,2,5\ng2,1,1,2,3\nlabel,x,y,x,y\n";
+    let transposed = LoadOptions {
+        transpose: true,
+        ignore: vec!["AFFX-?".into()],
+        ..LoadOptions::default()
+    };
+    assert_eq!(
+        load_str(sheet, &transposed).unwrap().feature_names,
+        ["g1", "g2"]
+    );
+}
+
+#[test]
+fn a_genes_by_samples_sheet_read_as_rows_is_told_about_transpose() {
+    let mut sheet = String::from("gene\tGSM1\tGSM2\tGSM3\n");
+    for g in 0..40 {
+        sheet.push_str(&format!("g{g}\t{}.5\t{}.25\t{}.75\n", g * 3, g * 5, g * 7));
+    }
+    let e = error(&sheet, &LoadOptions::default());
+    assert!(
+        e.contains("column \"GSM3\"") && e.contains("pass --transpose and --label ROW"),
+        "{e}"
+    );
+}
+
+#[test]
+fn when_every_sample_misses_a_value_the_emptiest_columns_are_named() {
+    // c has no value at all: left out as empty, not named here.
+    let table = "a,b,c,label\n1,NA,NA,x\nNA,2,NA,y\n3,NA,NA,x\n";
+    let opts = LoadOptions {
+        missing: MissingPolicy::Drop,
+        ..LoadOptions::default()
+    };
+    let e = error(table, &opts);
+    assert!(
+        e.ends_with("--ignore b (2 missing) --ignore a (1 missing)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_binary_file_is_named_for_what_it_is() {
+    let e = load_bytes(
+        Path::new("x.RData"),
+        b"RDX3\nX\n\x00\x00\x00\x03".to_vec(),
+        &LoadOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("this is an R data file") && e.contains("write.csv"),
+        "{e}"
+    );
+    let e = error("a,b,label\n1,\0,x\n", &LoadOptions::default());
+    assert!(e.contains("this is a binary file"), "{e}");
+}
+
+#[test]
+fn sheet_and_label_pattern_are_refused_where_they_do_not_apply() {
+    for (opts, said) in [
+        (
+            LoadOptions {
+                sheet: Some("1".into()),
+                ..LoadOptions::default()
+            },
+            "--sheet does not apply",
+        ),
+        (
+            LoadOptions {
+                label_pattern: Some("^(.*)".into()),
+                ..LoadOptions::default()
+            },
+            "--label-pattern does not apply",
+        ),
+    ] {
+        let e = error("a,label\n1,x\n2,y\n", &opts);
+        assert!(e.contains(said), "{e}");
     }
 }

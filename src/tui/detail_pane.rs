@@ -70,22 +70,25 @@ fn sample_lines(app: &App, i: usize, cells: u16, lines: &mut Vec<Line<'static>>)
     let Some(d) = app.detail.current.as_ref().filter(|d| d.sample == i) else {
         return;
     };
-    lines.push(Line::from(
-        "features (most unusual first, z = standardised):",
-    ));
+    // Values read on a log2 scale are shown on it, and it is said.
+    lines.push(Line::from(if ds.log_scale.is_log2() {
+        "features (log2 values, most unusual first, z = standardised):"
+    } else {
+        "features (most unusual first, z = standardised):"
+    }));
     // "   name " and "     value z  +0.00", for the six shown (a microarray
-    // has tens of thousands of names).
+    // has tens of thousands of names); a probe with its gene symbol.
     let shown: Vec<String> = d
         .features
         .iter()
         .take(6)
-        .map(|&(j, _, _)| ds.feature_names[j].clone())
+        .map(|&(j, _, _)| ds.feature_label(j))
         .collect();
     let feature_w = name_width(&shown, 20, cells, 23);
-    for &(j, v, z) in d.features.iter().take(6) {
+    for (&(_, v, z), name) in d.features.iter().take(6).zip(&shown) {
         lines.push(Line::from(format!(
             "   {} {:>10} z {:>+6.2}",
-            pad(&ds.feature_names[j], feature_w),
+            pad(name, feature_w),
             format!("{v:.4}"),
             z
         )));

@@ -17,6 +17,7 @@ use crate::review::{Filter, Session};
 pub mod class_picker;
 pub mod comment;
 pub mod confirm;
+pub mod field_picker;
 pub mod filter;
 pub mod help;
 pub mod model_picker;

@@ -326,6 +326,10 @@ proptest! {
                     .enumerate()
                     .filter(|(f, _)| kept(r, *f))
                     .map(|(f, cell)| match new_label(r, f) {
+                        // A quoted cell stays quoted (R's write.csv style).
+                        Some(l) if cell.trim_start_matches([' ', '\t']).starts_with('"') => {
+                            format!("\"{}\"", l.replace('"', "\"\""))
+                        }
                         Some(l) => quote_if_needed(l, table.delimiter),
                         None => cell,
                     })

@@ -496,7 +496,8 @@ fn export_changes_only_the_decided_cells_and_writes_an_audit() {
     let cleaned = std::fs::read_to_string(&summary.cleaned).unwrap();
     assert_eq!(
         cleaned,
-        "id,x,label\r\na,1,p\r\nb,2,q\r\nc,3,q\r\ne,5,q\r\nf,6,q\r\n"
+        // b's label was quoted, and its new one is too (R's write.csv style).
+        "id,x,label\r\na,1,p\r\nb,2,\"q\"\r\nc,3,q\r\ne,5,q\r\nf,6,q\r\n"
     );
     let audit = std::fs::read_to_string(&summary.audit).unwrap();
     let lines: Vec<&str> = audit.lines().collect();
@@ -1042,7 +1043,7 @@ fn the_audit_carries_comments_and_commented_undecided_samples() {
     assert_eq!(cell(&rows[2], "comment"), "");
     // The cleaned file changes only the decided label.
     let cleaned = std::fs::read_to_string(&summary.cleaned).unwrap();
-    assert_eq!(cleaned, TEXT.replace("b,2,\"p\"", "b,2,q"));
+    assert_eq!(cleaned, TEXT.replace("b,2,\"p\"", "b,2,\"q\""));
     drop(dir);
 }
 

@@ -1,0 +1,382 @@
+//! GEO files as curators download them (`tests/fixtures/geo/`, made by
+//! its `make_fixtures.py` from ../shared/data/geo): each loads and ranks,
+//! or is refused in one line of at most 300 characters that says what the
+//! file is and what to do; the three layouts of one series read alike;
+//! the review screen opens on every one without a panic.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+use common::*;
+
+use std::path::{Path, PathBuf};
+
+use relabel::dataset::{Dataset, LoadOptions, load};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/geo")
+        .join(name)
+}
+
+/// What a file with these arguments must give.
+enum Expect {
+    /// A ranking of this many samples.
+    Ranks(usize),
+    /// Exit 2 and one line holding every one of these phrases.
+    Refused(Vec<&'static str>),
+}
+
+/// The longest refusal, as the curator sees it: `relabel: FILE: ...`,
+/// the file named as they typed it in its own directory.
+const MAX_LINE: usize = 300;
+
+fn check(name: &str, args: &[&str], expect: &Expect) {
+    let path = fixture(name);
+    let out = relabel()
+        .arg("scan")
+        .arg(&path)
+        .args(args)
+        .args(["--quiet"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    match expect {
+        Expect::Ranks(n) => {
+            assert!(out.status.success(), "{name} {args:?}: {stderr}");
+            let (_, rows) = parse_csv(&String::from_utf8(out.stdout).unwrap());
+            assert_eq!(rows.len(), *n, "{name} {args:?}");
+        }
+        Expect::Refused(phrases) => {
+            assert_eq!(out.status.code(), Some(2), "{name} {args:?}: {stderr}");
+            let line = stderr.trim_end();
+            assert_eq!(line.lines().count(), 1, "{name}: {stderr}");
+            let as_typed = line.replace(&path.display().to_string(), name);
+            assert!(
+                as_typed.chars().count() <= MAX_LINE,
+                "{name}: {} characters: {as_typed}",
+                as_typed.chars().count()
+            );
+            for p in phrases {
+                assert!(line.contains(p), "{name} {args:?}: no {p:?} in {line}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_geo_file_ranks_or_is_refused_in_one_line_saying_what_it_is() {
+    use Expect::*;
+    let fast = ["--model", "nda", "--cov", "diag"];
+    let cases: Vec<(&str, Vec<&str>, Expect)> = vec![
+        (
+            "GDS670_head400.soft.gz",
+            vec![],
+            Refused(vec![
+                "GEO DataSet GDS670",
+                "--label FIELD",
+                "\"disease state\" (normal, ",
+            ]),
+        ),
+        (
+            "GDS670_head400.soft.gz",
+            vec!["--label", "disease state", "--missing", "mean"],
+            Ranks(15),
+        ),
+        (
+            "GSE285754_series_matrix.txt.gz",
+            vec![],
+            Refused(vec![
+                "series matrix of GSE285754 (18 samples x 757 probes)",
+                "--label title --label-pattern '^(.*)-rep' (4 groups)",
+                "\"strain\" (5xFAD, C57BL/6J)",
+            ]),
+        ),
+        (
+            "GSE285754_series_matrix.txt.gz",
+            vec!["--label", "title", "--label-pattern", "^(.*)-rep"],
+            Ranks(18),
+        ),
+        (
+            "GSE285754_series_matrix.txt.gz",
+            vec!["--label", "strain+ev cell line"],
+            Ranks(18),
+        ),
+        (
+            "GSE285754_series_matrix.txt.gz",
+            vec!["--label", "title"],
+            Refused(vec![
+                "every sample has a \"title\" of its own",
+                "--label-pattern '^(.*)-rep'",
+            ]),
+        ),
+        (
+            "GSE99709_series_matrix.txt.gz",
+            vec!["--label", "treated with"],
+            Refused(vec![
+                "series matrix of GSE99709 has 12 samples but no data rows",
+                "GSE99709_Stat3RNA-Seq-counts.csv.gz",
+            ]),
+        ),
+        (
+            "GSE105845_family.soft",
+            vec![],
+            Refused(vec![
+                "family SOFT file of GSE105845 has no sample sections",
+                "GSE105845_RAW.tar",
+            ]),
+        ),
+        ("soft_ex_family.txt", vec!["--label", "Cell line"], Ranks(3)),
+        (
+            "soft_ex_family.txt",
+            vec![],
+            Refused(vec![
+                "family SOFT file",
+                "3 samples x 20 probes",
+                "\"Cell line\"",
+            ]),
+        ),
+        (
+            "GSM11805_head200.txt.gz",
+            vec![],
+            Refused(vec![
+                "GEO sample file (GSM11805)",
+                "GSE781_series_matrix.txt.gz",
+            ]),
+        ),
+        (
+            "GPL97_head300.annot.gz",
+            vec![],
+            Refused(vec!["GEO platform annotation (GPL97)", "--platform"]),
+        ),
+        (
+            "GSE1122_series_matrix.txt.gz",
+            vec![
+                "--label",
+                "disease state",
+                "--missing",
+                "mean",
+                "--platform",
+            ],
+            Ranks(15),
+        ),
+        (
+            "GSE1122_family.soft.gz",
+            vec!["--label", "disease state", "--missing", "mean"],
+            Ranks(15),
+        ),
+    ];
+    for (name, mut args, expect) in cases {
+        if args.last() == Some(&"--platform") {
+            args.pop();
+            let platform = fixture("GPL80_from_GDS670.annot.gz");
+            let platform = Box::leak(platform.display().to_string().into_boxed_str());
+            args.extend(["--platform", platform]);
+        }
+        if matches!(expect, Ranks(_)) {
+            args.extend(fast);
+        }
+        check(name, &args, &expect);
+    }
+}
+
+#[test]
+fn options_that_do_not_apply_to_a_geo_file_are_refused() {
+    let file = "GDS670_head400.soft.gz";
+    let label = ["--label", "disease state"];
+    for (extra, said) in [
+        (&["--transpose"][..], "--transpose does not apply"),
+        (&["--sheet", "1"], "--sheet does not apply"),
+        (&["--delimiter", ";"], "--delimiter does not apply"),
+        (&["--ignore", "NOPE*"], "no probe of the GEO DataSet GDS670"),
+        (&["--ignore", "*"], "no feature is left"),
+        (
+            &["--id", "tissue"],
+            "no sample field \"tissue\" to take the ids from",
+        ),
+        (
+            &["--id", "source"],
+            "does not give every sample an id of its own",
+        ),
+        (&["--label-pattern", "(("], "is not a regular expression"),
+        (&["--label-pattern", "^x"], "does not match sample GSM18403"),
+        (
+            &["--platform", "../GSE99709_series_matrix.txt.gz"],
+            "no gene symbol column",
+        ),
+    ] {
+        let extra: Vec<String> = extra
+            .iter()
+            .map(|a| match a.strip_prefix("../") {
+                Some(name) => fixture(name).display().to_string(),
+                None => a.to_string(),
+            })
+            .collect();
+        let mut args: Vec<&str> = label.to_vec();
+        args.extend(extra.iter().map(String::as_str));
+        check(file, &args, &Expect::Refused(vec![said]));
+    }
+    // --ignore with a glob and --id with a field of unique values work.
+    let out = succeed(relabel().arg("scan").arg(fixture(file)).args([
+        "--label",
+        "disease state",
+        "--missing",
+        "mean",
+        "--ignore",
+        "AF*",
+        "--id",
+        "title",
+        "--model",
+        "nda",
+        "--cov",
+        "diag",
+    ]));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(",01_NML,") && !text.contains("GSM18403"),
+        "{text}"
+    );
+    // --platform on a table of another platform is refused.
+    check(
+        file,
+        &[
+            "--label",
+            "disease state",
+            "--missing",
+            "mean",
+            "--platform",
+            fixture("GPL97_head300.annot.gz").to_str().unwrap(),
+        ],
+        &Expect::Refused(vec![
+            "none of the 381 features is a probe of the platform GPL97_head300",
+        ]),
+    );
+}
+
+fn geo(name: &str, opts: LoadOptions) -> Dataset {
+    load(&fixture(name), &opts).unwrap()
+}
+
+#[test]
+fn a_gds_its_series_matrix_and_its_family_file_read_alike_with_gene_symbols() {
+    let opts = || LoadOptions {
+        label: Some("disease state".into()),
+        missing: relabel::dataset::MissingPolicy::Mean,
+        ..LoadOptions::default()
+    };
+    let gds = geo("GDS670_head400.soft.gz", opts());
+    let series = geo(
+        "GSE1122_series_matrix.txt.gz",
+        LoadOptions {
+            platform: Some(fixture("GPL80_from_GDS670.annot.gz")),
+            ..opts()
+        },
+    );
+    let family = geo("GSE1122_family.soft.gz", opts());
+    let bare = geo("GSE1122_series_matrix.txt.gz", opts());
+    // 400 probes, 19 of them null in every sample.
+    assert_eq!((gds.n_samples(), gds.n_features()), (15, 381));
+    assert_eq!(gds.class_counts(), [5, 5, 5]);
+    assert_eq!(gds.feature_names[0], "A28102_at");
+    assert_eq!(gds.feature_label(0), "A28102_at GABRA3");
+    for other in [&series, &family, &bare] {
+        assert_eq!(other.ids, gds.ids);
+        assert_eq!(other.classes, gds.classes);
+        assert_eq!(other.labels, gds.labels);
+        assert_eq!(other.feature_names, gds.feature_names);
+        assert_eq!(other.x, gds.x, "the matrix, value for value");
+    }
+    for other in [&series, &family] {
+        assert_eq!(other.feature_labels(), gds.feature_labels());
+    }
+    assert_eq!(
+        bare.feature_label(0),
+        "A28102_at",
+        "no platform, no symbols"
+    );
+    // The symbols are said in the notes, with where they came from.
+    let said = |ds: &Dataset| ds.reader_notes.join(" | ");
+    assert!(
+        said(&family).contains("gene symbols from the platform section (GPL80)"),
+        "{}",
+        said(&family)
+    );
+    assert!(
+        said(&series).contains("GPL80_from_GDS670.annot.gz"),
+        "{}",
+        said(&series)
+    );
+}
+
+#[test]
+fn the_review_screen_opens_on_every_geo_file_that_loads() {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use relabel::models::ModelOptions;
+    use relabel::review::Session;
+    use relabel::tui::App;
+    use relabel::tui::keys::KeyMap;
+    let opts = |label: &str| LoadOptions {
+        label: Some(label.into()),
+        missing: relabel::dataset::MissingPolicy::Mean,
+        ..LoadOptions::default()
+    };
+    for (name, o) in [
+        (
+            "GDS670_head400.soft.gz",
+            // As the command line reads it: raw values of a wide table logged.
+            LoadOptions {
+                log_rule: relabel::dataset::LogRule::WhenRaw,
+                ..opts("disease state")
+            },
+        ),
+        ("GSE1122_family.soft.gz", opts("disease state")),
+        ("soft_ex_family.txt", opts("Cell line")),
+        (
+            "GSE285754_series_matrix.txt.gz",
+            LoadOptions {
+                label_pattern: Some("^(.*)-rep".into()),
+                ..opts("title")
+            },
+        ),
+    ] {
+        let ds = geo(name, o);
+        let (session, resume) = Session::open(ds, None).unwrap();
+        let mut app = App::with_keys(
+            session,
+            &resume,
+            "auto",
+            ModelOptions::default(),
+            KeyMap::load(None).unwrap(),
+        );
+        app.start_fit(false);
+        app.wait_for_fit();
+        app.refresh_detail();
+        for (w, h) in [(80, 24), (120, 36), (20, 5)] {
+            let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+            t.draw(|f| f.render_widget(&app, f.area())).unwrap();
+        }
+        // The detail pane: probes with their gene symbols, on the scale
+        // said (a GDS's raw MAS5 values are read on a log2 scale).
+        if name.starts_with("GDS670") {
+            let text = screen_text(&app, 200, 50);
+            assert!(text.contains("features (log2 values"), "{text}");
+            let ds = app.session.dataset();
+            let shown = (0..ds.n_features())
+                .filter(|&j| ds.gene_symbol(j).is_some())
+                .any(|j| text.contains(&ds.feature_label(j)));
+            assert!(shown, "no probe with its symbol in {text}");
+        }
+    }
+}
+
+fn screen_text(app: &relabel::tui::App, w: u16, h: u16) -> String {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| f.render_widget(app, f.area())).unwrap();
+    let buf = t.backend().buffer().clone();
+    (0..h)
+        .map(|y| (0..w).map(|x| buf[(x, y)].symbol()).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
