@@ -48,7 +48,7 @@ fn class_width(app: &App, cells: u16, fixed: usize) -> usize {
 
 fn posterior_lines(app: &App, i: usize, cells: u16, lines: &mut Vec<Line<'static>>) {
     let s = &app.session;
-    let Some(fit) = s.fit() else { return };
+    let Some(fit) = s.fit_of(i) else { return };
     let classes = &s.dataset().classes;
     lines.push(Line::from(posterior_heading(app)));
     // " k name 0.123 " and a 12-cell bar.

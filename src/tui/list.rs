@@ -111,7 +111,8 @@ impl Frame<'_> {
     fn row(&self, rank: usize, i: usize) -> Row<'static> {
         let s = &self.app.session;
         let ds = s.dataset();
-        let fit = s.fit();
+        // What the sample shows: a refit leaves the row being read as it was.
+        let fit = s.fit_of(i);
         let core = self.plan.core;
         let p = fit.map_or(f64::NAN, |f| f.p_mislabel[i]);
         let given = ds.labels[i];
@@ -147,8 +148,15 @@ impl Frame<'_> {
                 columns::GAMMA as usize,
             )));
         }
+        let pinned = s.pinned() == Some(i);
         for (c, values) in &self.shown {
-            cells.push(Cell::from(c.format(values.map_or(f64::NAN, |v| v[i]))));
+            let v = if pinned {
+                fit.and_then(|f| f.extra.sample_column(&c.name))
+                    .map_or(f64::NAN, |col| col.values[i])
+            } else {
+                values.map_or(f64::NAN, |v| v[i])
+            };
+            cells.push(Cell::from(c.format(v)));
         }
         cells.push(self.decision_cell(i));
         Row::new(cells)
