@@ -75,6 +75,11 @@ pub struct App {
     pub list_area: Cell<Rect>,
     /// Rows formatted in the last frame (the list is virtualised).
     pub rows_formatted: Cell<usize>,
+    /// How far the detail and the model pane are scrolled (lines), as the
+    /// keys asked; drawing keeps it within what the pane holds.
+    pub pane_scroll: [u16; 2],
+    /// The most each of them can scroll, as the last frame found.
+    pub pane_room: Cell<[u16; 2]>,
     /// The widest id in terminal cells: the id column's width, measured
     /// once since it reads every id.
     pub id_width: usize,
@@ -212,6 +217,8 @@ impl App {
             list_state: RefCell::new(TableState::new()),
             list_area: Cell::new(Rect::default()),
             rows_formatted: Cell::new(0),
+            pane_scroll: [0; 2],
+            pane_room: Cell::new([0; 2]),
             export_dir: None,
             fitted_version: 0,
             seen_version: 0,
@@ -336,7 +343,39 @@ impl App {
         self.refresh_detail();
     }
 
+    /// The scroll of `pane` (detail or model) for a frame of `lines` in
+    /// `height` rows; the room to scroll is kept for the next key.
+    pub fn scrolled(&self, pane: Pane, lines: usize, height: u16) -> u16 {
+        let k = usize::from(pane == Pane::Model);
+        let room = u16::try_from(lines.saturating_sub(usize::from(height))).unwrap_or(u16::MAX);
+        let mut rooms = self.pane_room.get();
+        rooms[k] = room;
+        self.pane_room.set(rooms);
+        self.pane_scroll[k].min(room)
+    }
+
+    /// The movement keys scroll the detail or the model pane when it has
+    /// the focus: neighbours and tables past its bottom are reachable.
+    fn scroll_pane(&mut self, action: Action) {
+        let k = usize::from(self.focus == Pane::Model);
+        let room = self.pane_room.get()[k];
+        let at = self.pane_scroll[k].min(room);
+        self.pane_scroll[k] = match action {
+            Action::Down => at.saturating_add(1),
+            Action::Up => at.saturating_sub(1),
+            Action::Top => 0,
+            Action::Bottom => room,
+            Action::PageDown => at.saturating_add(10),
+            _ => at.saturating_sub(10),
+        }
+        .min(room);
+    }
+
     fn move_cursor(&mut self, action: Action) {
+        if self.focus != Pane::List {
+            self.scroll_pane(action);
+            return;
+        }
         let page = (self.list_area.get().height as isize).max(1);
         match action {
             Action::Down => self.session.move_cursor(1),
@@ -605,6 +644,10 @@ impl App {
     /// Recomputes the detail of the selected sample when it changed.
     pub fn refresh_detail(&mut self) {
         if let Some(s) = self.session.selected() {
+            if self.detail.current.as_ref().is_some_and(|d| d.sample != s) {
+                // Another sample's detail starts at its top.
+                self.pane_scroll[0] = 0;
+            }
             self.detail.select(self.session.dataset(), s);
         }
     }

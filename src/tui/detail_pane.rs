@@ -9,7 +9,7 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::app::{App, Pane};
 use super::keys::{Action, digit_range};
-use super::text::{bar, num, pad, short, width, wrap_words};
+use super::text::{bar, clip_line, num, pad, short, width, wrap_words};
 use super::ui::pane_block;
 
 /// "1-9" when the relabel keys are the digits, else the keys one by one.
@@ -143,5 +143,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     comment_lines(app, i, inner.width, &mut lines);
     posterior_lines(app, i, inner.width, &mut lines);
     sample_lines(app, i, inner.width, &mut lines);
-    Paragraph::new(lines).render(inner, buf);
+    let lines: Vec<Line> = lines
+        .into_iter()
+        .map(|l| clip_line(l, usize::from(inner.width)))
+        .collect();
+    let offset = app.scrolled(Pane::Detail, lines.len(), inner.height);
+    Paragraph::new(lines).scroll((offset, 0)).render(inner, buf);
 }

@@ -13,6 +13,12 @@ pub(super) struct Pin {
     pub(super) sample: usize,
     fit: Fit,
     model: Option<String>,
+    /// Where the sample belongs in the view the new fit gives (`None`:
+    /// its scores filter it out), so that moving on puts it there without
+    /// sorting a million rows again.
+    natural: Option<usize>,
+    /// Where it is shown instead (the cursor's place before the refit).
+    shown_at: usize,
 }
 
 /// What a refit changed among the undecided samples.
@@ -66,6 +72,8 @@ impl Session {
                 sample,
                 fit: keep,
                 model: self.model_name.clone(),
+                natural: None,
+                shown_at: self.cursor,
             });
         }
     }
@@ -101,17 +109,36 @@ impl Session {
     /// computed (it is shown even if the new scores would filter it out).
     pub(super) fn place_pinned(&mut self) {
         let Some(sample) = self.pinned() else { return };
-        self.view.retain(|&s| s != sample);
+        let natural = self.view.iter().position(|&s| s == sample);
+        if let Some(at) = natural {
+            self.view.remove(at);
+        }
         let at = self.cursor.min(self.view.len());
         self.view.insert(at, sample);
         self.cursor = at;
+        if let Some(pin) = self.pin.as_mut() {
+            pin.natural = natural;
+            pin.shown_at = at;
+        }
     }
 
     /// The cursor moved: the pinned sample, if any, takes its place in the
-    /// new ranking, and the cursor stays on the sample it moved to.
+    /// new ranking, and the cursor stays on the sample it moved to. The
+    /// view is the new ranking but for that one sample, so it is moved,
+    /// not sorted again (a key press on a million rows stays cheap).
     pub(super) fn release_pin(&mut self) {
-        if self.pin.take().is_some() {
-            self.refresh_view();
+        let Some(pin) = self.pin.take() else { return };
+        let Some(target) = self.selected() else {
+            return;
+        };
+        self.view
+            .remove(pin.shown_at.min(self.view.len().saturating_sub(1)));
+        if let Some(at) = pin.natural {
+            self.view.insert(at.min(self.view.len()), pin.sample);
+        }
+        match self.view.iter().position(|&s| s == target) {
+            Some(pos) => self.cursor = pos,
+            None => self.cursor = self.cursor.min(self.view.len().saturating_sub(1)),
         }
     }
 }
