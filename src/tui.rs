@@ -144,12 +144,10 @@ fn review(
 
 /// The table, loaded on a worker thread while the loading screen shows the
 /// file's first rows; `None` when the curator quit first.
-/// A narrow table that looks raw is read on the scale auto's evidence
-/// prefers (`app::scale`), still behind the loading screen.
 fn load(
     terminal: &mut terminal::Screen,
     source: Source,
-    (model, model_options): (&str, &ModelOptions),
+    (_model, _model_options): (&str, &ModelOptions),
 ) -> anyhow::Result<Option<Dataset>> {
     let (path, options) = match source {
         Source::Ready(ds) => return Ok(Some(*ds)),
@@ -160,7 +158,6 @@ fn load(
     let read = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
     let worker = {
         let (path, options) = (path.clone(), options.clone());
-        let (model, model_options) = (model.to_string(), model_options.clone());
         let read = std::sync::Arc::clone(&read);
         std::thread::Builder::new()
             .name("load".into())
@@ -169,8 +166,7 @@ fn load(
                     let permille = (f.clamp(0.0, 1.0) * 1000.0) as u32;
                     read.fetch_max(permille, std::sync::atomic::Ordering::Relaxed);
                 };
-                let loaded = crate::dataset::load_with_progress(&path, &options, &report)
-                    .map(|ds| crate::app::scale::settle(ds, &model, &model_options));
+                let loaded = crate::dataset::load_with_progress(&path, &options, &report);
                 let _ = tx.send(loaded);
             })?
     };

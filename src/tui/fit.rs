@@ -137,7 +137,7 @@ impl App {
                     .extra
                     .selection
                     .as_ref()
-                    .map_or(job.model.clone(), crate::app::evidence::combination);
+                    .map_or(job.model.clone(), crate::app::auto::combination);
                 if self.refitting {
                     // Re-ranked under the curator: the row they are reading
                     // keeps its place and values until they move.
