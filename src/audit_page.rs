@@ -64,6 +64,8 @@ pub struct Tally {
     /// Sum of p_mislabel over undecided samples: the wrong labels to
     /// expect among what nobody has looked at yet.
     pub expected_remaining: f64,
+    /// The 95% interval of that number (`app::auto::counts`).
+    pub interval: (usize, usize),
 }
 
 impl Tally {
@@ -86,6 +88,14 @@ impl Tally {
                 }
             }
         }
+        let undecided: Vec<f64> = decisions
+            .iter()
+            .zip(p_mislabel)
+            .filter(|(d, _)| d.is_none())
+            .map(|(_, p)| *p)
+            .collect();
+        let count = crate::app::auto::counts::count(&undecided);
+        t.interval = (count.low, count.high);
         t
     }
 
@@ -194,9 +204,12 @@ fn counts_section(t: &Tally, uncounted: Option<&str>) -> String {
         ),
         None => (
             format!("{:.1}", t.expected_remaining),
-            "Expected wrong labels = the sum of p_mislabel over the undecided samples: each of \
-             their labels is wrong with that probability."
-                .to_string(),
+            format!(
+                "Expected wrong labels = the sum of p_mislabel over the undecided samples: each of \
+                 their labels is wrong with that probability, so their number lies between {} and \
+                 {} with 95% probability given the fit (a Poisson binomial).",
+                t.interval.0, t.interval.1
+            ),
         ),
     };
     let cards = [

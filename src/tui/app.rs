@@ -62,6 +62,8 @@ pub struct App {
     /// The scatter's flagged samples for (fit generation, threshold): a
     /// scan of every sample, kept between frames.
     flagged_cache: RefCell<Option<FlaggedPoints>>,
+    /// The status bar's count of wrong labels left, kept between frames.
+    wrong_left_cache: RefCell<Option<WrongLeft>>,
     pub detail: DetailCache,
     pub quit: bool,
     /// Quit to open the input again as it is now (it changed on disk).
@@ -154,6 +156,10 @@ fn resume_message(resume: &ResumeInfo, comments: usize) -> Option<Message> {
     })
 }
 
+/// (fit generation, decisions version) and the count of wrong labels
+/// left among the undecided for them.
+type WrongLeft = ((u64, u64), crate::models::WrongLabelCount);
+
 /// (fit generation, threshold bits) and the flagged samples for them.
 type FlaggedPoints = ((u64, u64), Rc<[usize]>);
 
@@ -210,6 +216,7 @@ impl App {
             job: None,
             projection,
             flagged_cache: RefCell::new(None),
+            wrong_left_cache: RefCell::new(None),
             detail,
             quit: false,
             reopen: false,
@@ -244,6 +251,32 @@ impl App {
             .collect();
         *self.flagged_cache.borrow_mut() = Some((key, Rc::clone(&v)));
         v
+    }
+
+    /// The count of wrong labels among the undecided samples, with its
+    /// interval (`app::auto::counts`), recounted when a decision or the
+    /// fit changed.
+    pub fn wrong_left(&self) -> crate::models::WrongLabelCount {
+        let key = (
+            self.session.fit_generation(),
+            self.session.decisions_version(),
+        );
+        if let Some((k, c)) = self.wrong_left_cache.borrow().as_ref()
+            && *k == key
+        {
+            return c.clone();
+        }
+        let p: Vec<f64> = self.session.fit().map_or_else(Vec::new, |f| {
+            f.p_mislabel
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| self.session.decision(*i).is_none())
+                .map(|(_, p)| *p)
+                .collect()
+        });
+        let c = crate::app::auto::counts::count(&p);
+        *self.wrong_left_cache.borrow_mut() = Some((key, c.clone()));
+        c
     }
 
     fn say(&mut self, text: impl Into<String>, error: bool, lasting: bool) {

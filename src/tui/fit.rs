@@ -218,8 +218,27 @@ impl App {
             0 => String::new(),
             n => format!(" (and {} on the table)", counted(n, "note")),
         };
+        // Held-out fits without skill: nothing is flagged, and why.
+        if let Some(why) = self.session.fit().and_then(|f| {
+            f.extra
+                .held_out_skill
+                .as_ref()
+                .and_then(|s| s.reason.clone())
+        }) {
+            return format!(
+                "{opening}the data cannot tell which labels are wrong: {why}; {notes} for more"
+            );
+        }
+        let interval = match &self
+            .session
+            .fit()
+            .and_then(|f| f.extra.wrong_labels.clone())
+        {
+            Some(w) => format!(" ({}–{})", w.low, w.high),
+            None => String::new(),
+        };
         format!(
-            "{opening}{who} found about {:.0} wrong labels; {notes} for how{also}",
+            "{opening}{who} found about {:.0}{interval} wrong labels; {notes} for how{also}",
             c.expected_wrong
         )
     }

@@ -131,12 +131,25 @@ pub fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
             "flips not identified".to_string(),
             "unidentified".to_string(),
         )),
-        // The curator's "how many more should I look at?".
-        Some(_) => parts.push(Part::new(
+        // Held-out fits show no skill: the ranking is no evidence.
+        Some(fit) if fit.uncounted().is_some() => parts.push(Part::new(
             6,
-            format!("~{:.0} wrong left", c.expected_wrong),
-            format!("~{:.0} left", c.expected_wrong),
+            "no evidence of wrong labels".to_string(),
+            "no evidence".to_string(),
         )),
+        // The curator's "how many more should I look at?", with the
+        // count's 95% interval given the fit.
+        Some(_) => {
+            let left = app.wrong_left();
+            parts.push(Part::new(
+                6,
+                format!(
+                    "~{:.0} ({}–{}) wrong left",
+                    left.expected, left.low, left.high
+                ),
+                format!("~{:.0} left", left.expected),
+            ));
+        }
         None => {}
     }
     if !s.filter().is_empty() {

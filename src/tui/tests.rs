@@ -1373,6 +1373,12 @@ fn the_hint_line_is_always_on_screen() {
         assert_eq!(last.contains("Tab more panes"), w < 110, "{w}x{h}: {last}");
     }
     app.wait_for_fit();
+    // The count left, with its interval (issue 47's count, issue 50's bar).
+    let wide = screen(&app, 160, 40);
+    assert!(
+        wide.contains(") wrong left") && wide.contains("–"),
+        "{wide}"
+    );
     app.error("a long error ".repeat(20));
     let text = screen(&app, 80, 24);
     assert!(text.lines().last().unwrap().starts_with("? help"), "{text}");
