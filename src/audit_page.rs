@@ -47,6 +47,10 @@ pub struct AuditInput<'a> {
     pub generated: &'a str,
 }
 
+/// The p_mislabel from which the page counts and lists a sample as
+/// flagged: more likely wrong than right.
+const FLAGGED: f64 = 0.5;
+
 /// The figures the counts section and the summary line share.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Tally {
@@ -60,6 +64,8 @@ pub struct Tally {
     /// Sum of p_mislabel over undecided samples: the wrong labels to
     /// expect among what nobody has looked at yet.
     pub expected_remaining: f64,
+    /// The 95% interval of that number (`app::auto::counts`).
+    pub interval: (usize, usize),
 }
 
 impl Tally {
@@ -77,11 +83,19 @@ impl Tally {
                     t.undecided += 1;
                     if !p.is_nan() {
                         t.expected_remaining += p;
-                        t.flagged_undecided += usize::from(*p >= 0.5);
+                        t.flagged_undecided += usize::from(*p >= FLAGGED);
                     }
                 }
             }
         }
+        let undecided: Vec<f64> = decisions
+            .iter()
+            .zip(p_mislabel)
+            .filter(|(d, _)| d.is_none())
+            .map(|(_, p)| *p)
+            .collect();
+        let count = crate::app::auto::counts::count(&undecided);
+        t.interval = (count.low, count.high);
         t
     }
 
@@ -155,7 +169,9 @@ pub fn render(a: &AuditInput) -> String {
         esc(a.generated),
     ));
     page.push_str(&counts_section(&tally, a.fit.uncounted()));
-    page.push_str(&data_section(a, &file));
+    // The file's name, not its path: the page is shared, and a path says
+    // whose machine it came from.
+    page.push_str(&data_section(a, &name));
     page.push_str(&model_section(a));
     page.push_str("<div class=\"row\">\n");
     page.push_str(&charts::noise_section(ds, a.fit));
@@ -188,9 +204,12 @@ fn counts_section(t: &Tally, uncounted: Option<&str>) -> String {
         ),
         None => (
             format!("{:.1}", t.expected_remaining),
-            "Expected wrong labels = the sum of p_mislabel over the undecided samples: each of \
-             their labels is wrong with that probability."
-                .to_string(),
+            format!(
+                "Expected wrong labels = the sum of p_mislabel over the undecided samples: each of \
+                 their labels is wrong with that probability, so their number lies between {} and \
+                 {} with 95% probability given the fit (a Poisson binomial).",
+                t.interval.0, t.interval.1
+            ),
         ),
     };
     let cards = [
@@ -239,8 +258,10 @@ fn data_section(a: &AuditInput, file: &str) -> String {
             format!("{} (missing values)", ds.dropped.len()),
         ));
     }
-    if let Some(j) = a.journal {
-        facts.push(("session journal", esc(&j.display().to_string())));
+    // Its name only: the page is shared, and the path says whose home
+    // directory it came from; the name finds it in `relabel sessions`.
+    if let Some(name) = a.journal.and_then(Path::file_name) {
+        facts.push(("session journal", esc(&name.to_string_lossy())));
     }
     let notes = crate::app::data_notes(ds);
     if !notes.is_empty() {
@@ -275,21 +296,14 @@ fn fact_list(facts: &[(&str, String)]) -> String {
 
 fn model_section(a: &AuditInput) -> String {
     let fit = a.fit;
-    let mut facts = vec![
+    let facts = vec![
         ("model", esc(a.model)),
         ("this fit", esc(a.fit_note)),
         ("converged", fit.convergence()),
     ];
-    let numbers: Vec<String> = fit
-        .extra
-        .scalars
-        .iter()
-        .take(24)
-        .map(|(k, v)| format!("{} = {}", esc(k), format_scalar(*v)))
-        .collect();
-    if !numbers.is_empty() {
-        facts.push(("numbers", numbers.join(", ")));
-    }
+    // The report's raw numbers (iterations, shrinkage per class) are the
+    // model's debugging aid, not the reader's: `relabel scan --report`
+    // writes them all.
     // Lists name features as the review screen does: a probe beside its
     // gene symbol when the platform gives one.
     for (name, items) in &fit.extra.lists {
@@ -316,22 +330,15 @@ fn model_section(a: &AuditInput) -> String {
     )
 }
 
-fn format_scalar(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e9 {
-        format!("{v:.0}")
-    } else if v.abs() >= 1e4 || (v != 0.0 && v.abs() < 1e-3) {
-        format!("{v:.3e}")
-    } else {
-        format!("{v:.4}")
-    }
-}
-
-/// Every decided or commented sample in input order, with what the model
-/// said of it (the audit file's rows).
+/// Every decided, commented or flagged sample in input order, with what
+/// the model said of it (the audit file's rows, and what is left to do).
 fn decisions_section(a: &AuditInput) -> String {
     let ds = a.dataset;
+    // The flagged samples nobody decided are part of the story too: what
+    // is left to look at.
+    let flagged = |i: usize| a.fit.p_mislabel[i] >= FLAGGED;
     let mut order: Vec<usize> = (0..ds.n_samples())
-        .filter(|&i| a.decisions[i].is_some() || a.comments.contains_key(&i))
+        .filter(|&i| a.decisions[i].is_some() || a.comments.contains_key(&i) || flagged(i))
         .collect();
     order.sort_by_key(|&i| ds.rows[i]);
     if order.is_empty() {
@@ -373,8 +380,8 @@ fn decisions_section(a: &AuditInput) -> String {
          <p class=\"note\">row: the 0-based data row of the input (header excluded). \
          Suggestion, p_mislabel and model: this page's fit. Shown when decided: the \
          p_mislabel and model the review screen showed before the sample was first decided \
-         (blank where the session did not record it). An undecided row is there for its \
-         comment; its time is the comment's.</p>\n</section>\n"
+         (blank where the session did not record it). An undecided row is there because it \
+         is flagged (p_mislabel &ge; 0.5) or for its comment; a comment's time is its own.</p>\n</section>\n"
     )
 }
 

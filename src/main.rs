@@ -12,7 +12,7 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(e) if !e.use_stderr() => e.exit(), // --help, --version
         Err(e) => {
-            eprintln!("relabel: {}", one_line(&e));
+            say(&format!("relabel: {}", one_line(&e)));
             return ExitCode::from(2);
         }
     };
@@ -23,10 +23,17 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("relabel: {e}");
+            say(&format!("relabel: {e}"));
             e.exit_code()
         }
     }
+}
+
+/// A line on stderr; a stderr that is gone (the terminal window closed)
+/// does not turn the exit into a panic, as `eprintln!` would.
+fn say(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// A command-line error in one line, like every other bad-input message:

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 pub mod decision;
 pub mod export;
+pub mod input_check;
 pub mod journal;
 pub mod session;
 pub mod time;
@@ -46,6 +47,11 @@ pub enum ReviewError {
         "read-only, not saved: {holder} has this session open for writing; quit that one and open the file again to decide here"
     )]
     ReadOnly { holder: String },
+    #[error(
+        "{} changed on disk since it was loaded, not saved: export the decisions against the loaded version under a new name, or reopen the file",
+        .0.display()
+    )]
+    InputChanged(PathBuf),
 }
 
 impl Session {

@@ -89,27 +89,44 @@ pub fn run(args: TuiArgs) -> anyhow::Result<()> {
         options,
         model_given,
     } = args;
-    let result = match load(&mut terminal, source, (&model, &options)) {
-        Ok(Some(dataset)) => review(
-            &mut terminal,
-            dataset,
-            store.as_deref(),
-            (&model, options, model_given),
-        ),
-        Ok(None) => Ok(()),
-        Err(e) => Err(e),
+    let mut source = Some(source);
+    let result = loop {
+        let Some(next) = source.take() else {
+            break Ok(());
+        };
+        // What reopening loads: the same file with the same options.
+        let again = match &next {
+            Source::File(path, opts) => Some(Source::File(path.clone(), opts.clone())),
+            Source::Ready(_) => None,
+        };
+        let reviewed = match load(&mut terminal, next, (&model, &options)) {
+            Ok(Some(dataset)) => review(
+                &mut terminal,
+                dataset,
+                store.as_deref(),
+                (&model, options.clone(), model_given),
+            ),
+            Ok(None) => Ok(false),
+            Err(e) => Err(e),
+        };
+        match reviewed {
+            Ok(true) => source = again,
+            Ok(false) => break Ok(()),
+            Err(e) => break Err(e),
+        }
     };
     terminal::restore();
     result
 }
 
-/// Opens the session on `dataset` and runs the review until the curator quits.
+/// Opens the session on `dataset` and runs the review until the curator
+/// quits; whether they asked to reopen the file (it changed on disk).
 fn review(
     terminal: &mut terminal::Screen,
     dataset: Dataset,
     store: Option<&std::path::Path>,
     (model, options, model_given): (&str, ModelOptions, bool),
-) -> anyhow::Result<()> {
+) -> anyhow::Result<bool> {
     let (mut session, resume) = Session::open(dataset, store)?;
     prefer_named_model(&mut session, model, &options, model_given)?;
     let mut app = App::new(session, &resume, model, options);
@@ -121,7 +138,8 @@ fn review(
         EnableMouseCapture,
         EnableBracketedPaste
     );
-    event_loop(terminal, &mut app)
+    event_loop(terminal, &mut app)?;
+    Ok(app.reopen)
 }
 
 /// The table, loaded on a worker thread while the loading screen shows the

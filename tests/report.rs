@@ -61,8 +61,19 @@ fn the_page_has_the_heat_map_histogram_scatter_and_every_decision() {
         html.matches("<tr class=\"decision dropped\">").count(),
         dropped.len()
     );
-    // An undecided sample is listed for its comment, as in the audit file.
-    assert_eq!(html.matches("<tr class=\"decision undecided\">").count(), 1);
+    // An undecided sample is listed for its comment, as in the audit file,
+    // and so is every flagged sample nobody decided (issue 50).
+    let before = html.split("</b>flagged, undecided").next().unwrap();
+    let flagged_undecided: usize = before.rsplit("<b>").next().unwrap().parse().unwrap();
+    assert!(flagged_undecided > 0);
+    assert_eq!(
+        html.matches("<tr class=\"decision undecided\">").count(),
+        1 + flagged_undecided
+    );
+    // Nothing of the curator's machine, no raw debugging numbers.
+    let home = r.dir.path().parent().unwrap().display().to_string();
+    assert!(!html.contains(&home), "a path of this machine");
+    assert!(!html.contains("iterations ="), "raw report fields");
     let comment = format!("<td class=\"comment\">{}</td>", escaped(HOSTILE_COMMENT));
     assert_eq!(html.matches(&comment).count(), 2, "{comment}");
     assert!(html.contains("<dt>model</dt><dd>rnda</dd>"), "model named");

@@ -108,12 +108,28 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// The error of writing `path`, naming it (and its folder when that is
+/// what refused), never the temporary file beside it that the write
+/// used: the curator never sees that name, and it is gone by now.
 fn write_error(path: &Path, e: std::io::Error, overwrite: bool) -> ReviewError {
     if e.kind() == std::io::ErrorKind::AlreadyExists && !overwrite {
-        ReviewError::Exists(path.to_path_buf())
-    } else {
-        ReviewError::Io(format!("cannot write {}: {e}", path.display()))
+        return ReviewError::Exists(path.to_path_buf());
     }
+    // tempfile's errors carry the temporary path in their text.
+    let cause = e.raw_os_error().map_or_else(
+        || std::io::Error::from(e.kind()).to_string(),
+        |code| std::io::Error::from_raw_os_error(code).to_string(),
+    );
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let folder = if e.kind() == std::io::ErrorKind::PermissionDenied {
+        format!(" (the folder {} does not let relabel write)", dir.display())
+    } else {
+        String::new()
+    };
+    ReviewError::Io(format!("cannot write {}: {cause}{folder}", path.display()))
 }
 
 /// Writes one export file whole under a temporary name, not yet in place.
@@ -168,8 +184,16 @@ pub const UNDECIDED: &str = "undecided";
 /// Writes the cleaned file and the audit file of the session's decisions
 /// and comments (audit rows in input order), then journals the export.
 pub fn export(session: &mut Session, opts: &ExportOptions) -> Result<ExportSummary, ReviewError> {
+    // A changed input is never exported from the loaded bytes under the
+    // name an export of the file as it is now would take.
+    let changed = session.input_changed();
+    if changed && !session.keeps_loaded_version() {
+        return Err(ReviewError::InputChanged(
+            session.dataset().raw.path.clone(),
+        ));
+    }
     let ds = session.dataset();
-    let (cleaned, audit) = output_paths(ds, opts)?;
+    let (cleaned, audit) = output_paths(ds, opts, changed)?;
     let mut edits = Vec::new();
     let (mut relabelled, mut dropped, mut kept) = (0, 0, 0);
     let mut audit_rows = csv::Writer::from_writer(Vec::new());
@@ -267,8 +291,22 @@ pub fn export(session: &mut Session, opts: &ExportOptions) -> Result<ExportSumma
 /// The cleaned file and the audit file an export writes: `--out` and an
 /// audit beside it named after its stem, or the defaults beside the input.
 /// Neither may be the input, nor (without `overwrite`) an existing file.
-fn output_paths(ds: &Dataset, opts: &ExportOptions) -> Result<(PathBuf, PathBuf), ReviewError> {
-    let (default_cleaned, default_audit) = default_paths_for(ds);
+/// `as_loaded`: the input changed since it was loaded, and the default
+/// names say the export is of the loaded version (`<stem>.as-loaded.*`).
+fn output_paths(
+    ds: &Dataset,
+    opts: &ExportOptions,
+    as_loaded: bool,
+) -> Result<(PathBuf, PathBuf), ReviewError> {
+    let (mut default_cleaned, mut default_audit) = default_paths_for(ds);
+    if as_loaded {
+        for p in [&mut default_cleaned, &mut default_audit] {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+            if let Some((stem, rest)) = name.as_deref().and_then(|n| n.split_once('.')) {
+                p.set_file_name(format!("{stem}.as-loaded.{rest}"));
+            }
+        }
+    }
     let cleaned = opts.out.clone().unwrap_or(default_cleaned);
     let audit = match &opts.out {
         Some(out) => {
@@ -304,6 +342,23 @@ fn parts_of_output(out: &Path) -> (PathBuf, String, String, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 51: a write the folder refuses names the file the curator
+    /// asked for, never the temporary file beside it.
+    #[test]
+    fn a_refused_write_names_the_real_path() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("missing").join("w.cleaned.csv");
+        let e = match stage_file(&path, b"x") {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("wrote into a missing folder"),
+        };
+        assert!(
+            e.starts_with(&format!("cannot write {}: ", path.display())),
+            "{e}"
+        );
+        assert!(!e.contains(crate::atomic_write::TEMP_MARK), "{e}");
+    }
 
     #[test]
     fn default_names_keep_the_extension_and_compression() {

@@ -93,6 +93,13 @@ pub enum Entry {
         cleaned: String,
         time: String,
     },
+    /// The flag threshold the curator set (the screen opens with it
+    /// again). An older relabel skips the line as one it cannot read and
+    /// keeps the rest.
+    Threshold {
+        value: f64,
+        time: String,
+    },
     /// The curator's comment on a sample; empty text removes it. Not an
     /// undo step: a comment is changed by writing it again. An older
     /// relabel skips the line as one it cannot read and keeps the rest.
@@ -180,10 +187,12 @@ impl Recovery {
                 "the last line was torn by a crash: it is ended before the next entry".into(),
             );
         }
+        // What happened first, the path last: a narrow screen shows the
+        // start of the line.
         let mut text = format!(
-            "journal {}: {}; every intact entry was kept",
-            journal.display(),
-            parts.join(", ")
+            "the session journal: {}; every intact entry was kept ({})",
+            parts.join(", "),
+            journal.display()
         );
         if let Some(b) = &self.backup {
             text.push_str(&format!(

@@ -10,6 +10,7 @@ use nalgebra::DMatrix;
 
 use super::ReviewError;
 use super::decision::Decision;
+use super::input_check::InputWatch;
 use super::journal::{
     Change, Entry, Journal, Opened, Recorded, Recovery, SESSION_FORMAT_VERSION, Seen, record_key,
     session_key,
@@ -21,7 +22,9 @@ use crate::models::{Fit, Guide, ModelOptions, SampleColumn};
 
 mod class_keys;
 mod comments;
+mod pin;
 pub use comments::{Comment, tidy};
+pub use pin::Reranked;
 
 /// Whether opening found an earlier session.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,6 +99,8 @@ pub struct Session {
     cursor: usize,
     search: Option<String>,
     journal: Option<Journal>,
+    /// Whether the input file still holds the loaded bytes.
+    input: InputWatch,
     /// What reading the journal found (damaged lines skipped, a backup).
     recovery: Recovery,
     /// The decisions as the last export wrote them (`None`: nothing was
@@ -114,6 +119,12 @@ pub struct Session {
     version: u64,
     /// Samples whose rank the last refit moved by much (see `set_fit`).
     moved: Vec<usize>,
+    /// The selected sample kept in place through a refit (see `pin`).
+    pin: Option<pin::Pin>,
+    /// The next fit taken in is a refit that keeps the selected sample.
+    pin_next: bool,
+    /// What the last refit changed.
+    reranked: Option<Reranked>,
     /// Counts every fit taken in, so what is derived from one is kept.
     fit_generation: u64,
     /// The status bar's counts, drawn every frame and O(n) to count: kept
@@ -154,6 +165,7 @@ impl Session {
             cursor: 0,
             search: None,
             journal: None,
+            input: InputWatch::new(&dataset),
             recovery: Recovery::default(),
             exported: None,
             unexported: 0,
@@ -162,6 +174,9 @@ impl Session {
             next_group: 1,
             version: 0,
             moved: Vec::new(),
+            pin: None,
+            pin_next: false,
+            reranked: None,
             fit_generation: 0,
             counts_cache: Cell::new(None),
             histogram_cache: Cell::new(None),
@@ -224,12 +239,15 @@ impl Session {
         let Some(j) = &self.journal else {
             return Vec::new();
         };
-        let mut notes: Vec<String> = self.recovery.describe(j.path()).into_iter().collect();
-        if let Some(holder) = j.read_only_holder() {
-            notes.push(format!(
+        // What the curator can do here comes first: a read-only screen.
+        let mut notes: Vec<String> = j
+            .read_only_holder()
+            .map(|holder| format!(
                 "read-only: {holder} has this session open for writing; decisions are refused here and an export is not recorded in the journal"
-            ));
-        }
+            ))
+            .into_iter()
+            .collect();
+        notes.extend(self.recovery.describe(j.path()));
         notes.extend(j.lock_warning().map(str::to_string));
         notes
     }
@@ -289,6 +307,10 @@ impl Session {
                     self.model_choice = Some((name.clone(), (**options).clone()));
                 }
                 Entry::Export { .. } => self.exported_now(),
+                Entry::Threshold { value, .. } if value.is_finite() => {
+                    self.threshold = value.clamp(0.0, 1.0);
+                }
+                Entry::Threshold { .. } => {}
                 Entry::Comment {
                     row, text, time, ..
                 } => {
@@ -334,11 +356,32 @@ impl Session {
         }
     }
 
+    /// Appends to the journal, once the input is known to hold the bytes
+    /// the journal is keyed on (or the curator chose to go on with them).
     fn write(&mut self, entry: Entry) -> Result<(), ReviewError> {
-        match self.journal.as_mut() {
-            Some(j) => j.append(&entry),
-            None => Ok(()),
+        let Some(j) = self.journal.as_mut() else {
+            return Ok(());
+        };
+        if !self.input.keeps_loaded() && self.input.changed(&self.dataset) {
+            return Err(ReviewError::InputChanged(self.dataset.raw.path.clone()));
         }
+        j.append(&entry)
+    }
+
+    /// Whether the input file on disk no longer holds the loaded bytes.
+    pub fn input_changed(&self) -> bool {
+        self.input.changed(&self.dataset)
+    }
+
+    /// Goes on with the loaded version of a changed input: decisions are
+    /// journalled again, and an export is written under a name of its own.
+    pub fn keep_loaded_version(&mut self) {
+        self.input.keep_loaded();
+    }
+
+    /// Whether the curator chose to go on with the loaded version.
+    pub fn keeps_loaded_version(&self) -> bool {
+        self.input.keeps_loaded()
     }
 
     /// Journals what is not a decision (the model chosen, an export): a
@@ -392,7 +435,18 @@ impl Session {
             _ => Vec::new(),
         };
         self.rank = Some(rank);
-        self.fit = Some(fit);
+        let refit = self.pin_next;
+        let old = self.fit.replace(fit);
+        self.reranked = match (&old, &self.fit) {
+            (Some(old), Some(new)) if refit => Some(Reranked::of(
+                old,
+                new,
+                |i| self.decisions[i].is_none(),
+                self.threshold,
+            )),
+            _ => None,
+        };
+        self.pin_to(old);
         self.fit_generation = self.fit_generation.wrapping_add(1);
         self.model_name = Some(model.to_string());
         // A column the new model does not report would sort nothing while
@@ -615,10 +669,10 @@ impl Session {
         if let Some(seen) = &self.seen[sample] {
             return Some(seen.clone());
         }
-        let p = self.fit.as_ref()?.p_mislabel.get(sample).copied()?;
+        let p = self.fit_of(sample)?.p_mislabel.get(sample).copied()?;
         Some(Seen {
             p_mislabel: p,
-            model: self.model_name.clone()?,
+            model: self.model_of(sample)?.to_string(),
         })
         .filter(|s| s.p_mislabel.is_finite())
     }
@@ -685,7 +739,8 @@ impl Session {
     /// Nothing changes without a fit or a score.
     pub fn accept_suggestion(&mut self, sample: usize) -> Result<Accepted, ReviewError> {
         self.check(sample)?;
-        let Some(fit) = &self.fit else {
+        // What the screen shows of the sample (see `fit_of`).
+        let Some(fit) = self.fit_of(sample) else {
             return Ok(Accepted::Unscored);
         };
         let suggested = fit.suggested[sample];
@@ -702,19 +757,40 @@ impl Session {
         Ok(Accepted::Relabelled)
     }
 
+    /// The relabels [`Session::accept_all_above`] would make: every
+    /// undecided sample at or above `threshold` whose suggestion (as the
+    /// screen shows it) differs from its label.
+    fn bulk_relabels(&self, threshold: f64) -> Vec<(usize, usize)> {
+        (0..self.decisions.len())
+            .filter(|&i| self.decisions[i].is_none())
+            .filter_map(|i| {
+                let fit = self.fit_of(i)?;
+                (fit.p_mislabel[i] >= threshold && fit.suggested[i] != self.dataset.labels[i])
+                    .then_some((i, fit.suggested[i]))
+            })
+            .collect()
+    }
+
+    /// What accepting every suggestion at or above `threshold` would do,
+    /// by (given, suggested) class pair, most frequent first: the curator
+    /// is asked before thousands of labels change in one key.
+    pub fn accept_all_preview(&self, threshold: f64) -> Vec<((usize, usize), usize)> {
+        let mut pairs: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+        for (i, to) in self.bulk_relabels(threshold) {
+            *pairs.entry((self.dataset.labels[i], to)).or_default() += 1;
+        }
+        let mut pairs: Vec<_> = pairs.into_iter().collect();
+        pairs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        pairs
+    }
+
     /// Accepts the suggestion of every undecided sample at or above
     /// `threshold` whose suggestion differs from its label: one undo step.
     pub fn accept_all_above(&mut self, threshold: f64) -> Result<usize, ReviewError> {
-        let Some(fit) = &self.fit else {
-            return Ok(0);
-        };
-        let changes: Vec<(usize, Option<Decision>)> = (0..self.decisions.len())
-            .filter(|&i| {
-                self.decisions[i].is_none()
-                    && fit.p_mislabel[i] >= threshold
-                    && fit.suggested[i] != self.dataset.labels[i]
-            })
-            .map(|i| (i, Some(Decision::Relabel(fit.suggested[i]))))
+        let changes: Vec<(usize, Option<Decision>)> = self
+            .bulk_relabels(threshold)
+            .into_iter()
+            .map(|(i, c)| (i, Some(Decision::Relabel(c))))
             .collect();
         let n = changes.len();
         self.apply(changes)?;
@@ -777,7 +853,7 @@ impl Session {
     pub fn classes_by_posterior(&self, sample: usize) -> Vec<usize> {
         let k = self.dataset.classes.len();
         let mut order: Vec<usize> = (0..k).collect();
-        if let Some(fit) = &self.fit
+        if let Some(fit) = self.fit_of(sample)
             && sample < fit.posterior.nrows()
         {
             let p = |c: usize| {
@@ -813,6 +889,10 @@ impl Session {
             sort: &self.sort,
             descending: self.descending,
         });
+        if self.pin.is_some() {
+            self.place_pinned();
+            return;
+        }
         // Stay on the same sample when it is still shown.
         match selected.and_then(|s| self.view.iter().position(|&v| v == s)) {
             Some(pos) => self.cursor = pos,
@@ -830,6 +910,7 @@ impl Session {
 
     pub fn set_filter(&mut self, f: Filter) {
         self.filter = f;
+        self.pin = None;
         self.refresh_view();
     }
 
@@ -844,6 +925,7 @@ impl Session {
     pub fn set_sort(&mut self, key: SortKey, descending: bool) {
         self.sort = key;
         self.descending = descending;
+        self.pin = None;
         self.refresh_view();
     }
 
@@ -895,8 +977,16 @@ impl Session {
         self.threshold
     }
 
-    pub fn set_threshold(&mut self, t: f64) {
-        self.threshold = t.clamp(0.0, 1.0);
+    /// Sets the flag threshold and journals it, so the session opens
+    /// with it again.
+    pub fn set_threshold(&mut self, t: f64) -> Result<(), ReviewError> {
+        let t = t.clamp(0.0, 1.0);
+        self.note(Entry::Threshold {
+            value: t,
+            time: now(),
+        })?;
+        self.threshold = t;
+        Ok(())
     }
 
     pub fn cursor(&self) -> usize {
@@ -914,24 +1004,29 @@ impl Session {
         }
         let last = self.view.len() as isize - 1;
         self.cursor = (self.cursor as isize + delta).clamp(0, last) as usize;
+        self.release_pin();
     }
 
     pub fn cursor_to(&mut self, pos: usize) {
         self.cursor = pos.min(self.view.len().saturating_sub(1));
+        self.release_pin();
     }
 
     pub fn cursor_top(&mut self) {
         self.cursor = 0;
+        self.release_pin();
     }
 
     pub fn cursor_bottom(&mut self) {
         self.cursor = self.view.len().saturating_sub(1);
+        self.release_pin();
     }
 
     pub fn select_sample(&mut self, sample: usize) -> bool {
         match self.view.iter().position(|&s| s == sample) {
             Some(pos) => {
                 self.cursor = pos;
+                self.release_pin();
                 true
             }
             None => false,
@@ -972,6 +1067,7 @@ impl Session {
             let pos = (start as isize + step * k as isize).rem_euclid(n as isize) as usize;
             if self.matches(pos) {
                 self.cursor = pos;
+                self.release_pin();
                 return true;
             }
         }

@@ -52,11 +52,8 @@ pub struct App {
     pub theme: Theme,
     pub focus: Pane,
     pub popup: Option<Popup>,
-    /// What opening the session found (resumed, the file changed, journal
-    /// lines skipped, read-only): shown at the bottom, each on rows of its
-    /// own above `message`, until the curator's first key, so the fit that
-    /// starts at once cannot hide them before the first frame.
-    pub notices: Vec<Message>,
+    /// The message line: what the last key did, what a fit found, or
+    /// what went wrong (the hint line below it is always the keys).
     pub message: Option<Message>,
     pub model: String,
     pub options: ModelOptions,
@@ -65,8 +62,14 @@ pub struct App {
     /// The scatter's flagged samples for (fit generation, threshold): a
     /// scan of every sample, kept between frames.
     flagged_cache: RefCell<Option<FlaggedPoints>>,
+    /// The status bar's count of wrong labels left, kept between frames.
+    wrong_left_cache: RefCell<Option<WrongLeft>>,
     pub detail: DetailCache,
     pub quit: bool,
+    /// Quit to open the input again as it is now (it changed on disk).
+    pub reopen: bool,
+    /// How the session was resumed, said again with the first fit's line.
+    pub opening: Option<String>,
     /// The list's scroll position (first row shown) and selection, kept
     /// across frames; the list is drawn through a `&App`, hence the cell.
     pub list_state: RefCell<TableState>,
@@ -74,6 +77,11 @@ pub struct App {
     pub list_area: Cell<Rect>,
     /// Rows formatted in the last frame (the list is virtualised).
     pub rows_formatted: Cell<usize>,
+    /// How far the detail and the model pane are scrolled (lines), as the
+    /// keys asked; drawing keeps it within what the pane holds.
+    pub pane_scroll: [u16; 2],
+    /// The most each of them can scroll, as the last frame found.
+    pub pane_room: Cell<[u16; 2]>,
     /// The widest id in terminal cells: the id column's width, measured
     /// once since it reads every id.
     pub id_width: usize,
@@ -88,30 +96,38 @@ pub struct App {
     pub refitting: bool,
     /// Until when the rows the last refit moved far are marked.
     pub moved_until: Option<Instant>,
-    /// What the fit in flight said when it started: a learning refit's
-    /// summary does not replace a message the curator got since (an
-    /// export's path), as it finishes by itself while they work.
-    pub fit_said: Option<String>,
 }
 
-/// The start-up notices: how the session was resumed, then what reading its
-/// journal found and what the table holds that the ranking cannot show
-/// (labels written several ways, classes too small to learn): as errors,
-/// the curator should look.
-fn start_notices(session: &Session, resume: &ResumeInfo) -> Vec<Message> {
-    let journal = session
-        .journal_notices()
-        .into_iter()
-        .chain(crate::app::data_notes(session.dataset()))
-        .map(|text| Message {
-            text,
+/// The opening line: what reading the journal found, when anything (an
+/// error: the curator should look, and it outlives the first fit's line),
+/// else how the session was resumed. One line; the notes (`i`) hold all.
+fn start_message(session: &Session, resume: &ResumeInfo) -> Option<Message> {
+    let journal = session.journal_notices();
+    if let Some(first) = journal.first() {
+        let more = match journal.len() {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        return Some(Message {
+            text: format!("{first}{more}"),
             error: true,
-            lasting: false,
+            lasting: true,
         });
-    resume_message(resume, session.comments().len())
-        .into_iter()
-        .chain(journal)
-        .collect()
+    }
+    resume_message(resume, session.comments().len()).or_else(|| {
+        match crate::app::data_notes(session.dataset()).len() {
+            0 => None,
+            n => Some(Message {
+                text: format!(
+                    "{} on the table: i shows {}",
+                    crate::dataset::counted(n, "note"),
+                    if n == 1 { "it" } else { "them" }
+                ),
+                error: false,
+                lasting: false,
+            }),
+        }
+    })
 }
 
 fn resume_message(resume: &ResumeInfo, comments: usize) -> Option<Message> {
@@ -140,6 +156,10 @@ fn resume_message(resume: &ResumeInfo, comments: usize) -> Option<Message> {
     })
 }
 
+/// (fit generation, decisions version) and the count of wrong labels
+/// left among the undecided for them.
+type WrongLeft = ((u64, u64), crate::models::WrongLabelCount);
+
 /// (fit generation, threshold bits) and the flagged samples for them.
 type FlaggedPoints = ((u64, u64), Rc<[usize]>);
 
@@ -147,11 +167,17 @@ impl App {
     /// The app with the user's key table from the config directory and
     /// colours unless `NO_COLOR` says otherwise.
     pub fn new(session: Session, resume: &ResumeInfo, model: &str, options: ModelOptions) -> App {
-        let (keys, key_error) = KeyMap::from_config_dir();
+        let (keys, key_errors) = KeyMap::from_config_dir();
         let mut app = App::with_keys(session, resume, model, options, keys);
         app.theme = Theme::from_env();
-        if let Some(e) = key_error {
-            app.error(e);
+        // A broken entry outlives the first fit's line: the curator pressed
+        // a key that does nothing and should know why.
+        if let Some(first) = key_errors.first() {
+            let more = match key_errors.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            app.say(format!("{first}{more}"), true, true);
         }
         app
     }
@@ -172,7 +198,8 @@ impl App {
             .map(|i| width(i))
             .max()
             .unwrap_or(0);
-        let notices = start_notices(&session, resume);
+        let message = start_message(&session, resume);
+        let opening = resume_message(resume, session.comments().len()).map(|m| m.text);
         let (model, options) = match session.model_choice() {
             Some((m, o)) => (m, o),
             None => (model.to_string(), options),
@@ -183,25 +210,28 @@ impl App {
             theme: Theme::coloured(),
             focus: Pane::List,
             popup: None,
-            notices,
-            message: None,
+            message,
             model,
             options,
             job: None,
             projection,
             flagged_cache: RefCell::new(None),
+            wrong_left_cache: RefCell::new(None),
             detail,
             quit: false,
+            reopen: false,
+            opening,
             list_state: RefCell::new(TableState::new()),
             list_area: Cell::new(Rect::default()),
             rows_formatted: Cell::new(0),
+            pane_scroll: [0; 2],
+            pane_room: Cell::new([0; 2]),
             export_dir: None,
             fitted_version: 0,
             seen_version: 0,
             changed_at: None,
             refitting: false,
             moved_until: None,
-            fit_said: None,
             id_width,
         }
     }
@@ -221,6 +251,32 @@ impl App {
             .collect();
         *self.flagged_cache.borrow_mut() = Some((key, Rc::clone(&v)));
         v
+    }
+
+    /// The count of wrong labels among the undecided samples, with its
+    /// interval (`app::auto::counts`), recounted when a decision or the
+    /// fit changed.
+    pub fn wrong_left(&self) -> crate::models::WrongLabelCount {
+        let key = (
+            self.session.fit_generation(),
+            self.session.decisions_version(),
+        );
+        if let Some((k, c)) = self.wrong_left_cache.borrow().as_ref()
+            && *k == key
+        {
+            return c.clone();
+        }
+        let p: Vec<f64> = self.session.fit().map_or_else(Vec::new, |f| {
+            f.p_mislabel
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| self.session.decision(*i).is_none())
+                .map(|(_, p)| *p)
+                .collect()
+        });
+        let c = crate::app::auto::counts::count(&p);
+        *self.wrong_left_cache.borrow_mut() = Some((key, c.clone()));
+        c
     }
 
     fn say(&mut self, text: impl Into<String>, error: bool, lasting: bool) {
@@ -249,10 +305,18 @@ impl App {
         match r {
             Ok(v) => Some(v),
             Err(e) => {
-                self.error(e.to_string());
+                self.review_error(e);
                 None
             }
         }
+    }
+
+    /// Says a session's error; a changed input also asks what to do.
+    fn review_error(&mut self, e: ReviewError) {
+        if matches!(e, ReviewError::InputChanged(_)) {
+            self.popup = Some(Popup::InputChanged);
+        }
+        self.error(e.to_string());
     }
 
     /// What a popup may read while it handles a key or draws.
@@ -268,8 +332,6 @@ impl App {
     // ----- keys -----
 
     pub fn handle_key(&mut self, key: &KeyEvent) {
-        // The curator has had the first frame to read them.
-        self.notices.clear();
         if self.popup.is_some() {
             self.handle_popup_key(key);
             return;
@@ -304,7 +366,9 @@ impl App {
             Action::Undo => self.step_history(false),
             Action::Redo => self.step_history(true),
             Action::Refit => self.start_fit(true),
-            Action::Export => self.export(false),
+            Action::Export => {
+                self.export(false);
+            }
             Action::NextPane => self.next_pane(),
             Action::Quit => self.ask_quit(),
             Action::Cancel => self.cancel(),
@@ -312,7 +376,39 @@ impl App {
         self.refresh_detail();
     }
 
+    /// The scroll of `pane` (detail or model) for a frame of `lines` in
+    /// `height` rows; the room to scroll is kept for the next key.
+    pub fn scrolled(&self, pane: Pane, lines: usize, height: u16) -> u16 {
+        let k = usize::from(pane == Pane::Model);
+        let room = u16::try_from(lines.saturating_sub(usize::from(height))).unwrap_or(u16::MAX);
+        let mut rooms = self.pane_room.get();
+        rooms[k] = room;
+        self.pane_room.set(rooms);
+        self.pane_scroll[k].min(room)
+    }
+
+    /// The movement keys scroll the detail or the model pane when it has
+    /// the focus: neighbours and tables past its bottom are reachable.
+    fn scroll_pane(&mut self, action: Action) {
+        let k = usize::from(self.focus == Pane::Model);
+        let room = self.pane_room.get()[k];
+        let at = self.pane_scroll[k].min(room);
+        self.pane_scroll[k] = match action {
+            Action::Down => at.saturating_add(1),
+            Action::Up => at.saturating_sub(1),
+            Action::Top => 0,
+            Action::Bottom => room,
+            Action::PageDown => at.saturating_add(10),
+            _ => at.saturating_sub(10),
+        }
+        .min(room);
+    }
+
     fn move_cursor(&mut self, action: Action) {
+        if self.focus != Pane::List {
+            self.scroll_pane(action);
+            return;
+        }
         let page = (self.list_area.get().height as isize).max(1);
         match action {
             Action::Down => self.session.move_cursor(1),
@@ -377,20 +473,41 @@ impl App {
         let Some(s) = self.session.selected() else {
             return;
         };
+        let shown = self.session.fit_of(s).map(|f| f.suggested[s]);
         match self.session.accept_suggestion(s) {
             Ok(Accepted::Relabelled) => {
+                let to = shown.map_or("?", |c| self.session.dataset().classes[c].as_str());
+                let said = self.relabelled_line(s, to);
                 self.session.move_cursor(1);
-                self.info("accepted");
+                self.info(said);
             }
             Ok(Accepted::Kept) => {
+                let said = format!("{}: the model agrees", self.kept_line(s));
                 self.session.move_cursor(1);
-                self.info("kept: the model agrees with the label");
+                self.info(said);
             }
             Ok(Accepted::Unscored) => {
                 self.info("nothing to accept: the sample has no score");
             }
-            Err(e) => self.error(e.to_string()),
+            Err(e) => self.review_error(e),
         }
+    }
+
+    /// "relabelled 110: cultivar_3 → cultivar_2 (u undoes)"
+    fn relabelled_line(&self, sample: usize, to: &str) -> String {
+        let ds = self.session.dataset();
+        format!(
+            "relabelled {}: {} → {to} ({} undoes)",
+            ds.ids[sample],
+            ds.given_label(sample),
+            self.keys.hint(Action::Undo)
+        )
+    }
+
+    /// "kept 110 as cultivar_3"
+    fn kept_line(&self, sample: usize) -> String {
+        let ds = self.session.dataset();
+        format!("kept {} as {}", ds.ids[sample], ds.given_label(sample))
     }
 
     /// Relabels the selected sample to its `rank`-th class by posterior
@@ -425,27 +542,45 @@ impl App {
     fn relabel_to(&mut self, sample: usize, class: usize) {
         let r = self.session.relabel(sample, class);
         if self.report(r).is_some() {
+            let said = if class == self.session.dataset().labels[sample] {
+                self.kept_line(sample)
+            } else {
+                let to = self.session.dataset().classes[class].clone();
+                self.relabelled_line(sample, &to)
+            };
             self.session.move_cursor(1);
+            self.info(said);
         }
     }
 
-    /// Keep, drop (both move on) or clear the selected sample.
+    /// Keep, drop (both move on) or clear the selected sample, and say
+    /// what became of it: a key that toggles must say which way it went.
     fn decide(&mut self, action: Action) {
         let Some(s) = self.session.selected() else {
             return;
         };
+        let was = self.session.decision(s);
         let r = match action {
             Action::Keep => self.session.keep(s),
             Action::Drop => self.session.drop_sample(s),
-            _ => {
-                let r = self.session.clear(s);
-                self.report(r);
-                return;
-            }
+            _ => self.session.clear(s),
         };
-        if self.report(r).is_some() {
+        if self.report(r).is_none() {
+            return;
+        }
+        let id = self.session.dataset().ids[s].clone();
+        let said = match (action, self.session.decision(s), was) {
+            (Action::Keep, Some(_), _) => self.kept_line(s),
+            (Action::Drop, Some(_), _) => {
+                format!("dropped {id}: left out of the cleaned file")
+            }
+            (_, None, Some(_)) => format!("cleared the decision on {id}"),
+            _ => format!("{id} has no decision to clear"),
+        };
+        if action != Action::Clear && self.session.decision(s).is_some() {
             self.session.move_cursor(1);
         }
+        self.info(said);
     }
 
     /// Saves a comment and says what became of it.
@@ -462,8 +597,24 @@ impl App {
         }
     }
 
+    /// Asks before accepting every suggestion above the threshold, with
+    /// how many and which class pairs.
     fn accept_all(&mut self) {
-        let t = self.session.threshold();
+        let threshold = self.session.threshold();
+        let pairs = self.session.accept_all_preview(threshold);
+        if pairs.is_empty() {
+            self.info(format!(
+                "no undecided sample at p_mislabel >= {threshold:.2} has another suggestion"
+            ));
+            return;
+        }
+        self.popup = Some(Popup::ConfirmAcceptAll(super::popup::confirm::AcceptAll {
+            threshold,
+            pairs,
+        }));
+    }
+
+    fn accept_all_confirmed(&mut self, t: f64) {
         let r = self.session.accept_all_above(t);
         if let Some(n) = self.report(r) {
             let undo = self.keys.hint(Action::Undo);
@@ -526,11 +677,16 @@ impl App {
     /// Recomputes the detail of the selected sample when it changed.
     pub fn refresh_detail(&mut self) {
         if let Some(s) = self.session.selected() {
+            if self.detail.current.as_ref().is_some_and(|d| d.sample != s) {
+                // Another sample's detail starts at its top.
+                self.pane_scroll[0] = 0;
+            }
             self.detail.select(self.session.dataset(), s);
         }
     }
 
-    pub fn export(&mut self, overwrite: bool) {
+    /// Exports; whether the files were written.
+    pub fn export(&mut self, overwrite: bool) -> bool {
         let mut opts = ExportOptions {
             overwrite,
             model: self.session.model_name().unwrap_or(&self.model).to_string(),
@@ -543,19 +699,26 @@ impl App {
             }
         }
         match self.session.export(&opts) {
-            Ok(s) => self.lasting_info(format!(
-                "exported {} ({} relabelled, {} dropped{}) and {}",
-                s.cleaned.display(),
-                s.relabelled,
-                s.dropped,
-                s.commented_part(),
-                s.audit.display()
-            )),
+            Ok(s) => {
+                self.lasting_info(format!(
+                    "exported {} ({} relabelled, {} dropped{}) and {}",
+                    s.cleaned.display(),
+                    s.relabelled,
+                    s.dropped,
+                    s.commented_part(),
+                    s.audit.display()
+                ));
+                true
+            }
             Err(ReviewError::Exists(p)) => {
                 self.popup = Some(Popup::ConfirmOverwrite);
                 self.info(format!("{} exists", p.display()));
+                false
             }
-            Err(e) => self.error(e.to_string()),
+            Err(e) => {
+                self.review_error(e);
+                false
+            }
         }
     }
 
@@ -587,8 +750,13 @@ impl App {
             }
             Command::RelabelToRank(rank) => self.relabel_to_rank(rank),
             Command::SetThreshold(t) => {
-                self.session.set_threshold(t);
-                self.info(format!("threshold {t:.2}"));
+                let r = self.session.set_threshold(t);
+                if self.report(r).is_some() {
+                    let flagged = self.session.counts().flagged;
+                    self.info(format!(
+                        "threshold {t:.2}: {flagged} flagged (kept with the session)"
+                    ));
+                }
             }
             Command::Search(text) => {
                 if !self.session.search(&text) {
@@ -597,7 +765,23 @@ impl App {
             }
             Command::Comment { sample, text } => self.comment(sample, &text),
             Command::Quit => self.quit = true,
-            Command::Export { overwrite } => self.export(overwrite),
+            Command::Export { overwrite } => {
+                self.export(overwrite);
+            }
+            Command::ExportThenQuit => self.quit = self.export(false),
+            Command::AcceptAll(t) => self.accept_all_confirmed(t),
+            Command::ExportAsLoaded => {
+                self.session.keep_loaded_version();
+                self.export(false);
+            }
+            Command::KeepLoaded => {
+                self.session.keep_loaded_version();
+                self.info("going on with the loaded version: an export is named *.as-loaded.*");
+            }
+            Command::Reopen => {
+                self.reopen = true;
+                self.quit = true;
+            }
             Command::Info(text) => self.info(text),
             Command::Fit { model, options } => {
                 let r = self.session.set_model_choice(&model, &options);

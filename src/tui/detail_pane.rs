@@ -9,7 +9,7 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::app::{App, Pane};
 use super::keys::{Action, digit_range};
-use super::text::{bar, num, pad, short, width, wrap_words};
+use super::text::{bar, clip_line, num, pad, short, width, wrap_words};
 use super::ui::pane_block;
 
 /// "1-9" when the relabel keys are the digits, else the keys one by one.
@@ -48,7 +48,7 @@ fn class_width(app: &App, cells: u16, fixed: usize) -> usize {
 
 fn posterior_lines(app: &App, i: usize, cells: u16, lines: &mut Vec<Line<'static>>) {
     let s = &app.session;
-    let Some(fit) = s.fit() else { return };
+    let Some(fit) = s.fit_of(i) else { return };
     let classes = &s.dataset().classes;
     lines.push(Line::from(posterior_heading(app)));
     // " k name 0.123 " and a 12-cell bar.
@@ -146,5 +146,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     comment_lines(app, i, inner.width, &mut lines);
     posterior_lines(app, i, inner.width, &mut lines);
     sample_lines(app, i, inner.width, &mut lines);
-    Paragraph::new(lines).render(inner, buf);
+    let lines: Vec<Line> = lines
+        .into_iter()
+        .map(|l| clip_line(l, usize::from(inner.width)))
+        .collect();
+    let offset = app.scrolled(Pane::Detail, lines.len(), inner.height);
+    Paragraph::new(lines).scroll((offset, 0)).render(inner, buf);
 }

@@ -64,8 +64,13 @@ impl App {
                     ),
                 };
                 let why = job.note.as_ref().map(|n| format!(" ({n})"));
-                self.info(format!("{verb} {}{}", job.model, why.unwrap_or_default()));
-                self.fit_said = self.message.as_ref().map(|m| m.text.clone());
+                // The status bar shows the fit in flight too: the message
+                // line keeps an error, an export's news or the opening line.
+                let keep = self.opening.is_some()
+                    || self.message.as_ref().is_some_and(|m| m.error || m.lasting);
+                if !keep {
+                    self.info(format!("{verb} {}{}", job.model, why.unwrap_or_default()));
+                }
                 self.refitting = refit;
                 self.job = Some(job);
             }
@@ -92,13 +97,13 @@ impl App {
             && !first_fit_running
         {
             self.changed_at = None;
-            // The gauge in the status bar says a refit runs; an error or
-            // an export's news stays in the message line, and the refit's
-            // end leaves it too (something was said since it started).
-            let lasting = self.message.clone().filter(|m| m.error || m.lasting);
+            // The gauge in the status bar says a refit runs; the message
+            // line keeps what the last key did (the refit's end says what
+            // it changed, unless that was an error or an export's news).
+            let said = self.message.clone();
             self.start_fit(true);
-            if let Some(m) = lasting.filter(|_| self.job.is_some()) {
-                self.message = Some(m);
+            if self.job.is_some() {
+                self.message = said;
             }
         }
     }
@@ -133,8 +138,11 @@ impl App {
                     .selection
                     .as_ref()
                     .map_or(job.model.clone(), crate::app::auto::combination);
-                let status = format!("{model} {}", fit.convergence());
-                let notes = fit.extra.notes.join("; ");
+                if self.refitting {
+                    // Re-ranked under the curator: the row they are reading
+                    // keeps its place and values until they move.
+                    self.session.keep_selected_through_next_fit();
+                }
                 if job.samples.len() == n {
                     self.session.set_fit(&model, fit);
                 } else {
@@ -142,20 +150,19 @@ impl App {
                 }
                 self.detail.invalidate();
                 if self.refitting {
-                    // Re-ranked under the curator: stay on their sample and
-                    // show for a moment which rows moved far.
+                    // Show for a moment which rows moved far.
                     self.moved_until = Some(Instant::now() + SHOW_MOVES_FOR);
                 } else {
                     self.session.cursor_top();
                 }
-                let said_since = self.message.as_ref().map(|m| &m.text) != self.fit_said.as_ref();
-                if self.refitting && said_since {
-                    // Theirs stays; the status bar shows the new fit.
-                } else if notes.is_empty() {
-                    self.info(status);
-                } else {
-                    self.info(format!("{status}; {notes}"));
+                // An error or an export's news stays; the status bar and
+                // the notes (`i`) show the new fit.
+                let keep = self.message.as_ref().is_some_and(|m| m.error || m.lasting);
+                if !keep {
+                    let line = self.fit_line(&model);
+                    self.info(line);
                 }
+                self.opening = None;
             }
             Ok(Err(FitError::Cancelled)) => self.info("fit cancelled"),
             Ok(Err(e)) => self.error(format!("{} failed: {e}", job.model)),
@@ -170,5 +177,69 @@ impl App {
 
     pub fn fitting(&self) -> bool {
         self.job.is_some()
+    }
+
+    /// The one plain line a fit ends with: what it found, or, after a
+    /// learning refit, what it changed; the notes key tells how.
+    fn fit_line(&self, model: &str) -> String {
+        use crate::dataset::counted;
+        let notes = self.keys.hint(super::keys::Action::Notes);
+        let c = self.session.counts();
+        if let Some(r) = self.session.reranked() {
+            let mut changes = Vec::new();
+            if r.rose > 0 {
+                changes.push(format!(
+                    "{} rose above the threshold",
+                    counted(r.rose, "sample")
+                ));
+            }
+            if r.fell > 0 {
+                changes.push(format!("{} fell below", r.fell));
+            }
+            if r.new_suggestion > 0 {
+                changes.push(counted(r.new_suggestion, "new suggestion"));
+            }
+            if changes.is_empty() {
+                changes.push("nothing crossed the threshold".into());
+            }
+            // The row being read is left as it was (`Session::fit_of`).
+            return format!("re-ranked: {}", changes.join(", "));
+        }
+        let who = match model.matches(" + ").count() {
+            0 => model.to_string(),
+            n => format!("auto's mix of {} models", n + 1),
+        };
+        let opening = self
+            .opening
+            .as_ref()
+            .map_or(String::new(), |o| format!("{o}; "));
+        let table = crate::app::data_notes(self.session.dataset()).len();
+        let also = match table {
+            0 => String::new(),
+            n => format!(" (and {} on the table)", counted(n, "note")),
+        };
+        // Held-out fits without skill: nothing is flagged, and why.
+        if let Some(why) = self.session.fit().and_then(|f| {
+            f.extra
+                .held_out_skill
+                .as_ref()
+                .and_then(|s| s.reason.clone())
+        }) {
+            return format!(
+                "{opening}the data cannot tell which labels are wrong: {why}; {notes} for more"
+            );
+        }
+        let interval = match &self
+            .session
+            .fit()
+            .and_then(|f| f.extra.wrong_labels.clone())
+        {
+            Some(w) => format!(" ({}–{})", w.low, w.high),
+            None => String::new(),
+        };
+        format!(
+            "{opening}{who} found about {:.0}{interval} wrong labels; {notes} for how{also}",
+            c.expected_wrong
+        )
     }
 }

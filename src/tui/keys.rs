@@ -445,6 +445,15 @@ fn parse_tables(text: &str) -> Result<RawTables, KeyMapError> {
     Ok((main, popup))
 }
 
+/// Keys as a TOML list, to write a checked entry back.
+fn toml_list(keys: &[String]) -> String {
+    let quoted: Vec<String> = keys
+        .iter()
+        .map(|k| toml::Value::String(k.clone()).to_string())
+        .collect();
+    format!("[{}]", quoted.join(", "))
+}
+
 fn resolve<A: Bindable>(
     raw: Vec<(String, Vec<String>)>,
     prefix: &str,
@@ -479,19 +488,65 @@ impl KeyMap {
         })
     }
 
+    /// The default tables with every entry of `user` that reads: a broken
+    /// entry is left out and reported, and the others still apply (one
+    /// misspelt action does not cost a curator all their keys).
+    pub fn load_leniently(user: &str) -> (KeyMap, Vec<KeyMapError>) {
+        let mut errors = Vec::new();
+        let (user_main, user_popup) = match parse_tables(user) {
+            Ok(tables) => tables,
+            Err(e) => {
+                errors.push(e);
+                (Vec::new(), Vec::new())
+            }
+        };
+        let mut keep = |raw: Vec<(String, Vec<String>)>, prefix: &str, popup: bool| {
+            raw.into_iter()
+                .filter(|entry| {
+                    let checked = if popup {
+                        resolve::<PopupAction>(vec![entry.clone()], prefix).map(|_| ())
+                    } else {
+                        resolve::<Action>(vec![entry.clone()], prefix).map(|_| ())
+                    };
+                    checked.map_err(|e| errors.push(e)).is_ok()
+                })
+                .map(|(name, keys)| format!("{name} = {}", toml_list(&keys)))
+                .collect::<Vec<_>>()
+        };
+        let main = keep(user_main, "", false);
+        let popup = keep(user_popup, "popup.", true);
+        let text = format!("{}\n[popup]\n{}\n", main.join("\n"), popup.join("\n"));
+        let map = KeyMap::load(Some(&text))
+            .or_else(|_| KeyMap::load(None))
+            .unwrap_or_else(|_| KeyMap::empty());
+        (map, errors)
+    }
+
     /// The default table plus the user's file in the config directory, if
-    /// any. A broken user file is reported and the defaults used.
-    pub fn from_config_dir() -> (KeyMap, Option<String>) {
-        let user = directories::ProjectDirs::from("", "", "relabel")
-            .map(|d| d.config_dir().join("keymap.toml"))
-            .and_then(|p| std::fs::read_to_string(p).ok());
-        match KeyMap::load(user.as_deref()) {
-            Ok(k) => (k, None),
-            Err(e) => (
+    /// any, and a line for each entry of it that was left out.
+    pub fn from_config_dir() -> (KeyMap, Vec<String>) {
+        let path = directories::ProjectDirs::from("", "", "relabel")
+            .map(|d| d.config_dir().join("keymap.toml"));
+        let Some((path, user)) =
+            path.and_then(|p| std::fs::read_to_string(&p).ok().map(|u| (p, u)))
+        else {
+            return (
                 KeyMap::load(None).unwrap_or_else(|_| KeyMap::empty()),
-                Some(e.to_string()),
-            ),
-        }
+                Vec::new(),
+            );
+        };
+        let (map, errors) = KeyMap::load_leniently(&user);
+        let said = errors
+            .iter()
+            .map(|e| {
+                format!(
+                    "{}: {} (left out; the other keys apply)",
+                    path.display(),
+                    e.to_string().trim_start_matches("keymap: ")
+                )
+            })
+            .collect();
+        (map, said)
     }
 
     fn empty() -> KeyMap {
@@ -636,6 +691,28 @@ mod tests {
             KeyMap::load(Some("down = ")),
             Err(KeyMapError::Syntax(_))
         ));
+    }
+
+    #[test]
+    fn a_broken_entry_is_reported_and_the_others_apply() {
+        let (k, errors) =
+            KeyMap::load_leniently("bogus = [\"z\"]\naccept = [\"y\"]\nkeep = [\"Hyper-x\"]\n");
+        assert_eq!(
+            errors,
+            [
+                KeyMapError::UnknownAction("bogus".into()),
+                KeyMapError::UnknownKey("Hyper-x".into())
+            ]
+        );
+        assert_eq!(
+            k.action(&ev(KeyCode::Char('y'), KeyModifiers::NONE)),
+            Some(Action::Accept)
+        );
+        // The broken keep entry leaves the default.
+        assert_eq!(k.keys_of(Action::Keep), "Space");
+        let (k, errors) = KeyMap::load_leniently("down = ");
+        assert_eq!(errors.len(), 1);
+        assert_eq!(k.keys_of(Action::Down), "j Down");
     }
 
     #[test]

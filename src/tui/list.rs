@@ -11,7 +11,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, StatefulWidget, Table, TableState, 
 
 use super::app::{App, Pane};
 use super::keys::Action;
-use super::text::{bar, num, pad_left, short};
+use super::text::{bar, distinct, num, pad_left, short};
 use super::ui::pane_block;
 
 pub mod columns;
@@ -55,6 +55,11 @@ struct Frame<'a> {
     plan: Plan,
     /// The model columns shown, with their values.
     shown: Vec<(&'a ModelColumn, Option<&'a [f64]>)>,
+    /// Class names cut to the given, suggested and decision columns, told
+    /// apart ("…_1", "…_2") and with an ellipsis where cut.
+    given: Vec<String>,
+    suggested: Vec<String>,
+    decided: Vec<String>,
 }
 
 impl Frame<'_> {
@@ -98,8 +103,12 @@ impl Frame<'_> {
         let class_w = self.plan.core.decision as usize - 2 - 2 * usize::from(commented);
         match self.app.session.decision(i) {
             Some(Decision::Relabel(c)) => {
-                Cell::from(format!("→ {}{mark}", short(&classes[c], class_w)))
-                    .style(theme.relabelled)
+                let name = if commented {
+                    short(&classes[c], class_w)
+                } else {
+                    self.decided[c].clone()
+                };
+                Cell::from(format!("→ {name}{mark}")).style(theme.relabelled)
             }
             Some(Decision::Keep) => Cell::from(format!("keep{mark}")).style(theme.kept),
             Some(Decision::Drop) => Cell::from(format!("drop{mark}")).style(theme.dropped),
@@ -111,7 +120,8 @@ impl Frame<'_> {
     fn row(&self, rank: usize, i: usize) -> Row<'static> {
         let s = &self.app.session;
         let ds = s.dataset();
-        let fit = s.fit();
+        // What the sample shows: a refit leaves the row being read as it was.
+        let fit = s.fit_of(i);
         let core = self.plan.core;
         let p = fit.map_or(f64::NAN, |f| f.p_mislabel[i]);
         let given = ds.labels[i];
@@ -120,7 +130,7 @@ impl Frame<'_> {
         } else {
             Default::default()
         };
-        let suggested = fit.map(|f| short(&ds.classes[f.suggested[i]], core.suggested as usize));
+        let suggested = fit.map(|f| self.suggested[f.suggested[i]].clone());
         let moved = self.app.moved_until.is_some_and(|t| t > Instant::now())
             && s.moved().binary_search(&i).is_ok();
         let rank_style = if moved {
@@ -131,7 +141,7 @@ impl Frame<'_> {
         let mut cells = vec![
             Cell::from(rank.to_string()).style(rank_style),
             Cell::from(short(&ds.ids[i], core.id as usize)),
-            Cell::from(short(&ds.classes[given], core.given as usize)),
+            Cell::from(self.given[given].clone()),
             Cell::from(suggested.unwrap_or_default()),
             Cell::from(format!(
                 "{} {}",
@@ -147,8 +157,15 @@ impl Frame<'_> {
                 columns::GAMMA as usize,
             )));
         }
+        let pinned = s.pinned() == Some(i);
         for (c, values) in &self.shown {
-            cells.push(Cell::from(c.format(values.map_or(f64::NAN, |v| v[i]))));
+            let v = if pinned {
+                fit.and_then(|f| f.extra.sample_column(&c.name))
+                    .map_or(f64::NAN, |col| col.values[i])
+            } else {
+                values.map_or(f64::NAN, |v| v[i])
+            };
+            cells.push(Cell::from(c.format(v)));
         }
         cells.push(self.decision_cell(i));
         Row::new(cells)
@@ -226,7 +243,16 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             (&columns[c], values)
         })
         .collect();
-    let frame = Frame { app, plan, shown };
+    let classes = &s.dataset().classes;
+    let cut = |w: u16| distinct(classes, usize::from(w));
+    let frame = Frame {
+        app,
+        given: cut(plan.core.given),
+        suggested: cut(plan.core.suggested),
+        decided: cut(plan.core.decision.saturating_sub(2)),
+        plan,
+        shown,
+    };
     let block = pane_block(&frame.title(&columns), app.focus == Pane::List, &app.theme);
     let inner = block.inner(area);
     block.render(area, buf);

@@ -39,18 +39,55 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         Paragraph::new(text).render(inner, buf);
         return;
     };
+    // Drawn whole on a page as tall as it needs, of which the pane shows
+    // the rows its scroll asks for: tables and notes past the bottom are
+    // reachable (the movement keys scroll the pane when it has the focus).
+    let stacked = inner.width < 60;
+    let tables = tables_height(app, fit, inner.width / if stacked { 1 } else { 2 });
+    let natural = if stacked {
+        tables + 3 * CHART_LINES
+    } else {
+        tables.max(3 * CHART_LINES)
+    };
+    let page = Rect::new(0, 0, inner.width, natural.max(inner.height));
+    let mut drawn = Buffer::empty(page);
+    draw(app, fit, page, &mut drawn, tables);
+    let offset = app.scrolled(Pane::Model, usize::from(page.height), inner.height);
+    for y in 0..inner.height.min(page.height - offset) {
+        for x in 0..inner.width {
+            buf[(inner.x + x, inner.y + y)] = drawn[(x, y + offset)].clone();
+        }
+    }
+}
+
+/// Rows the tables need in a column `width` wide: the flip table, the
+/// report's matrices, and its lines as they wrap.
+fn tables_height(app: &App, fit: &Fit, width: u16) -> u16 {
+    let classes = app.session.dataset().classes.len() as u16;
+    let gamma = fit
+        .gamma
+        .as_ref()
+        .map_or(0, |_| classes + HeatTable::GRID_LINES);
+    let matrices: u16 = fit
+        .extra
+        .matrices
+        .iter()
+        .filter(|m| !m.display.hidden)
+        .map(|m| m.row_labels.len() as u16 + HeatTable::GRID_LINES)
+        .sum();
+    let cells = usize::from(width.max(1));
+    let report: usize = report_lines(fit)
+        .iter()
+        .map(|l| l.width().div_ceil(cells).max(1))
+        .sum();
+    gamma + matrices + u16::try_from(report).unwrap_or(u16::MAX)
+}
+
+/// The pane's content on a page of `inner` (tables need `tables` rows).
+fn draw(app: &App, fit: &Fit, inner: Rect, buf: &mut Buffer, tables: u16) {
     let [left, right] = if inner.width >= 60 {
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(inner)
     } else {
-        // Stacked, the tables take the rows the flip table needs (and a
-        // line of the report) before the charts take theirs: half the pane
-        // cut a five-class table's last row at 32 lines, silently.
-        let needed = fit.gamma.as_ref().map_or(0, |_| {
-            app.session.dataset().classes.len() as u16 + HeatTable::GRID_LINES + 1
-        });
-        let tables = needed
-            .min(inner.height.saturating_sub(CHART_LINES))
-            .max(inner.height / 2);
         Layout::vertical([Constraint::Length(tables), Constraint::Min(0)]).areas(inner)
     };
     render_tables(app, fit, left, buf);

@@ -48,6 +48,11 @@ pub enum Popup {
     Comment(CommentPrompt),
     ConfirmQuit,
     ConfirmOverwrite,
+    /// Accept every suggestion at or above the threshold (with what it
+    /// would change).
+    ConfirmAcceptAll(confirm::AcceptAll),
+    /// The input changed on disk: what now?
+    InputChanged,
 }
 
 /// What a popup reads: the session, the keys (for its hints), the colours,
@@ -90,6 +95,17 @@ pub enum Command {
     Export {
         overwrite: bool,
     },
+    /// Export, and quit once it is written.
+    ExportThenQuit,
+    /// Accept every suggestion at or above this threshold.
+    AcceptAll(f64),
+    /// Go on with the loaded version of a changed input and export it
+    /// under a name of its own.
+    ExportAsLoaded,
+    /// Go on with the loaded version of a changed input.
+    KeepLoaded,
+    /// Open the input again as it is now.
+    Reopen,
     Info(String),
     /// Record the model choice and fit it.
     Fit {
@@ -117,6 +133,8 @@ impl Popup {
             Popup::Comment(p) => p.handle_key(key, ctx),
             Popup::ConfirmQuit => confirm::Quit.handle_key(key, ctx),
             Popup::ConfirmOverwrite => confirm::Overwrite.handle_key(key, ctx),
+            Popup::ConfirmAcceptAll(p) => p.handle_key(key, ctx),
+            Popup::InputChanged => confirm::InputChanged.handle_key(key, ctx),
         }
     }
 
@@ -145,6 +163,8 @@ impl Popup {
             Popup::Comment(p) => p.render(area, buf, ctx),
             Popup::ConfirmQuit => confirm::Quit.render(area, buf, ctx),
             Popup::ConfirmOverwrite => confirm::Overwrite.render(area, buf, ctx),
+            Popup::ConfirmAcceptAll(p) => p.render(area, buf, ctx),
+            Popup::InputChanged => confirm::InputChanged.render(area, buf, ctx),
         }
     }
 }

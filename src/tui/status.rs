@@ -1,12 +1,12 @@
-//! The two bottom lines: the status bar (file, model, counts, filter, the
-//! fit in flight) and the hint line (the last message, else the main keys).
+//! The three bottom lines: the status bar (file, model, counts, filter, the
+//! fit in flight), the message line and the hint line (the keys).
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::app::App;
+use super::app::{App, Pane};
 use super::keys::Action;
 use super::text::{bar, short, width};
 
@@ -131,12 +131,25 @@ pub fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
             "flips not identified".to_string(),
             "unidentified".to_string(),
         )),
-        // The curator's "how many more should I look at?".
-        Some(_) => parts.push(Part::new(
+        // Held-out fits show no skill: the ranking is no evidence.
+        Some(fit) if fit.uncounted().is_some() => parts.push(Part::new(
             6,
-            format!("~{:.0} wrong left", c.expected_wrong),
-            format!("~{:.0} left", c.expected_wrong),
+            "no evidence of wrong labels".to_string(),
+            "no evidence".to_string(),
         )),
+        // The curator's "how many more should I look at?", with the
+        // count's 95% interval given the fit.
+        Some(_) => {
+            let left = app.wrong_left();
+            parts.push(Part::new(
+                6,
+                format!(
+                    "~{:.0} ({}–{}) wrong left",
+                    left.expected, left.low, left.high
+                ),
+                format!("~{:.0} left", left.expected),
+            ));
+        }
         None => {}
     }
     if !s.filter().is_empty() {
@@ -164,56 +177,6 @@ pub fn render_status(app: &App, area: Rect, buf: &mut Buffer) {
         .render(area, buf);
 }
 
-/// Rows of at most `cells` terminal cells each (a long path breaks anywhere).
-fn wrap_cells(text: &str, cells: usize) -> Vec<String> {
-    let mut rows = vec![String::new()];
-    let mut used = 0;
-    for c in text.chars() {
-        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + w > cells.max(1) && used > 0 {
-            rows.push(String::new());
-            used = 0;
-        }
-        if let Some(row) = rows.last_mut() {
-            row.push(c);
-        }
-        used += w;
-    }
-    rows
-}
-
-/// While there are start-up notices: each of them and then the last
-/// message, on rows of their own, wrapped to `cells`, and the key that
-/// shows them again once the first key has put them away.
-fn notice_rows(app: &App, cells: usize) -> Vec<Line<'static>> {
-    if app.notices.is_empty() {
-        return Vec::new();
-    }
-    let mut rows = Vec::new();
-    for m in app.notices.iter().chain(&app.message) {
-        let style = if m.error {
-            app.theme.error
-        } else {
-            ratatui::style::Style::default()
-        };
-        rows.extend(
-            wrap_cells(&m.text, cells)
-                .into_iter()
-                .map(|r| Line::from(Span::styled(r, style))),
-        );
-    }
-    let again = format!(
-        "{}: these notes again, with the model's",
-        app.keys.hint(Action::Notes)
-    );
-    rows.extend(
-        wrap_cells(&again, cells)
-            .into_iter()
-            .map(|r| Line::from(Span::styled(r, app.theme.dim))),
-    );
-    rows
-}
-
 /// A message as it fits one line of `cells`: whole, or cut and followed
 /// by the key that shows it whole (a fit's notes run to several lines).
 fn whole_or_pointed(text: &str, key: &str, cells: u16) -> String {
@@ -228,51 +191,76 @@ fn whole_or_pointed(text: &str, key: &str, cells: u16) -> String {
     format!("{}{pointer}", short(text, cells - width(&pointer)))
 }
 
-/// How many rows the hint line takes in a screen of `area`: one, or while
-/// start-up notices are shown, enough for all of them (up to a third of
-/// the screen).
-pub fn hint_height(app: &App, area: Rect) -> u16 {
-    let rows = notice_rows(app, usize::from(area.width)).len();
-    let rows = u16::try_from(rows).unwrap_or(u16::MAX);
-    rows.clamp(1, (area.height / 3).max(1))
+/// The message line: what the last key did, what a fit found, or what went
+/// wrong (in the error colour), on one line of its own.
+pub fn render_message(app: &App, area: Rect, buf: &mut Buffer) {
+    let Some(m) = &app.message else { return };
+    let style = if m.error {
+        app.theme.error
+    } else {
+        ratatui::style::Style::default()
+    };
+    let text = whole_or_pointed(&m.text, &app.keys.hint(Action::Notes), area.width);
+    Paragraph::new(Line::from(Span::styled(text, style))).render(area, buf);
 }
 
-pub fn render_hint(app: &App, area: Rect, buf: &mut Buffer) {
-    let rows = notice_rows(app, usize::from(area.width));
-    if !rows.is_empty() {
-        Paragraph::new(rows).render(area, buf);
-        return;
+/// The hint line's keys, most needed first: help, the other panes when
+/// they are hidden, what the focused pane's keys do, quit.
+fn hint_parts(app: &App, narrow: bool) -> Vec<(String, &'static str)> {
+    let k = |a| app.keys.hint(a);
+    let mut parts = vec![(k(Action::Help), "help")];
+    if narrow {
+        parts.push((k(Action::NextPane), "more panes"));
     }
-    let line = match &app.message {
-        Some(m) => {
-            let style = if m.error {
-                app.theme.error
-            } else {
-                ratatui::style::Style::default()
-            };
-            Line::from(Span::styled(
-                whole_or_pointed(&m.text, &app.keys.hint(Action::Notes), area.width),
-                style,
-            ))
+    match app.focus {
+        Pane::List => parts.extend([
+            (k(Action::Accept), "accept"),
+            (k(Action::Keep), "keep"),
+            (k(Action::Drop), "drop"),
+            (k(Action::Relabel), "relabel"),
+            (k(Action::Undo), "undo"),
+            (k(Action::Filter), "filter"),
+            (k(Action::Search), "search"),
+            (k(Action::Export), "export"),
+            (k(Action::Notes), "notes"),
+            (k(Action::Model), "model"),
+        ]),
+        Pane::Detail | Pane::Model => {
+            parts.push((format!("{}/{}", k(Action::Down), k(Action::Up)), "scroll"));
+            if !narrow {
+                parts.push((k(Action::NextPane), "next pane"));
+            }
+            parts.extend([
+                (k(Action::Accept), "accept"),
+                (k(Action::Keep), "keep"),
+                (k(Action::Drop), "drop"),
+                (k(Action::Undo), "undo"),
+            ]);
         }
-        None => {
-            let k = |a| app.keys.hint(a);
-            Line::from(format!(
-                "{} accept  {} keep  {} drop  {} undo  {} model  {} export  {} notes  {} help  {} quit",
-                k(Action::Accept),
-                k(Action::Keep),
-                k(Action::Drop),
-                k(Action::Undo),
-                k(Action::Model),
-                k(Action::Export),
-                k(Action::Notes),
-                k(Action::Help),
-                k(Action::Quit)
-            ))
-            .style(app.theme.dim)
+    }
+    parts
+}
+
+/// The hint line, always shown: as many of the keys as fit, with help
+/// first and quit last.
+pub fn render_hint(app: &App, area: Rect, buf: &mut Buffer, narrow: bool) {
+    let quit = format!("{} quit", app.keys.hint(Action::Quit));
+    let room = usize::from(area.width);
+    let mut line = String::new();
+    for (key, what) in hint_parts(app, narrow) {
+        let part = format!("{key} {what}");
+        let sep = if line.is_empty() { "" } else { "  " };
+        if width(&line) + sep.len() + width(&part) + 2 + width(&quit) > room {
+            break;
         }
-    };
-    Paragraph::new(line).render(area, buf);
+        line.push_str(sep);
+        line.push_str(&part);
+    }
+    if !line.is_empty() {
+        line.push_str("  ");
+    }
+    line.push_str(&quit);
+    Paragraph::new(Line::from(short(&line, room)).style(app.theme.dim)).render(area, buf);
 }
 
 #[cfg(test)]

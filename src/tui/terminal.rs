@@ -191,7 +191,9 @@ fn watch_signals() -> anyhow::Result<()> {
                 SIGNALLED.store(signal, Ordering::SeqCst);
                 std::thread::sleep(GRACE);
                 restore();
-                eprintln!("relabel: {}", Interrupted(signal));
+                // Not `eprintln!`: it panics when the terminal is gone (a
+                // closed window's SIGHUP), and the exit would never come.
+                let _ = writeln!(std::io::stderr(), "relabel: {}", Interrupted(signal));
                 std::process::exit(128 + signal);
             }
         })?;

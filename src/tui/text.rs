@@ -107,6 +107,40 @@ pub fn wrap_words(text: &str, cells: usize) -> Vec<String> {
     rows
 }
 
+/// A line of spans cut to `cells` terminal cells, ending in an ellipsis
+/// where something was cut (a paragraph would cut it silently).
+pub fn clip_line(line: ratatui::text::Line<'static>, cells: usize) -> ratatui::text::Line<'static> {
+    if line.width() <= cells {
+        return line;
+    }
+    let mut left = cells;
+    let mut spans = Vec::new();
+    for span in line.spans {
+        let w = width(&span.content);
+        if w < left {
+            left -= w;
+            spans.push(span);
+            continue;
+        }
+        // The last span shown: cut, with room for the ellipsis.
+        spans.push(ratatui::text::Span::styled(
+            short(&span.content, left),
+            span.style,
+        ));
+        break;
+    }
+    let mut cut = ratatui::text::Line::from(spans);
+    cut.style = line.style;
+    if !cut.to_string().ends_with('…') {
+        // The cut fell between two spans: the last one takes the ellipsis.
+        if let Some(last) = cut.spans.last_mut() {
+            let w = width(&last.content);
+            last.content = short(&format!("{}…", last.content), w).into();
+        }
+    }
+    cut
+}
+
 /// `s` cut to `n` cells without an ellipsis (short headers).
 pub fn clip(s: &str, n: usize) -> String {
     prefix(s, n).to_string()
@@ -206,6 +240,19 @@ mod tests {
         // Still too long after the common start: cut, and still distinct.
         let long = owned(&["group_alpha_x", "group_beta_x"]);
         assert_eq!(distinct(&long, 5), ["…alp…", "…bet…"]);
+    }
+
+    #[test]
+    fn a_clipped_line_ends_in_an_ellipsis() {
+        use ratatui::text::{Line, Span};
+        let line = Line::from(vec![Span::raw("abc "), Span::raw("defgh")]);
+        assert_eq!(clip_line(line.clone(), 20).to_string(), "abc defgh");
+        assert_eq!(clip_line(line.clone(), 6).to_string(), "abc d…");
+        assert_eq!(clip_line(line, 4).to_string(), "abc…");
+        assert_eq!(
+            width(&clip_line(Line::from("日本語日本語"), 5).to_string()),
+            5
+        );
     }
 
     #[test]

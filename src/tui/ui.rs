@@ -40,10 +40,11 @@ fn list_width(app: &App, total: u16) -> u16 {
 
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let [main, status_line, hint] = Layout::vertical([
+        let [main, status_line, message, hint] = Layout::vertical([
             Constraint::Min(3),
             Constraint::Length(1),
-            Constraint::Length(status::hint_height(self, area)),
+            Constraint::Length(1),
+            Constraint::Length(1),
         ])
         .areas(area);
         if area.width >= WIDE {
@@ -66,7 +67,8 @@ impl Widget for &App {
             }
         }
         status::render_status(self, status_line, buf);
-        status::render_hint(self, hint, buf);
+        status::render_message(self, message, buf);
+        status::render_hint(self, hint, buf, area.width < WIDE);
         if let Some(p) = &self.popup {
             p.render(area, buf, &self.popup_context());
         }

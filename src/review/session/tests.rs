@@ -292,7 +292,7 @@ fn counts_follow_decisions_and_the_threshold() {
         (6, 3, 1, 1, 1)
     );
     assert_eq!(c.flagged, 2);
-    s.set_threshold(0.15);
+    s.set_threshold(0.15).unwrap();
     assert_eq!(s.counts().flagged, 3);
     assert!(s.has_unexported());
 }
@@ -1127,4 +1127,99 @@ fn digit_keys_count_classes_by_posterior_unless_classes_are_digits() {
     assert_eq!(s.class_for_key(1, 0), Some(zero));
     assert_eq!(s.class_for_key(1, 1), None);
     assert_eq!(key_for_class(&s, 1, 1 - zero), None);
+}
+
+/// Issue 51: the input changed on disk during a review is named before a
+/// journal append and an export, never silently exported from the old
+/// bytes; a file touched without a change is still the same input.
+#[test]
+fn a_changed_input_is_refused_until_the_curator_chooses() {
+    let (store, dir, input) = stored_input();
+    let (mut s, _) = Session::open(
+        load(&input, &LoadOptions::default()).unwrap(),
+        Some(store.path()),
+    )
+    .unwrap();
+    s.keep(0).unwrap();
+    // The same bytes written again: not a change.
+    std::fs::write(&input, TEXT).unwrap();
+    s.drop_sample(1).unwrap();
+    // A row appended from outside.
+    std::fs::write(&input, format!("{TEXT}g,7,p\r\n")).unwrap();
+    assert!(s.input_changed());
+    let e = s.keep(2).unwrap_err();
+    assert!(matches!(e, ReviewError::InputChanged(_)), "{e}");
+    assert!(e.to_string().contains("changed on disk"), "{e}");
+    assert_eq!(s.decision(2), None, "not shown as made");
+    let out = ExportOptions::default();
+    assert!(matches!(
+        s.export(&out).unwrap_err(),
+        ReviewError::InputChanged(_)
+    ));
+    assert!(!dir.path().join("in.cleaned.csv").exists());
+    // Going on with the loaded version: decisions are saved, and the
+    // export of the loaded bytes takes a name of its own.
+    s.keep_loaded_version();
+    s.keep(2).unwrap();
+    let summary = s.export(&out).unwrap();
+    assert_eq!(summary.cleaned, dir.path().join("in.as-loaded.cleaned.csv"));
+    assert_eq!(summary.audit, dir.path().join("in.as-loaded.audit.csv"));
+    assert!(!dir.path().join("in.cleaned.csv").exists());
+    let cleaned = std::fs::read_to_string(&summary.cleaned).unwrap();
+    assert!(!cleaned.contains("g,7,p"), "the loaded bytes: {cleaned}");
+}
+
+/// The threshold the curator set comes back with the session.
+#[test]
+fn the_threshold_is_kept_with_the_session() {
+    let (store, _dir, input) = stored_input();
+    let open = || {
+        Session::open(
+            load(&input, &LoadOptions::default()).unwrap(),
+            Some(store.path()),
+        )
+        .unwrap()
+        .0
+    };
+    let mut s = open();
+    assert_eq!(s.threshold(), 0.5);
+    s.set_threshold(0.3).unwrap();
+    drop(s);
+    assert_eq!(open().threshold(), 0.3);
+}
+
+/// Issue 50: a refit keeps the row being read in its place with the
+/// scores it was shown until the cursor moves; a decision on it applies
+/// what was on screen; what the refit changed is counted.
+#[test]
+fn a_refit_never_changes_the_row_being_read() {
+    let ds = dataset();
+    let (mut s, _) = Session::open(ds, None).unwrap();
+    s.set_fit("m", fit(s.dataset()));
+    // The view by p_mislabel: b (0.9 for q, given p), e, then the others.
+    s.cursor_to(1);
+    let reading = s.selected().unwrap();
+    let shown_p = s.fit_of(reading).unwrap().p_mislabel[reading];
+    let shown_suggestion = s.fit_of(reading).unwrap().suggested[reading];
+    // The refit says the opposite of every sample.
+    let q = [0.9, 0.1, 0.2, 0.05, 0.3, 0.01];
+    let posterior = DMatrix::from_fn(6, 2, |i, c| if c == 1 { q[i] } else { 1.0 - q[i] });
+    let refit = Fit::from_posterior(posterior, &s.dataset().labels);
+    s.keep_selected_through_next_fit();
+    s.set_fit("m", refit);
+    assert_eq!(s.cursor(), 1, "same place");
+    assert_eq!(s.selected(), Some(reading), "same sample");
+    assert_eq!(s.fit_of(reading).unwrap().p_mislabel[reading], shown_p);
+    let r = s.reranked().unwrap();
+    assert!(r.rose > 0 && r.fell > 0 && r.new_suggestion > 0, "{r:?}");
+    // Accepting applies the suggestion that was on screen.
+    assert_eq!(s.accept_suggestion(reading).unwrap(), Accepted::Relabelled);
+    assert_eq!(
+        s.decision(reading),
+        Some(Decision::Relabel(shown_suggestion))
+    );
+    // Moving on: the pin goes and the list is the refit's order.
+    s.move_cursor(1);
+    assert_eq!(s.pinned(), None);
+    assert_ne!(s.fit_of(reading).unwrap().p_mislabel[reading], shown_p);
 }

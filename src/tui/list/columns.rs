@@ -185,9 +185,42 @@ fn priority(columns: &[ModelColumn]) -> Vec<usize> {
     order
 }
 
+impl Core {
+    /// The core narrowed by `deficit` cells for a screen too narrow for it:
+    /// the class names first (they are cut with an ellipsis, keeping what
+    /// tells them apart), then the id, then the decision, each down to a
+    /// few cells; never the rank or the p_mislabel number.
+    fn shrunk(mut self, mut deficit: u16) -> Core {
+        const LEAST: u16 = 4;
+        while deficit > 0 {
+            let widest = [self.given, self.suggested, self.id, self.decision]
+                .into_iter()
+                .max()
+                .unwrap_or(0);
+            if widest <= LEAST {
+                break;
+            }
+            // A cell at a time from the widest, the labels before the others.
+            let column = if self.given == widest {
+                &mut self.given
+            } else if self.suggested == widest {
+                &mut self.suggested
+            } else if self.id == widest {
+                &mut self.id
+            } else {
+                &mut self.decision
+            };
+            *column -= 1;
+            deficit -= 1;
+        }
+        self
+    }
+}
+
 /// Fits the model columns into `width` after the core columns, then widens
 /// the p_mislabel bar with what is left.
 pub fn plan(width: u16, core: Core, columns: &[ModelColumn]) -> Plan {
+    let core = core.shrunk(core.width().saturating_sub(width));
     let mut left = width.saturating_sub(core.width());
     let mut shown = Vec::new();
     let mut hidden = Vec::new();
