@@ -5,22 +5,16 @@
 //! - [`pipeline`]: the one fit pipeline (resolve `auto` -> build the model ->
 //!   give it the matrix it reads -> fit -> name classes and features).
 //! - [`data_notes`]: what a curator should know about a table as read.
-//! - [`calibrate`]: `auto`'s p_mislabel calibrated to the held-out noise.
-//! - [`evidence`]: how `auto` chooses: every candidate's cross-validated
-//!   likelihood of the given labels.
+//! - [`auto`]: the default's choice (evaluate -> decide -> fit), the "no
+//!   evidence" rule every model meets, and the count of wrong labels.
 //! - [`job`]: the same pipeline on a worker thread, with progress and cancel.
 //! - [`demo`]: the embedded demo table, and loading a file or the demo.
-//! - [`scale`]: a narrow raw-looking table's scale, weighed by auto's evidence.
 
-pub mod calibrate;
-pub mod combine;
+pub mod auto;
 pub mod data_notes;
 pub mod demo;
-pub mod evidence;
-pub mod held_out_flips;
 pub mod job;
 pub mod pipeline;
-pub mod scale;
 
 pub use data_notes::data_notes;
 pub use demo::{DEMO_NAME, load_or_demo};

@@ -26,6 +26,10 @@ pub enum CliError {
     /// Anything else (I/O failures, numerical failures).
     #[error("{0:#}")]
     Failed(#[from] anyhow::Error),
+    /// The review screen was stopped by a signal (its number), its
+    /// terminal restored: the exit code is the shell's, 128 + the number.
+    #[error("{0}")]
+    Interrupted(crate::tui::terminal::Interrupted),
 }
 
 impl CliError {
@@ -33,6 +37,20 @@ impl CliError {
         match self {
             CliError::BadInput(_) => ExitCode::from(2),
             CliError::Failed(_) => ExitCode::from(1),
+            CliError::Interrupted(s) => ExitCode::from(u8::try_from(128 + s.0).unwrap_or(1)),
+        }
+    }
+}
+
+/// A session's error as the command line says it: a failed read or write
+/// is a failure (1); anything else (a journal of a newer format, a
+/// missing session, an existing file) is the user's move (2), the same
+/// from `export` as from the review screen.
+impl From<crate::review::ReviewError> for CliError {
+    fn from(e: crate::review::ReviewError) -> Self {
+        match e {
+            crate::review::ReviewError::Io(_) => CliError::Failed(anyhow::anyhow!(e)),
+            e => CliError::BadInput(e.to_string()),
         }
     }
 }
@@ -96,12 +114,11 @@ fn export(a: &args::ExportArgs, data: &DataArgs, model: &str) -> Result<(), CliE
             );
             Ok(())
         }
-        Err(e @ ReviewError::Io(_)) => Err(CliError::Failed(anyhow::anyhow!(e))),
         Err(ReviewError::Exists(p)) => Err(CliError::BadInput(format!(
             "{} already exists; pass --force to replace it, or --out to choose another name",
             p.display()
         ))),
-        Err(e) => Err(CliError::BadInput(e.to_string())),
+        Err(e) => Err(e.into()),
     }
 }
 

@@ -2,7 +2,6 @@
 //! command or the review screen, and turn errors into one line on stderr
 //! with exit code 2 (bad input) or 1.
 
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -44,20 +43,22 @@ fn one_line(e: &clap::Error) -> String {
 
 /// `relabel [FILE]`: the review screen on FILE, or on the embedded demo.
 fn open_review(args: &Cli) -> Result<(), CliError> {
+    use relabel::tui::terminal;
     let model = args.model.name();
     args.model.check_read_by(model)?;
     let load_options = args.data.load_options_for(&[model])?;
     let options = args.model.model_options()?;
+    // Before anything is read: a script that runs the screen by mistake
+    // is told at once what to run instead.
+    if !terminal::available() {
+        return Err(CliError::BadInput(terminal::NoTerminal.to_string()));
+    }
     // A file loads behind the screen (its first rows shown at once); the
     // demo is in memory already.
     let source = match &args.file {
         // A path that is not a regular file is refused by the loader at
-        // once, before the screen opens; without a terminal there is no
-        // screen to load behind.
-        Some(path)
-            if !std::fs::metadata(path).is_ok_and(|m| m.is_file())
-                || !std::io::stdout().is_terminal() =>
-        {
+        // once, before the screen opens.
+        Some(path) if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) => {
             relabel::tui::Source::Ready(Box::new(relabel::dataset::load(path, &load_options)?))
         }
         Some(path) => relabel::tui::Source::File(path.clone(), load_options),
@@ -72,8 +73,26 @@ fn open_review(args: &Cli) -> Result<(), CliError> {
         options,
         model_given: args.model.model.is_some(),
     })
-    .map_err(|e| match e.downcast::<relabel::dataset::DataError>() {
-        Ok(data) => CliError::from(data),
+    .map_err(screen_error)
+}
+
+/// The review screen's error as the command line reports it: the same
+/// cause gives the same exit code as from a headless command.
+fn screen_error(e: anyhow::Error) -> CliError {
+    let e = match e.downcast::<relabel::dataset::DataError>() {
+        Ok(data) => return CliError::from(data),
+        Err(e) => e,
+    };
+    let e = match e.downcast::<relabel::review::ReviewError>() {
+        Ok(review) => return CliError::from(review),
+        Err(e) => e,
+    };
+    let e = match e.downcast::<relabel::tui::terminal::Interrupted>() {
+        Ok(signal) => return CliError::Interrupted(signal),
+        Err(e) => e,
+    };
+    match e.downcast::<relabel::tui::terminal::NoTerminal>() {
+        Ok(none) => CliError::BadInput(none.to_string()),
         Err(other) => CliError::Failed(other),
-    })
+    }
 }

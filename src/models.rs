@@ -35,8 +35,8 @@ pub use registry::{
     is_discrete_column,
 };
 pub use report::{
-    CandidateScore, ColumnDisplay, MatrixDisplay, MemberFlips, ModelReport, NamedMatrix,
-    NamedSeries, SampleColumn, Selection,
+    CandidateScore, ColumnDisplay, HeldOutSkill, MatrixDisplay, ModelReport, NamedMatrix,
+    NamedSeries, SampleColumn, Selection, Verdict, WrongLabelCount,
 };
 
 /// What a model reports once per iteration (at least) while it fits.
@@ -293,7 +293,15 @@ impl Fit {
     /// not: the flip table behind it is the start's or the constraint's,
     /// not the data's. Every surface that counts (the status bar, scan's
     /// line and report, the audit page) says this instead.
-    pub fn uncounted(&self) -> Option<&'static str> {
+    pub fn uncounted(&self) -> Option<&str> {
+        if let Some(why) = self
+            .extra
+            .held_out_skill
+            .as_ref()
+            .and_then(|s| s.reason.as_deref())
+        {
+            return Some(why);
+        }
         if self.label_only {
             Some(
                 "the model ranks by the given label alone (its classifier kept no feature), so \
@@ -454,31 +462,6 @@ pub trait RobustModel: Send {
         guide: &Guide,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError>;
-    /// What a fit on a table of `d` columns (of the matrix
-    /// [`RobustModel::input`] asks for) and labels `given` costs, in rows
-    /// of a fit on a table too small for any large-table path: the pace a
-    /// model's small fits show (seconds per row) times this is its fit's
-    /// predicted time. Every row, unless the model fits a large table's
-    /// search or starts on a subsample (see [`gaussian::subsample::Plan::cost_rows`]).
-    fn cost_rows(&self, _d: usize, given: &[usize], _n_classes: usize) -> f64 {
-        given.len() as f64
-    }
-    /// The free parameters of a fit on a table of `d` columns and
-    /// `n_classes` classes, where the model has a fixed count (`None` where
-    /// it grows with the rows, as shift's per-row shifts and cbt's cells):
-    /// whether a fit's rows outnumber them, so that its optimism on them
-    /// says what more rows will bring (see `app::evidence::race`).
-    fn free_parameters(&self, _d: usize, _n_classes: usize) -> Option<usize> {
-        None
-    }
-
-    /// Whether the fit's posterior is its classifier's P(true | x) through
-    /// a flip table it estimated (P(true = k | x, given) ∝ P(k | x)
-    /// P(given | k)), so that another estimate of the table can take its
-    /// place (see `app::held_out_flips`).
-    fn learns_a_flip_table(&self) -> bool {
-        false
-    }
     /// Fits with nothing decided.
     fn fit(
         &self,

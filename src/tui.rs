@@ -15,10 +15,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crossterm::event::{
-    self, DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
-    Event, KeyEventKind,
-};
+use crossterm::event::{self, EnableBracketedPaste, EnableMouseCapture, Event, KeyEventKind};
 use crossterm::execute;
 
 pub mod app;
@@ -30,6 +27,7 @@ pub mod loading;
 pub mod model_pane;
 pub mod popup;
 pub mod status;
+pub mod terminal;
 pub mod text;
 pub mod theme;
 pub mod ui;
@@ -78,15 +76,12 @@ pub fn prefer_named_model(
 }
 
 /// Runs the UI until the curator quits. A table that cannot be read ends
-/// it with that [`DataError`] (the caller says it in one line, exit 2).
+/// it with that [`DataError`] (the caller says it in one line, exit 2);
+/// no terminal ends it with [`terminal::NoTerminal`] before anything is
+/// read, and a signal with [`terminal::Interrupted`] once the terminal is
+/// restored.
 pub fn run(args: TuiArgs) -> anyhow::Result<()> {
-    let mut terminal = ratatui::init();
-    // ratatui's hook restores the screen on a panic; mouse capture is ours.
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let _ = execute!(std::io::stdout(), DisableMouseCapture);
-        previous(info);
-    }));
+    let mut terminal = terminal::open()?;
     let TuiArgs {
         source,
         store,
@@ -104,13 +99,13 @@ pub fn run(args: TuiArgs) -> anyhow::Result<()> {
         Ok(None) => Ok(()),
         Err(e) => Err(e),
     };
-    ratatui::restore();
+    terminal::restore();
     result
 }
 
 /// Opens the session on `dataset` and runs the review until the curator quits.
 fn review(
-    terminal: &mut ratatui::DefaultTerminal,
+    terminal: &mut terminal::Screen,
     dataset: Dataset,
     store: Option<&std::path::Path>,
     (model, options, model_given): (&str, ModelOptions, bool),
@@ -120,24 +115,21 @@ fn review(
     let mut app = App::new(session, &resume, model, options);
     app.start_fit(false);
     app.refresh_detail();
-    let _ = execute!(std::io::stdout(), EnableMouseCapture, EnableBracketedPaste);
-    let result = event_loop(terminal, &mut app);
+    // Turned off again by `terminal::restore`, however the screen ends.
     let _ = execute!(
-        std::io::stdout(),
-        DisableMouseCapture,
-        DisableBracketedPaste
+        terminal.backend_mut(),
+        EnableMouseCapture,
+        EnableBracketedPaste
     );
-    result
+    event_loop(terminal, &mut app)
 }
 
 /// The table, loaded on a worker thread while the loading screen shows the
 /// file's first rows; `None` when the curator quit first.
-/// A narrow table that looks raw is read on the scale auto's evidence
-/// prefers (`app::scale`), still behind the loading screen.
 fn load(
-    terminal: &mut ratatui::DefaultTerminal,
+    terminal: &mut terminal::Screen,
     source: Source,
-    (model, model_options): (&str, &ModelOptions),
+    (_model, _model_options): (&str, &ModelOptions),
 ) -> anyhow::Result<Option<Dataset>> {
     let (path, options) = match source {
         Source::Ready(ds) => return Ok(Some(*ds)),
@@ -148,7 +140,6 @@ fn load(
     let read = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
     let worker = {
         let (path, options) = (path.clone(), options.clone());
-        let (model, model_options) = (model.to_string(), model_options.clone());
         let read = std::sync::Arc::clone(&read);
         std::thread::Builder::new()
             .name("load".into())
@@ -157,8 +148,7 @@ fn load(
                     let permille = (f.clamp(0.0, 1.0) * 1000.0) as u32;
                     read.fetch_max(permille, std::sync::atomic::Ordering::Relaxed);
                 };
-                let loaded = crate::dataset::load_with_progress(&path, &options, &report)
-                    .map(|ds| crate::app::scale::settle(ds, &model, &model_options));
+                let loaded = crate::dataset::load_with_progress(&path, &options, &report);
                 let _ = tx.send(loaded);
             })?
     };
@@ -176,6 +166,9 @@ fn load(
                 anyhow::bail!("the loader of {} stopped unexpectedly", path.display())
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if let Some(signal) = terminal::signalled() {
+            return Err(signal.into());
         }
         terminal.draw(|frame| frame.render_widget(&screen, frame.area()))?;
         while event::poll(Duration::ZERO)? {
@@ -200,8 +193,11 @@ fn quits_loading(k: &crossterm::event::KeyEvent) -> bool {
     }
 }
 
-fn event_loop(terminal: &mut ratatui::DefaultTerminal, app: &mut App) -> anyhow::Result<()> {
+fn event_loop(terminal: &mut terminal::Screen, app: &mut App) -> anyhow::Result<()> {
     while !app.quit {
+        if let Some(signal) = terminal::signalled() {
+            return Err(signal.into());
+        }
         terminal.draw(|frame| frame.render_widget(&*app, frame.area()))?;
         if event::poll(Duration::from_millis(50))? {
             match event::read()? {

@@ -148,7 +148,8 @@ fn auto_reports_its_choice_and_every_candidate() {
         "the report names the model that fitted"
     );
     let candidates = selection["candidates"].as_array().unwrap();
-    assert_eq!(candidates.len(), 5);
+    // Five robust models, and lr and QDA under probs' flip table.
+    assert_eq!(candidates.len(), 7);
     let best = candidates[0]["score"].as_f64().unwrap();
     for c in candidates {
         if let Some(s) = c["score"].as_f64() {

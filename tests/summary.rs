@@ -40,9 +40,10 @@ fn the_summary_line_gives_the_figures_of_the_written_ranking() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert_no_bar(&stderr);
     let line = stderr.trim_end();
-    // rnda, alone or heaviest in a mixture.
-    assert!(line.starts_with("relabel scan: rnda "), "{line}");
+    assert!(line.starts_with("relabel scan: "), "{line}");
     assert!(line.contains(" (chosen by auto: "), "{line}");
+    assert!(line.contains(" wrong labels expected ("), "{line}");
+    assert!(line.contains(", 95% interval)"), "{line}");
     assert!(line.contains("150 samples,"), "{line}");
     assert!(!line.contains("label alone"), "{line}");
     assert!(
@@ -282,12 +283,12 @@ fn scan_table(csv: &str, model: &str) -> (String, serde_json::Value) {
     (String::from_utf8(out.stderr).unwrap(), report)
 }
 
-/// Labels no feature predicts: rlr's classifier keeps no feature, every
-/// sample of a label gets the same p_mislabel, and the one line a log
-/// keeps says the list ranks by label alone, not by sample; the report a
-/// script reads says it in a field of its own.
+/// Labels no feature predicts: rlr's classifier keeps no feature, its
+/// held-out fits show no skill, and the one line a log keeps says the data
+/// cannot tell which labels are wrong; the report a script reads says it
+/// in fields of its own.
 #[test]
-fn the_summary_line_says_when_the_ranking_is_by_label_alone() {
+fn the_summary_line_says_when_the_data_cannot_tell() {
     let mut next = uniform(0x2545_f491_4f6c_dd1d);
     let mut csv = (0..200).map(|j| format!("f{j},")).collect::<String>() + "label\n";
     for _ in 0..30 {
@@ -299,10 +300,14 @@ fn the_summary_line_says_when_the_ranking_is_by_label_alone() {
     let (line, report) = scan_table(&csv, "rlr");
     assert!(
         line.contains(
-            "wrong labels expected (ranked by the given label alone: the classifier kept no feature"
+            "the data cannot tell which labels are wrong: rlr's held-out fits show no skill"
         ),
         "{line}"
     );
+    assert!(line.contains("nothing flagged"), "{line}");
+    assert_eq!(report["held_out_skill"]["verdict"], "no_skill");
+    assert_eq!(report["flagged_at_0.5"], 0);
+    assert!(report["wrong_labels"].is_null());
     assert_eq!(report["ranked_by_label_only"], true);
 }
 

@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 
-use super::evidence::FOLDS;
 use crate::dataset::{
     Dataset, FeatureSource, LogScale, SourceFormat, TextEncoding, UNLABELLED, counted, name_list,
     shown,
@@ -102,14 +101,16 @@ fn label_variants(classes: &[String], counts: &[usize]) -> Vec<String> {
         .collect()
 }
 
-/// Classes with fewer samples than auto's folds. Every model estimates a
-/// class from its own samples, so one or two samples are judged against a
-/// class made of themselves and look unsuspicious to some models (rnda puts
-/// a lone sample's class mean on the sample), while a class this small is
-/// often a typo of another label. Three is also the fewest a class needs
-/// to be held out in each of the [`FOLDS`] folds auto judges models on.
-/// Said only beside a class of at least that many: in a table where every
-/// class is this small the table is small, and the fit says what it can.
+/// A class of fewer samples than this is "tiny" ([`small_classes`]).
+const FOLDS: usize = 3;
+
+/// Classes of one or two samples. Every model estimates a class from its
+/// own samples, so one or two samples are judged against a class made of
+/// themselves and look unsuspicious to some models (rnda puts a lone
+/// sample's class mean on the sample), while a class this small is often a
+/// typo of another label. Said only beside a class of at least three: in a
+/// table where every class is this small the table is small, and the fit
+/// says what it can.
 fn small_classes(classes: &[String], counts: &[usize]) -> Option<String> {
     // Where no class is larger, the table is small, not a class.
     if counts.iter().all(|&c| c < FOLDS) {

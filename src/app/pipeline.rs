@@ -6,31 +6,34 @@ use std::borrow::Cow;
 
 use nalgebra::DMatrix;
 
-use super::{calibrate, combine, evidence, held_out_flips};
+use super::auto::candidates::Candidate;
+use super::auto::fit::{Chosen, choose, fit_candidate};
+use super::auto::{counts, describe, skill};
 use crate::dataset::Dataset;
 use crate::models::{
-    AUTO, CandidateScore, Control, Fit, FitError, Guide, ModelInput, ModelOptions, Progress,
+    AUTO, Control, Fit, FitError, Guide, HeldOutSkill, ModelInput, ModelOptions, Progress,
     RobustModel, Selection, build_model,
 };
 
-/// A model ready to fit: options checked, or `auto`, which chooses by
-/// evidence when it fits (`app::evidence`).
+/// A model ready to fit: options checked, or `auto`, which chooses when it
+/// fits (`app::auto`).
 pub struct FitPlan {
     /// The model that fits, or `auto` until it has chosen.
     pub name: String,
     /// Why this model fits when not named by the user.
     pub note: Option<String>,
     model: Planned,
+    /// The options it was built with (its held-out check builds it again).
+    options: ModelOptions,
 }
 
 enum Planned {
     One(Box<dyn RobustModel>),
-    /// Chosen at fit time among `evidence::CANDIDATES`, built with these
-    /// options.
-    ByEvidence(Box<ModelOptions>),
-    /// `auto`'s members and their weights, kept for refits, with the
-    /// evidence that chose them.
-    Mix(Vec<(Box<dyn RobustModel>, f64)>, Box<Selection>),
+    /// Chosen at fit time among auto's candidates.
+    Auto,
+    /// What auto chose, kept for refits: the candidate, the evidence that
+    /// chose it and its held-out skill.
+    Chosen(Candidate, Box<(Selection, HeldOutSkill)>),
 }
 
 impl std::fmt::Debug for FitPlan {
@@ -46,23 +49,19 @@ impl FitPlan {
     /// Builds `requested` (a model name, or `auto`), which checks its
     /// options; `auto` checks every candidate's.
     pub fn new(requested: &str, options: &ModelOptions) -> Result<FitPlan, FitError> {
-        if requested == AUTO {
-            for name in evidence::CANDIDATES {
-                match build_model(name, options) {
-                    Ok(_) | Err(FitError::UnknownModel(..)) => {}
-                    Err(e) => return Err(e),
-                }
+        let model = if requested == AUTO {
+            for c in super::auto::candidates::all() {
+                build_model(c.model(), options)?;
             }
-            return Ok(FitPlan {
-                name: AUTO.to_string(),
-                note: None,
-                model: Planned::ByEvidence(Box::new(options.clone())),
-            });
-        }
+            Planned::Auto
+        } else {
+            Planned::One(build_model(requested, options)?)
+        };
         Ok(FitPlan {
             name: requested.to_string(),
             note: None,
-            model: Planned::One(build_model(requested, options)?),
+            model,
+            options: options.clone(),
         })
     }
 
@@ -81,24 +80,25 @@ impl FitPlan {
         Self::new(requested, options)
     }
 
-    /// The plan for the model `auto` chose in `fit` (a refit keeps it rather
-    /// than choosing again); this plan when it named its model.
+    /// The plan for the candidate `auto` chose in `fit` (a refit keeps it
+    /// rather than choosing again); this plan when it named its model.
     pub fn settled(&self, fit: &Fit, options: &ModelOptions) -> Result<FitPlan, FitError> {
-        match (&self.model, &fit.extra.selection) {
-            (Planned::ByEvidence(_) | Planned::Mix(..), Some(sel)) => {
-                let members = evidence::members_of(sel)
-                    .into_iter()
-                    .filter_map(|(m, w)| Some((build_model(m, options).ok()?, w)))
-                    .collect::<Vec<_>>();
-                if members.is_empty() {
-                    let mut plan = Self::new(&sel.chosen, options)?;
-                    plan.note = Some(format!("{} (chosen by auto)", sel.chosen));
-                    return Ok(plan);
-                }
+        let chosen = fit
+            .extra
+            .selection
+            .as_ref()
+            .zip(fit.extra.held_out_skill.as_ref());
+        match (&self.model, chosen) {
+            (Planned::Auto | Planned::Chosen(..), Some((sel, skill))) => {
+                let candidate = Candidate::parse(&sel.chosen).ok_or_else(|| {
+                    FitError::InvalidInput(format!("auto's choice {} is no candidate", sel.chosen))
+                })?;
+                build_model(candidate.model(), options)?;
                 Ok(FitPlan {
-                    name: evidence::combination(sel),
+                    name: sel.chosen.clone(),
                     note: Some("chosen by auto".into()),
-                    model: Planned::Mix(members, Box::new(sel.clone())),
+                    model: Planned::Chosen(candidate, Box::new((sel.clone(), skill.clone()))),
+                    options: options.clone(),
                 })
             }
             _ => Self::new(&self.name, options),
@@ -110,7 +110,7 @@ impl FitPlan {
     pub fn input(&self) -> ModelInput {
         match &self.model {
             Planned::One(m) => m.input(),
-            Planned::ByEvidence(_) | Planned::Mix(..) => ModelInput::Both,
+            Planned::Auto | Planned::Chosen(..) => ModelInput::Both,
         }
     }
 
@@ -127,7 +127,8 @@ impl FitPlan {
 
     /// [`FitPlan::fit`] with the curator's decisions (one per row of the
     /// inputs) and a warm start: see [`Guide`]. `auto` first chooses its
-    /// model by evidence, then fits it; the report's `selection` says how.
+    /// model, then fits it; the report's `selection` says how. Every fit
+    /// then meets the "no evidence" rule ([`skill`]) and gets its count.
     pub fn fit_guided(
         &self,
         inputs: &FitInputs<'_>,
@@ -135,109 +136,124 @@ impl FitPlan {
         guide: &Guide,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Fit, FitError> {
-        let k = inputs.classes.len();
+        let k = inputs.n_classes();
         let (features, levels) = (&inputs.features, inputs.levels.as_ref());
-        let mut fit = match &self.model {
-            Planned::One(m) => m.fit_inputs(features, levels, labels, k, guide, progress)?,
-            Planned::ByEvidence(options) => {
-                let found = evidence::select(inputs, labels, options, progress)?;
-                let weighted = combine::weighted_members(&found);
-                let ranking = ranking_note(&found);
-                let n = inputs.n_samples();
-                let (weights, left_out) = combine::affordable(weighted, &found, n);
-                let (weights, unearned) = combine::earned(weights, &found, n);
-                let mut selection = found.selection;
-                let mut members = Vec::with_capacity(weights.len());
-                for (name, w) in &weights {
-                    members.push((build_model(name, options)?, *w));
-                }
-                for c in &mut selection.candidates {
-                    c.weight = weights.iter().find(|(m, _)| *m == c.model).map(|m| m.1);
-                }
-                if let Some((first, _)) = weights.first() {
-                    selection.chosen = first.clone();
-                }
-                let learns = |m: &str| {
-                    members
-                        .iter()
-                        .any(|(b, _)| b.name() == m && b.learns_a_flip_table())
-                };
-                selection.held_out_flips =
-                    held_out_flips::tables(&found.held_out, &found.log_lik, &weights, learns);
-                let flips = selection.held_out_flips.clone();
-                let fit_one = |m: &dyn RobustModel, p: &mut dyn FnMut(Progress) -> Control| {
-                    m.fit_inputs(features, levels, labels, k, guide, p)
-                };
-                let (mut fit, over, weights) = members_or_next_best(
-                    weights,
-                    &mut selection,
-                    options,
-                    |p| {
-                        let mixture = combine::Members {
-                            models: &members,
-                            flips: &flips,
-                        };
-                        combine::fit(mixture, features, levels, labels, k, guide, p)
-                    },
-                    fit_one,
-                    progress,
-                )?;
-                drop_weights(&mut selection, &over);
-                let fitted: Vec<(String, f64)> = weights
-                    .into_iter()
-                    .filter(|(m, _)| !over.contains(m))
-                    .collect();
-                if let Some(c) =
-                    calibrate::calibrate(&mut fit, &found.log_lik, &found.held_out, &fitted, labels)
-                {
-                    selection.wrong_label_odds = c.odds;
-                    fit.extra.notes.push(c.note);
-                }
-                fit.extra.notes.push(ranking);
-                for (m, secs) in left_out {
-                    fit.extra.notes.push(format!(
-                        "{m} earned a share by its evidence but is left out: {} (name it with --model to fit it)",
-                        found.cost.said(&m, n, secs)
-                    ));
-                }
-                for u in unearned {
-                    fit.extra.notes.push(format!(
-                        "{} is left out: {}, and its evidence adds {:.4} ± {:.4} nats per row to the cheaper members' (less than {} standard errors; name it with --model to fit it)",
-                        u.model,
-                        found.cost.said(&u.model, n, u.seconds),
-                        u.gain,
-                        u.standard_error,
-                        combine::EARN_Z
-                    ));
-                }
-                fit.extra.selection = Some(selection);
-                fit
+        let (mut fit, skill) = match &self.model {
+            Planned::One(m) => {
+                let fit = m.fit_inputs(features, levels, labels, k, guide, progress)?;
+                let skill = self.check(m.name(), inputs, labels, progress)?;
+                (fit, skill)
             }
-            Planned::Mix(members, selection) => {
-                let mixture = combine::Members {
-                    models: members,
-                    flips: &selection.held_out_flips,
-                };
-                let (mut fit, over) =
-                    combine::fit(mixture, features, levels, labels, k, guide, progress)?;
-                if let Some(c) = selection.wrong_label_odds {
-                    calibrate::rescale_odds(&mut fit, labels, c);
-                }
-                let mut selection = (**selection).clone();
-                drop_weights(&mut selection, &over);
-                fit.extra.selection = Some(selection);
-                fit
+            Planned::Auto => {
+                let chosen = choose(inputs, labels, &self.options, progress)?;
+                self.fit_choice(chosen, inputs, labels, guide, progress)?
+            }
+            Planned::Chosen(c, kept) => {
+                let (selection, skill) = kept.as_ref();
+                let mut fit = fit_candidate(*c, inputs, labels, guide, &self.options, progress)?;
+                fit.extra.selection = Some(selection.clone());
+                (fit, Ok(skill.clone()))
             }
         };
         if let Some(note) = &self.note {
             fit.extra.notes.push(note.clone());
         }
         if let Some(sel) = &fit.extra.selection {
-            fit.extra.notes.insert(0, evidence::describe(sel));
+            fit.extra.notes.insert(0, describe(sel));
         }
+        match skill {
+            Ok(s) if s.reason.is_some() => skill::withhold(&mut fit, labels, s),
+            Ok(s) => fit.extra.held_out_skill = Some(s),
+            Err(why) => fit.extra.notes.push(why),
+        }
+        fit.extra.wrong_labels = counts::of_fit(&fit);
         fit.extra.name_features(&inputs.feature_names);
         fit.extra.name_classes(&inputs.classes);
         Ok(fit)
+    }
+
+    /// A named model's held-out check ([`skill`]); `Err` with the note to
+    /// show when it cannot be made.
+    fn check(
+        &self,
+        model: &str,
+        inputs: &FitInputs<'_>,
+        labels: &[usize],
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Result<HeldOutSkill, String>, FitError> {
+        if model == "probs" {
+            let k = inputs.n_classes();
+            return Ok(Ok(skill::of_probabilities(&inputs.features, labels, k)));
+        }
+        Ok(
+            skill::of_model(model, inputs, labels, &self.options, progress)?
+                .map_err(|why| format!("no held-out check of {model}'s skill: {why}")),
+        )
+    }
+
+    /// Auto's choice fitted on every row; when that fit fails, or ranks by
+    /// the given label alone, or has a flip table the data did not identify,
+    /// the next best-scored candidate, and a note says why.
+    fn fit_choice(
+        &self,
+        chosen: Chosen,
+        inputs: &FitInputs<'_>,
+        labels: &[usize],
+        guide: &Guide,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<(Fit, Result<HeldOutSkill, String>), FitError> {
+        let Chosen {
+            candidate,
+            mut selection,
+            skill,
+            fallbacks,
+        } = chosen;
+        let mut kept: Option<(Fit, HeldOutSkill, Candidate)> = None;
+        let mut passed = Vec::new();
+        let mut first_error = None;
+        for (c, s) in std::iter::once((candidate, skill)).chain(fallbacks) {
+            match fit_candidate(c, inputs, labels, guide, &self.options, progress) {
+                Ok(fit) => {
+                    let why = fit.uncounted().map(str::to_string);
+                    // The first fit stands unless a later one can count.
+                    if kept.is_none() || why.is_none() {
+                        kept = Some((fit, s, c));
+                    }
+                    match why {
+                        None => break,
+                        Some(w) => passed.push(format!("{} {w}", c.name())),
+                    }
+                }
+                Err(e) if e.is_the_models_own() => {
+                    passed.push(format!("{} failed on every row ({e})", c.name()));
+                    first_error.get_or_insert(e);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        let Some((mut fit, s, c)) = kept else {
+            return Err(first_error.unwrap_or(FitError::Cancelled));
+        };
+        if c != candidate {
+            fit.extra.notes.push(format!(
+                "{}; so {}, the best-scored candidate left, is fitted",
+                passed.join("; "),
+                c.name()
+            ));
+            selection.chosen = c.name();
+            for e in &mut selection.candidates {
+                e.weight = (e.model == selection.chosen).then_some(1.0);
+            }
+        }
+        // Every candidate left out says why, in one line.
+        for e in selection.candidates.iter().filter(|e| e.score.is_none()) {
+            let why = e.reason.as_deref().unwrap_or("no reason given");
+            fit.extra
+                .notes
+                .push(format!("{} {}: {why}", e.model, e.status));
+        }
+        fit.extra.selection = Some(selection);
+        Ok((fit, Ok(s)))
     }
 
     /// The name of the model that made `fit`: `auto`'s choice, or this one.
@@ -258,177 +274,15 @@ impl FitPlan {
     ) -> Cow<'x, DMatrix<f64>> {
         let input = match &self.model {
             Planned::One(m) => m.input(),
-            // The combination classifies only when its members read one
-            // matrix, so the heaviest member's is theirs.
-            Planned::ByEvidence(_) | Planned::Mix(..) => {
-                build_model(self.model_of(fit), &ModelOptions::default())
-                    .map_or(ModelInput::Features, |m| m.input())
-            }
+            Planned::Auto | Planned::Chosen(..) => Candidate::parse(self.model_of(fit))
+                .and_then(|c| build_model(c.model(), &ModelOptions::default()).ok())
+                .map_or(ModelInput::Features, |m| m.input()),
         };
         if input == ModelInput::Levels && !ds.categorical.is_empty() {
             Cow::Owned(ds.source_matrix_of(x))
         } else {
             Cow::Borrowed(x)
         }
-    }
-}
-
-/// What the members' weights are, with every scored candidate's held-out
-/// AUC of the given labels.
-fn ranking_note(found: &evidence::Evidence) -> String {
-    let aucs: Vec<String> = combine::discrimination(found)
-        .iter()
-        .map(|(m, a)| format!("{m} {a:.3}"))
-        .collect();
-    format!(
-        "the members' weights are the chance that each ranks the held-out rows' given labels best, \
-         over {} Bayesian-bootstrap draws of those rows (held-out AUC, each class against the rest: {})",
-        combine::BOOTSTRAP_DRAWS,
-        aucs.join(", ")
-    )
-}
-
-/// A fit, the members left out of it, and the weights of those in it.
-type Fitted = (Fit, Vec<String>, combine::Weights);
-
-/// The members fitted on every row and mixed (`mix`), with the members
-/// left out of the mixture, and the weights fitted. When every member
-/// failed, or none ranks the samples within their given labels, or none
-/// has a flip table the data identified, the best-scored candidate left
-/// that does is fitted alone instead ([`next_best`]) and
-/// takes all the weight; with none left, a failure is the members' and a
-/// fit that cannot rank is kept.
-fn members_or_next_best(
-    weights: combine::Weights,
-    selection: &mut Selection,
-    options: &ModelOptions,
-    mix: impl FnOnce(&mut dyn FnMut(Progress) -> Control) -> Result<(Fit, Vec<String>), FitError>,
-    mut fit_one: impl FnMut(
-        &dyn RobustModel,
-        &mut dyn FnMut(Progress) -> Control,
-    ) -> Result<Fit, FitError>,
-    progress: &mut dyn FnMut(Progress) -> Control,
-) -> Result<Fitted, FitError> {
-    // A fit the curator can use ranks within the given labels, by a split
-    // into classes and flips that the data identified.
-    let usable = |f: &Fit| !f.label_only && !f.flips_unidentified;
-    let alone = match mix(progress) {
-        Ok((fit, over)) if usable(&fit) => return Ok((fit, over, weights)),
-        Ok((fit, over)) => {
-            let reason = if fit.label_only {
-                combine::FLAT_MEMBER
-            } else {
-                combine::UNIDENTIFIED
-            };
-            match next_best(selection, &weights, reason, options, usable, |m| {
-                fit_one(m, progress)
-            }) {
-                Ok(found) => found,
-                Err(e) if e.is_the_models_own() => return Ok((fit, over, weights)),
-                Err(e) => return Err(e),
-            }
-        }
-        Err(e) if e.is_the_models_own() => {
-            let reason = format!("failed on every row ({e})");
-            match next_best(
-                selection,
-                &weights,
-                &reason,
-                options,
-                |_| true,
-                |m| fit_one(m, progress),
-            ) {
-                Ok(found) => found,
-                Err(left) if left.is_the_models_own() => return Err(e),
-                Err(left) => return Err(left),
-            }
-        }
-        Err(e) => return Err(e),
-    };
-    let (fit, name) = alone;
-    for c in &mut selection.candidates {
-        if c.model == name {
-            c.weight = Some(1.0);
-        }
-    }
-    let over = weights.iter().map(|(m, _)| m.clone()).collect();
-    Ok((fit, over, vec![(name, 1.0)]))
-}
-
-/// When the mixture's members failed on every row, or none of them can
-/// rank the samples (`reason` says which, e.g. a mixture that collapsed
-/// on all rows though it fitted the folds): the best-scored candidate that
-/// was not a member, fitted alone by `fit`, whose fit `accept`s, and its
-/// name; the next one if that fails or is refused. An error when no
-/// candidate is left (the last candidate's, or the members' failure).
-fn next_best(
-    selection: &Selection,
-    members: &[(String, f64)],
-    reason: &str,
-    options: &ModelOptions,
-    accept: impl Fn(&Fit) -> bool,
-    mut fit: impl FnMut(&dyn RobustModel) -> Result<Fit, FitError>,
-) -> Result<(Fit, String), FitError> {
-    let mut scored: Vec<&CandidateScore> = selection
-        .candidates
-        .iter()
-        .filter(|c| c.score.is_some() && !members.iter().any(|(m, _)| *m == c.model))
-        .collect();
-    scored.sort_by(|a, b| {
-        b.score
-            .unwrap_or(f64::NAN)
-            .total_cmp(&a.score.unwrap_or(f64::NAN))
-    });
-    let names: Vec<&str> = members.iter().map(|(m, _)| m.as_str()).collect();
-    for c in scored {
-        let model = build_model(&c.model, options)?;
-        match fit(model.as_ref()) {
-            Ok(mut f) if accept(&f) => {
-                f.extra.notes.push(format!(
-                    "{} {reason}, so {}, the best-scored candidate left, is fitted alone",
-                    names.join(" and "),
-                    c.model
-                ));
-                return Ok((f, c.model.clone()));
-            }
-            Ok(_) => continue,
-            Err(e) if e.is_the_models_own() => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Err(FitError::NotApplicable(format!(
-        "no candidate is left after {} {reason}",
-        names.join(" and ")
-    )))
-}
-
-/// Takes the members left out of the mixture out of the selection's weights
-/// and renormalises the rest, so the report says what the ranking mixes;
-/// the chosen model is the heaviest member left.
-fn drop_weights(selection: &mut Selection, left_out: &[String]) {
-    for c in &mut selection.candidates {
-        if left_out.contains(&c.model) {
-            c.weight = None;
-            // Scored, then not fitted on every row: the report's notes
-            // say why (over its budget, or its fit failed).
-            c.status = CandidateScore::LEFT_OUT.into();
-        }
-    }
-    if let Some(heaviest) = selection
-        .candidates
-        .iter()
-        .filter_map(|c| c.weight.map(|w| (w, &c.model)))
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-    {
-        selection.chosen = heaviest.1.clone();
-    }
-    let total: f64 = selection.candidates.iter().filter_map(|c| c.weight).sum();
-    for w in selection
-        .candidates
-        .iter_mut()
-        .filter_map(|c| c.weight.as_mut())
-    {
-        *w /= total;
     }
 }
 
@@ -531,7 +385,7 @@ pub fn reads_levels(model: &str) -> bool {
 mod tests {
     use super::*;
     use crate::dataset::{CategoricalPolicy, LoadOptions, load_bytes};
-    use crate::models::no_progress;
+    use crate::models::{Verdict, no_progress};
 
     fn table(csv: &str) -> Dataset {
         let options = LoadOptions {
@@ -561,197 +415,32 @@ mod tests {
         table(&csv)
     }
 
-    /// rmda the one member; rnda and cbt scored after it.
-    fn rmda_chosen() -> Selection {
-        let scored = CandidateScore::scored;
-        Selection {
-            chosen: "rmda".into(),
-            criterion: String::new(),
-            candidates: vec![
-                scored("rmda", -0.5),
-                scored("cbt", -0.8),
-                scored("rnda", -0.6),
-            ],
-            wrong_label_odds: None,
-            held_out_flips: Vec::new(),
+    /// Two Gaussian classes 2.4 apart, a fifth of the labels flipped;
+    /// with `signal` false the labels ignore the features.
+    fn gaussian(n: usize, signal: bool) -> Dataset {
+        let mut rng = crate::rng::Rng::new(8);
+        let mut csv = String::from("id,a,b,label\n");
+        for i in 0..n {
+            let t = i % 2;
+            let shift = if t == 1 { 1.2 } else { -1.2 };
+            let mut label = if rng.uniform() < 0.2 { 1 - t } else { t };
+            if !signal {
+                label = usize::from(rng.uniform() < 0.5);
+            }
+            csv.push_str(&format!(
+                "s{i},{:.4},{:.4},c{label}\n",
+                rng.normal() + shift,
+                rng.normal() - shift
+            ));
         }
+        table(&csv)
     }
 
-    const GIVEN: [usize; 6] = [0, 1, 0, 1, 0, 1];
-
-    /// A fit whose p_mislabel is `p` for each row.
-    fn scored_rows(p: [f64; 6]) -> Fit {
-        let posterior =
-            DMatrix::from_fn(6, 2, |i, j| if j == GIVEN[i] { 1.0 - p[i] } else { p[i] });
-        Fit::from_posterior(posterior, &GIVEN)
-    }
-
-    type Mixed = Result<(Fit, Vec<String>), FitError>;
-
-    /// [`members_or_next_best`] with rmda the one member of
-    /// [`rmda_chosen`], its mixture `mix`, and `fit_one` for the others;
-    /// with the selection as it leaves it.
-    fn after_rmda(
-        mix: impl FnOnce() -> Mixed,
-        mut fit_one: impl FnMut(&str) -> Result<Fit, FitError>,
-    ) -> (Result<Fitted, FitError>, Selection) {
-        let mut selection = rmda_chosen();
-        let r = members_or_next_best(
-            vec![("rmda".to_string(), 1.0)],
-            &mut selection,
-            &ModelOptions::default(),
-            |_| mix(),
-            |m, _| fit_one(m.name()),
-            &mut no_progress(),
-        );
-        (r, selection)
-    }
-
-    #[test]
-    fn when_every_member_fails_the_best_scored_candidate_left_is_fitted() {
-        let failure = FitError::Numerical("collapsed".into());
-        let mut tried = Vec::new();
-        // rnda, the next best, fails too; cbt, the one after, fits.
-        let (r, selection) = after_rmda(
-            || Err(failure.clone()),
-            |m| {
-                tried.push(m.to_string());
-                if m == "rnda" {
-                    Err(FitError::Numerical("also".into()))
-                } else {
-                    Ok(scored_rows([0.1, 0.2, 0.3, 0.4, 0.5, 0.6]))
-                }
-            },
-        );
-        let (fit, over, weights) = r.unwrap();
-        assert_eq!(tried, ["rnda", "cbt"]);
-        assert_eq!(weights, [("cbt".to_string(), 1.0)]);
-        assert_eq!(over, ["rmda"]);
-        assert_eq!(selection.candidates[1].weight, Some(1.0));
-        assert!(
-            fit.extra.notes[0]
-                .starts_with("rmda failed on every row (numerical problem: collapsed), so cbt"),
-            "{:?}",
-            fit.extra.notes
-        );
-        // Nothing left that fits: the members' own failure.
-        let (r, _) = after_rmda(
-            || Err(failure.clone()),
-            |_| Err(FitError::Numerical("no".into())),
-        );
-        assert_eq!(r.err(), Some(failure));
-    }
-
-    /// rmda's fit is `unusable()`, and so is rnda's, the next best: cbt, the
-    /// one after, is fitted alone, with a note that starts with `why`. When
-    /// every candidate's fit is unusable, the members' fit stands, rather
-    /// than none.
-    fn passes_over_to_cbt(unusable: impl Fn() -> Fit, why: &str) {
-        let mut tried = Vec::new();
-        let (r, selection) = after_rmda(
-            || Ok((unusable(), Vec::new())),
-            |m| {
-                tried.push(m.to_string());
-                Ok(if m == "rnda" {
-                    unusable()
-                } else {
-                    scored_rows([0.1, 0.5, 0.3, 0.5, 0.3, 0.5])
-                })
-            },
-        );
-        let (fit, over, weights) = r.unwrap();
-        assert_eq!(tried, ["rnda", "cbt"]);
-        assert!(!fit.label_only && !fit.flips_unidentified);
-        assert_eq!(weights, [("cbt".to_string(), 1.0)]);
-        assert_eq!(over, ["rmda"]);
-        assert_eq!(selection.candidates[1].weight, Some(1.0));
-        assert!(
-            fit.extra.notes[0].starts_with(&format!("rmda {why}"))
-                && fit.extra.notes[0]
-                    .ends_with("so cbt, the best-scored candidate left, is fitted alone"),
-            "{:?}",
-            fit.extra.notes
-        );
-        let (r, _) = after_rmda(|| Ok((unusable(), Vec::new())), |_| Ok(unusable()));
-        let (fit, over, weights) = r.unwrap();
-        assert_eq!(fit.p_mislabel, unusable().p_mislabel);
-        assert!(over.is_empty());
-        assert_eq!(weights, [("rmda".to_string(), 1.0)]);
-    }
-
-    #[test]
-    fn when_every_member_ranks_by_label_alone_the_best_scored_candidate_that_ranks_is_fitted() {
-        // Every sample of a label alike: a classifier with no feature.
-        let flat = || Fit {
-            label_only: true,
-            ..scored_rows([0.3, 0.5, 0.3, 0.5, 0.3, 0.5])
-        };
-        passes_over_to_cbt(
-            flat,
-            "gives every sample with the same given label the same p_mislabel",
-        );
-    }
-
-    /// The member's flip table ended on the dominance constraint.
-    #[test]
-    fn when_every_member_has_unidentified_flips_the_best_scored_candidate_identified_is_fitted() {
-        let held = || Fit {
-            flips_unidentified: true,
-            ..scored_rows([0.5, 0.1, 0.5, 0.2, 0.5, 0.3])
-        };
-        passes_over_to_cbt(held, combine::UNIDENTIFIED);
-    }
-
-    #[test]
-    fn a_member_left_out_loses_its_weight_and_is_said_so() {
-        let weighted = |m: &str, score: f64, w: f64| CandidateScore {
-            weight: Some(w),
-            ..CandidateScore::scored(m, score)
-        };
-        let mut selection = Selection {
-            chosen: "shift".into(),
-            criterion: String::new(),
-            candidates: vec![weighted("shift", -0.5, 0.6), weighted("rlr", -0.6, 0.4)],
-            wrong_label_odds: None,
-            held_out_flips: Vec::new(),
-        };
-        drop_weights(&mut selection, &["shift".to_string()]);
-        assert_eq!(selection.chosen, "rlr");
-        assert_eq!(selection.candidates[1].weight, Some(1.0));
-        assert_eq!(selection.candidates[0].weight, None);
-        assert_eq!(
-            evidence::scores(&selection),
-            "shift -0.500 (left out), rlr -0.600"
-        );
-    }
-
-    /// Nine rows of one feature of small integers: rmda wins the evidence
-    /// on its folds and is a member of auto's choice (alone, under
-    /// stacking), then every start of its mixture collapses onto the
-    /// repeated values of all nine rows. auto used to end there (exit 1);
-    /// now the other members, or the next best, rank, and a note says why.
-    #[test]
-    fn auto_fits_the_next_best_when_its_choice_fails_on_every_row() {
-        let ds =
-            table("id,a,label\n1,2,x\n2,4,y\n3,6,x\n4,8,y\n5,2,x\n6,5,y\n7,7,x\n8,9,y\n9,3,x\n");
-        let plan = FitPlan::for_table(&ds, "auto", &ModelOptions::default()).unwrap();
-        let inputs = FitInputs::of_table(&ds, &plan, None);
+    fn fit_with(ds: &Dataset, model: &str) -> (FitPlan, Fit) {
+        let plan = FitPlan::for_table(ds, model, &ModelOptions::default()).unwrap();
+        let inputs = FitInputs::of_table(ds, &plan, None);
         let fit = plan.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
-        let sel = fit.extra.selection.as_ref().unwrap();
-        assert_eq!(sel.candidates[0].model, "rmda", "{sel:?}");
-        assert_eq!(sel.candidates[0].status, CandidateScore::LEFT_OUT);
-        assert_ne!(plan.model_of(&fit), "rmda");
-        assert!(
-            fit.extra
-                .notes
-                .iter()
-                .any(|n| n.starts_with("rmda failed on every row")
-                    || n.starts_with(
-                        "rmda is left out of the mixture: its fit on every row failed"
-                    )),
-            "{:?}",
-            fit.extra.notes
-        );
+        (plan, fit)
     }
 
     #[test]
@@ -778,93 +467,103 @@ mod tests {
     }
 
     #[test]
-    fn auto_chooses_when_it_fits_and_says_why() {
-        let ds = votes();
-        let plan = FitPlan::for_table(&ds, "auto", &ModelOptions::default()).unwrap();
-        assert_eq!(plan.name, "auto");
+    fn auto_chooses_when_it_fits_says_why_and_a_refit_keeps_the_choice() {
+        let ds = gaussian(240, true);
+        let (plan, fit) = fit_with(&ds, "auto");
         assert_eq!(plan.input(), ModelInput::Both, "its candidates read either");
-        let inputs = FitInputs::of_table(&ds, &plan, None);
-        assert!(
-            inputs.levels.is_some(),
-            "cbt is a candidate: levels are offered"
-        );
-        let fit = plan.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
         let chosen = plan.model_of(&fit).to_string();
-        assert!(evidence::CANDIDATES.contains(&chosen.as_str()));
+        assert!(Candidate::parse(&chosen).is_some(), "{chosen}");
         let sel = fit.extra.selection.clone().unwrap();
         let note = &fit.extra.notes[0];
         assert!(
-            note.starts_with("auto ") && note.contains(&chosen),
+            note.starts_with(&format!("auto chose {chosen} by")),
             "{note}"
         );
-        // A refit keeps the choice (its members and weights) instead of
-        // choosing again, and fits the same way.
+        assert_eq!(
+            fit.extra.held_out_skill.as_ref().unwrap().verdict,
+            Verdict::Skill
+        );
+        let count = fit.extra.wrong_labels.clone().unwrap();
+        assert!(count.low as f64 <= count.expected && count.expected <= count.high as f64);
+        // A refit keeps the choice instead of choosing again, and fits the
+        // same way.
         let settled = plan.settled(&fit, &ModelOptions::default()).unwrap();
-        assert_eq!(settled.name, evidence::combination(&sel));
+        assert_eq!(settled.name, chosen);
+        let inputs = FitInputs::of_table(&ds, &settled, None);
         let again = settled
             .fit(&inputs, &ds.labels, &mut no_progress())
             .unwrap();
         assert_eq!(again.posterior, fit.posterior);
         assert_eq!(again.extra.selection, Some(sel));
         // A named model is never overridden.
-        let named = FitPlan::for_table(&ds, "rlr", &ModelOptions::default()).unwrap();
-        let fit = named.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
+        let (named, fit) = fit_with(&ds, "rlr");
         assert_eq!(named.model_of(&fit), "rlr");
         assert!(fit.extra.selection.is_none());
     }
 
-    /// Two Gaussian classes, a fifth of the labels flipped: auto's members
-    /// that learn a flip table take the one their held-out fits imply, say
-    /// so, and a refit of the same choice applies the same tables.
+    /// The same table gives the same fit with one thread or two, and on a
+    /// machine ten times slower (every progress report takes a while): no
+    /// choice reads a clock.
     #[test]
-    fn auto_members_take_their_held_out_flip_tables_and_a_refit_keeps_them() {
-        let mut rng = crate::rng::Rng::new(8);
-        let mut csv = String::from("id,a,b,label\n");
-        for i in 0..240 {
-            let t = i % 2;
-            let shift = if t == 1 { 1.2 } else { -1.2 };
-            let label = if rng.uniform() < 0.2 { 1 - t } else { t };
-            csv.push_str(&format!(
-                "s{i},{:.4},{:.4},c{label}\n",
-                rng.normal() + shift,
-                rng.normal() - shift
-            ));
+    fn auto_gives_the_same_answer_on_any_machine() {
+        let ds = gaussian(300, true);
+        let on = |threads: usize, slow: bool| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let plan = FitPlan::for_table(&ds, "auto", &ModelOptions::default()).unwrap();
+                let inputs = FitInputs::of_table(&ds, &plan, None);
+                let mut progress = |_: Progress| {
+                    if slow {
+                        std::thread::sleep(std::time::Duration::from_micros(200));
+                    }
+                    Control::Continue
+                };
+                plan.fit(&inputs, &ds.labels, &mut progress).unwrap()
+            })
+        };
+        let one = on(1, false);
+        for other in [on(2, false), on(2, true), on(1, true)] {
+            assert_eq!(other.p_mislabel, one.p_mislabel);
+            assert_eq!(other.ranking(), one.ranking());
+            assert_eq!(other.extra.selection, one.extra.selection);
         }
-        let ds = table(&csv);
-        let plan = FitPlan::for_table(&ds, "auto", &ModelOptions::default()).unwrap();
-        let inputs = FitInputs::of_table(&ds, &plan, None);
-        let fit = plan.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
-        let sel = fit.extra.selection.clone().unwrap();
-        assert!(!sel.held_out_flips.is_empty(), "{:?}", fit.extra.notes);
-        for t in &sel.held_out_flips {
-            let member = sel.candidates.iter().find(|c| c.model == t.model).unwrap();
-            assert!(member.weight.is_some(), "{} has no weight", t.model);
-            assert!(["rnda", "rlr"].contains(&t.model.as_str()));
-            assert!(t.p_given_true[0][0] > 0.5 && t.p_given_true[1][1] > 0.5);
-            let said = format!(
-                "{}'s flip table is the one its held-out fits imply",
-                t.model
-            );
-            assert!(
-                fit.extra.notes.iter().any(|n| n.starts_with(&said)),
-                "{said}"
-            );
+    }
+
+    /// Labels independent of the features: every model, named or chosen,
+    /// flags nothing and says why.
+    #[test]
+    fn without_signal_nothing_is_flagged() {
+        let ds = gaussian(300, false);
+        for model in ["auto", "rnda", "lr"] {
+            let (_, fit) = fit_with(&ds, model);
+            let skill = fit.extra.held_out_skill.as_ref().unwrap();
+            assert_eq!(skill.verdict, Verdict::NoSkill, "{model}: {skill:?}");
+            assert!(fit.p_mislabel.iter().all(|&p| p < 0.5), "{model}");
+            assert!(fit.extra.wrong_labels.is_none());
+            assert!(fit.uncounted().unwrap().contains("no skill"), "{model}");
         }
-        let settled = plan.settled(&fit, &ModelOptions::default()).unwrap();
-        let again = settled
-            .fit(&inputs, &ds.labels, &mut no_progress())
-            .unwrap();
-        assert_eq!(again.posterior, fit.posterior);
-        assert_eq!(again.extra.selection, Some(sel));
+    }
+
+    /// Nine rows: no class can be held out, so auto fits its first
+    /// candidate that fits and says the data cannot tell.
+    #[test]
+    fn a_tiny_table_is_too_small_to_tell() {
+        let ds =
+            table("id,a,label\n1,2,x\n2,4,y\n3,6,x\n4,8,y\n5,2,x\n6,5,y\n7,7,x\n8,9,y\n9,3,x\n");
+        let (_, fit) = fit_with(&ds, "auto");
+        let skill = fit.extra.held_out_skill.as_ref().unwrap();
+        assert_eq!(skill.verdict, Verdict::TooFewSamples);
+        assert!(fit.p_mislabel.iter().all(|&p| p == 0.0));
     }
 
     #[test]
     fn report_matrices_carry_the_class_names() {
         // The review screen used to show "class #k" where scan showed names.
         let ds = votes();
-        let plan = FitPlan::for_table(&ds, "cbt", &ModelOptions::default()).unwrap();
-        let inputs = FitInputs::of_table(&ds, &plan, None);
-        let fit = plan.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
+        let (_, fit) = fit_with(&ds, "cbt");
         let labels: Vec<&String> = fit
             .extra
             .matrices

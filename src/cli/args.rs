@@ -358,11 +358,11 @@ impl ModelArgs {
     }
 }
 
-/// The models `auto` chooses among (`app::evidence::CANDIDATES`).
+/// The models `auto` chooses among (`app::auto::candidates`).
 fn auto_candidates() -> Vec<String> {
-    crate::app::evidence::CANDIDATES
+    crate::app::auto::candidates::all()
         .iter()
-        .map(|c| c.to_string())
+        .map(|c| c.model().to_string())
         .collect()
 }
 

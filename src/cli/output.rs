@@ -203,6 +203,10 @@ pub fn report_value(ds: &Dataset, fit: &Fit, info: &RunInfo) -> serde_json::Valu
         // Each label is wrong with probability p_mislabel: their sum is the
         // number of wrong labels the model expects.
         "expected_wrong_labels": fit.p_mislabel.iter().filter(|p| p.is_finite()).sum::<f64>(),
+        // The count with its 95% interval (`null` when the fit cannot count),
+        // and whether held-out fits show the data can tell wrong labels at all.
+        "wrong_labels": fit.extra.wrong_labels,
+        "held_out_skill": fit.extra.held_out_skill,
     })
 }
 

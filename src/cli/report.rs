@@ -168,7 +168,7 @@ fn open_session(
 /// alone says nothing of which model ranked the samples.
 fn page_model(requested: &str, fit: &crate::models::Fit) -> String {
     match &fit.extra.selection {
-        Some(s) => format!("auto: {}", crate::app::evidence::combination(s)),
+        Some(s) => format!("auto: {}", crate::app::auto::combination(s)),
         None => requested.to_string(),
     }
 }
@@ -225,9 +225,7 @@ mod tests {
             chosen: "rlr".into(),
             criterion: "held-out log-likelihood".into(),
             candidates: vec![member("shift", 0.3), member("rlr", 0.7)],
-            wrong_label_odds: None,
-            held_out_flips: Vec::new(),
         });
-        assert_eq!(page_model("auto", &fit), "auto: rlr 0.70 + shift 0.30");
+        assert_eq!(page_model("auto", &fit), "auto: rlr");
     }
 }

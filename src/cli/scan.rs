@@ -35,7 +35,6 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
     check_outputs(a)?;
     let ds = load(&a.data, data, &[model.name()])?;
     let started = Instant::now();
-    let ds = crate::app::scale::settle(ds, model.name(), &options);
     let plan = FitPlan::for_table(&ds, model.name(), &options)?;
     let inputs = FitInputs::of_table(&ds, &plan, None);
     let fit = {
@@ -118,16 +117,13 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
 fn summary(a: &ScanArgs, plan: &FitPlan, fit: &Fit, test: Option<String>) -> String {
     let model = match (&fit.extra.selection, &plan.note) {
         (Some(sel), _) => format!(
-            "{} (chosen by auto: weighed by held-out ranking of the given labels, among candidates scored by cross-validated log-likelihood {})",
-            crate::app::evidence::combination(sel),
-            crate::app::evidence::scores(sel)
+            "{} (chosen by auto: {})",
+            sel.chosen,
+            crate::app::auto::scores(sel)
         ),
         (None, Some(note)) => format!("{} ({note})", plan.name),
         (None, None) => plan.name.clone(),
     };
-    let known = fit.p_mislabel.iter().filter(|p| !p.is_nan());
-    let flagged = known.clone().filter(|p| **p >= 0.5).count();
-    let expected: f64 = known.sum();
     let mut outputs = vec![match &a.out {
         Some(path) => format!("ranking written to {}", path.display()),
         None => "ranking written to stdout".to_string(),
@@ -139,17 +135,32 @@ fn summary(a: &ScanArgs, plan: &FitPlan, fit: &Fit, test: Option<String>) -> Str
         outputs.push(format!("predictions to {}", path.display()));
     }
     outputs.extend(test);
+    let c = crate::app::auto::counts::count(&fit.p_mislabel);
     // Said on the line a script's log keeps: otherwise the figures read as
     // a ranking, and within each label the list is file order.
-    let blind = if fit.label_only {
-        " (ranked by the given label alone: the classifier kept no feature; see the report's notes)"
-    } else if fit.flips_unidentified {
-        " (not a count: the flip table ended on the diagonal-dominance constraint; see the report's notes)"
-    } else {
-        ""
+    let found = match (&fit.extra.held_out_skill, fit.uncounted()) {
+        (Some(s), Some(why)) if s.reason.is_some() => {
+            format!("the data cannot tell which labels are wrong: {why}; nothing flagged")
+        }
+        _ if fit.label_only => format!(
+            "{} flagged (p_mislabel >= 0.5), about {:.1} wrong labels expected (ranked by the given label alone: the classifier kept no feature; see the report's notes)",
+            c.flagged, c.expected
+        ),
+        _ if fit.flips_unidentified => format!(
+            "{} flagged (p_mislabel >= 0.5), about {:.1} wrong labels expected (not a count: the flip table ended on the diagonal-dominance constraint; see the report's notes)",
+            c.flagged, c.expected
+        ),
+        _ => format!(
+            "{} flagged (p_mislabel >= 0.5), about {:.1} wrong labels expected ({}-{}, {:.0}% interval)",
+            c.flagged,
+            c.expected,
+            c.low,
+            c.high,
+            100.0 * c.level
+        ),
     };
     format!(
-        "relabel scan: {model}, {} samples, {flagged} flagged (p_mislabel >= 0.5), about {expected:.1} wrong labels expected{blind}; {}",
+        "relabel scan: {model}, {} samples, {found}; {}",
         fit.p_mislabel.len(),
         outputs.join(", ")
     )

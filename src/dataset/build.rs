@@ -262,16 +262,21 @@ fn without_constant(
     Ok((kept_features, values, kept_means, names))
 }
 
+/// The error of a table with a header and nothing under it.
+pub(super) fn no_samples(path: &Path) -> DataError {
+    err(
+        path,
+        1,
+        0,
+        "the table has a header but no samples".into(),
+        "add data rows",
+    )
+}
+
 /// There are samples, and every one has a label.
 fn check_labels(path: &Path, grid: &Grid, opts: &LoadOptions) -> Result<(), DataError> {
     if grid.labels.codes.is_empty() {
-        return Err(err(
-            path,
-            1,
-            0,
-            "the table has a header but no samples".into(),
-            "add data rows",
-        ));
+        return Err(no_samples(path));
     }
     if let Some((line, column)) = grid.labels.first_empty
         && opts.missing != MissingPolicy::Drop

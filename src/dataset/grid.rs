@@ -305,13 +305,18 @@ pub fn samples_as_rows_in(
     n_chunks: usize,
     progress: Option<Progress<'_>>,
 ) -> Result<Grid, DataError> {
+    // A table without a data row is refused before anything is built per
+    // field: a one-line file of 25 million fields took gigabytes to say so.
+    if records.len() < 2 {
+        return Err(header_only(path, bytes, &records[0], delimiter));
+    }
     let mut scratch = Vec::new();
     let header: Vec<String> = fields_of(bytes, &records[0], delimiter, &mut scratch)
         .into_iter()
         .map(|(t, _)| t.trim().to_string())
         .collect();
     let n_fields = header.len();
-    no_numbers_for_names(path, &header, records[0].line)?;
+    no_numbers_for_names(path, &header, header.len(), records[0].line)?;
     let Columns {
         label_field,
         id_field,
@@ -393,24 +398,69 @@ pub fn samples_as_rows_in(
     })
 }
 
+/// Why a table of one line has no samples, read in constant memory: its
+/// fields are walked, never gathered, and only the first few kept to name.
+fn header_only(path: &Path, bytes: &[u8], rec: &RecordSpan, delimiter: u8) -> DataError {
+    const SHOWN: usize = 16;
+    let content = &bytes[rec.content.clone()];
+    let (mut fields, mut numbers, mut first) = (0, true, Vec::new());
+    let mut start = 0;
+    let mut in_quotes = false;
+    for i in 0..=content.len() {
+        let b = content.get(i).copied();
+        if b == Some(b'"') {
+            in_quotes = !in_quotes;
+        }
+        if b.is_some() && (in_quotes || b != Some(delimiter)) {
+            continue;
+        }
+        let text = field_text(&content[start..i]).trim().to_string();
+        numbers &= matches!(
+            super::cells::read_cell(&text),
+            super::cells::Cell::Number(_)
+        );
+        if first.len() < SHOWN {
+            first.push(text);
+        } else if !numbers {
+            // A name that is not a number: the count no longer matters.
+            break;
+        }
+        fields += 1;
+        start = i + 1;
+    }
+    match no_numbers_for_names(path, &first, fields, rec.line) {
+        Err(e) if numbers => e,
+        _ => super::build::no_samples(path),
+    }
+}
+
 /// A header of numbers only is a data row: the file has none (as UCI's
 /// `.data` files), and read as one its first sample would be lost and its
 /// values taken for names. A header naming wavelengths keeps a label
 /// column's name, so it has a word.
-fn no_numbers_for_names(path: &Path, header: &[String], line: usize) -> Result<(), DataError> {
+/// `header` holds the first names (all of them, or enough to list) of
+/// `fields`.
+fn no_numbers_for_names(
+    path: &Path,
+    header: &[String],
+    fields: usize,
+    line: usize,
+) -> Result<(), DataError> {
     let numbers = header
         .iter()
         .all(|h| matches!(super::cells::read_cell(h), super::cells::Cell::Number(_)));
-    if header.len() < 2 || !numbers {
+    if fields < 2 || !numbers {
         return Ok(());
     }
+    let mut names = header.to_vec();
+    names.resize(fields, String::new());
     Err(err(
         path,
         line,
         0,
         format!(
             "the first line, read as the header, holds only numbers ({}), so the file seems to have no header line",
-            name_list(header)
+            name_list(&names)
         ),
         "add a first line naming the columns (the class column named label), so that the first sample is read as one",
     ))

@@ -70,8 +70,10 @@ pub fn run_detection(
         let fit = plan.fit(inputs, &injected.labels, &mut no_progress())?;
         let wall_seconds = started.elapsed().as_secs_f64();
         let k = injected.n_flipped();
-        let (precision_at_k, recall_at_k) =
-            precision_recall_at(&fit.p_mislabel, &injected.flipped, k);
+        // Scored by the output order (a fit whose data cannot tell keeps
+        // the model's order at p_mislabel 0, `app::auto::skill::withhold`).
+        let order = order_scores(&fit);
+        let (precision_at_k, recall_at_k) = precision_recall_at(&order, &injected.flipped, k);
         let test_accuracy = match (test, &fit.classifier) {
             (Some(t), Some(c)) => {
                 let p = match t.table {
@@ -89,9 +91,8 @@ pub fn run_detection(
             n_flipped: k,
             flagged: fit.p_mislabel.iter().filter(|p| **p >= 0.5).count(),
             expected: fit.p_mislabel.iter().filter(|p| p.is_finite()).sum(),
-            auroc: auroc(&fit.p_mislabel, &injected.flipped).unwrap_or(f64::NAN),
-            average_precision: average_precision(&fit.p_mislabel, &injected.flipped)
-                .unwrap_or(f64::NAN),
+            auroc: auroc(&order, &injected.flipped).unwrap_or(f64::NAN),
+            average_precision: average_precision(&order, &injected.flipped).unwrap_or(f64::NAN),
             precision_at_k,
             recall_at_k,
             suggested_accuracy: accuracy(&fit.suggested, clean),
@@ -101,6 +102,16 @@ pub fn run_detection(
         });
     }
     Ok(out)
+}
+
+/// Each sample's score as its place in the fit's ranking (the output
+/// order: p_mislabel, ties in the model's order of suspicion).
+fn order_scores(fit: &crate::models::Fit) -> Vec<f64> {
+    let mut score = vec![0.0; fit.p_mislabel.len()];
+    for (place, i) in fit.ranking().into_iter().enumerate() {
+        score[i] = -(place as f64);
+    }
+    score
 }
 
 /// Mean and sample standard deviation, ignoring NaN.

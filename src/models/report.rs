@@ -117,9 +117,111 @@ pub struct ModelReport {
     /// How `auto` chose this model, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selection: Option<Selection>,
+    /// Whether held-out fits show that the features predict the given
+    /// labels (`app::auto::skill`): set by the pipeline for every model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_out_skill: Option<HeldOutSkill>,
+    /// The count of wrong labels with its interval (`app::auto::counts`);
+    /// `None` when the fit cannot count ([`crate::models::Fit::uncounted`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wrong_labels: Option<WrongLabelCount>,
 }
 
-/// `auto`'s choice and the evidence behind it (`app::evidence`).
+/// What held-out fits say of a table: whether the features predict the
+/// given labels better than the class shares do. Without that skill the
+/// data cannot tell which labels are wrong, and nothing is flagged.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HeldOutSkill {
+    /// The model (or auto's candidate) whose held-out fits were tested.
+    pub model: String,
+    pub verdict: Verdict,
+    /// Held-out rows tested.
+    pub rows: usize,
+    /// Held-out AUC of the given labels, each class against the rest,
+    /// averaged over the classes (0.5: no skill); `None` when no row could
+    /// be held out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auc: Option<f64>,
+    /// Its distance from chance in standard errors under permutation of the
+    /// labels within the folds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub z: Option<f64>,
+    /// The smallest class's rows.
+    pub smallest_class: usize,
+    /// Why the data cannot tell which labels are wrong (`None` with skill).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// [`HeldOutSkill`]'s verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The held-out fits predict the given labels beyond chance.
+    Skill,
+    /// They do not: the ranking is no evidence of a wrong label.
+    NoSkill,
+    /// Too few samples per class for held-out fits to show skill at all.
+    TooFewSamples,
+}
+
+impl HeldOutSkill {
+    /// The z a one-sided test at 5% needs.
+    pub const Z: f64 = 1.645;
+
+    /// The verdict with its reason, as every surface says it.
+    pub fn new(
+        model: &str,
+        verdict: Verdict,
+        rows: usize,
+        auc: Option<f64>,
+        z: Option<f64>,
+        smallest_class: usize,
+    ) -> HeldOutSkill {
+        let reason = match verdict {
+            Verdict::Skill => None,
+            Verdict::TooFewSamples => Some(format!(
+                "too few samples per class for a held-out fit (the smallest class has \
+                 {smallest_class}): even a perfect held-out ranking could not be told from chance"
+            )),
+            Verdict::NoSkill => Some(format!(
+                "{model}'s held-out fits show no skill over the class shares (held-out AUC of the \
+                 given labels {:.3} on {rows} rows, {:.2} standard errors from chance; a one-sided \
+                 5% test needs {})",
+                auc.unwrap_or(f64::NAN),
+                z.unwrap_or(f64::NAN),
+                Self::Z
+            )),
+        };
+        HeldOutSkill {
+            model: model.to_string(),
+            verdict,
+            rows,
+            auc,
+            z,
+            smallest_class,
+            reason,
+        }
+    }
+}
+
+/// The number of wrong labels a fit implies: each label is wrong with its
+/// p_mislabel, so the count is a sum of independent Bernoulli draws (a
+/// Poisson binomial), whose mean is `expected` and whose central 95%
+/// interval is `low..=high`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WrongLabelCount {
+    /// Samples with p_mislabel >= 0.5.
+    pub flagged: usize,
+    /// The sum of p_mislabel.
+    pub expected: f64,
+    pub low: usize,
+    pub high: usize,
+    /// The interval's coverage (0.95).
+    pub level: f64,
+}
+
+/// `auto`'s choice and the evidence behind it (`app::auto`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Selection {
     /// The member with the largest weight.
@@ -128,34 +230,6 @@ pub struct Selection {
     pub criterion: String,
     /// Every candidate, the chosen one included, best score first.
     pub candidates: Vec<CandidateScore>,
-    /// The factor on the odds of a wrong label that brings the members'
-    /// p_mislabel to the noise their held-out fits see
-    /// (`app::calibrate`); a refit applies the same.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wrong_label_odds: Option<f64>,
-    /// The flip tables the members' held-out fits imply
-    /// (`app::held_out_flips`); a refit applies the same.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub held_out_flips: Vec<MemberFlips>,
-}
-
-/// A member's flip table counted on its held-out P(true | x) (the
-/// confident joint): rows are true classes, columns given labels, entries
-/// P(given | true).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct MemberFlips {
-    pub model: String,
-    pub p_given_true: Vec<Vec<f64>>,
-    /// The evidence rows it was counted on.
-    pub rows: usize,
-}
-
-impl MemberFlips {
-    /// The table as a matrix, true classes down.
-    pub fn table(&self) -> nalgebra::DMatrix<f64> {
-        let k = self.p_given_true.len();
-        nalgebra::DMatrix::from_fn(k, k, |t, g| self.p_given_true[t][g])
-    }
 }
 
 /// One candidate of `auto`: its score, or why it has none.

@@ -132,7 +132,7 @@ impl App {
                     .extra
                     .selection
                     .as_ref()
-                    .map_or(job.model.clone(), crate::app::evidence::combination);
+                    .map_or(job.model.clone(), crate::app::auto::combination);
                 let status = format!("{model} {}", fit.convergence());
                 let notes = fit.extra.notes.join("; ");
                 if job.samples.len() == n {

@@ -267,7 +267,7 @@ fn default_flags(
         .extra
         .selection
         .as_ref()
-        .map_or_else(|| plan.name.clone(), crate::app::evidence::combination);
+        .map_or_else(|| plan.name.clone(), crate::app::auto::combination);
     let name = format!("the default ({chosen})");
     Ok(table.flags_of(name, &fit, start.elapsed().as_secs_f64()))
 }

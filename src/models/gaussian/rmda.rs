@@ -249,23 +249,6 @@ impl RobustModel for Rmda {
         "rmda"
     }
 
-    /// The continuation on every row is one EM from the subsample's
-    /// chosen mixture, which converged there, where the small fit runs the
-    /// restarts and the label split at each number of clusters of its BIC
-    /// series. Measured with `relabel scan` on tables of 60k-1M rows and
-    /// on 2400 of their rows (for the small fit's pace), the whole fit on
-    /// every row took 0.011-0.12 of its price row for row, the
-    /// subsample's fit included; the pass is priced at [`PASS_SHARE`].
-    fn cost_rows(&self, d: usize, given: &[usize], n_classes: usize) -> f64 {
-        self.plan(d, n_classes)
-            .cost_rows(given, n_classes, PASS_SHARE)
-    }
-
-    /// At one cluster per class, as its plan counts; BIC may choose more.
-    fn free_parameters(&self, d: usize, n_classes: usize) -> Option<usize> {
-        Some(n_classes * self.plan(d, n_classes).params_per_class)
-    }
-
     /// The mixture never reads labels and R is a closed-form function of the
     /// labels and the mixture, so the fit on the decided labels with the
     /// decided rows pinned is exact here (a relabel given -> d counts as a
@@ -435,13 +418,6 @@ type MixtureChoice = (
 /// fifth of their scale, enough to rank starts and cluster numbers whose
 /// BIC differ by thousands (2578 between 5 and 6 clusters on gauss_200k).
 const RMDA_ROWS_PER_PARAMETER: usize = 20;
-
-/// The share of every row auto prices the continuation on every row at
-/// (see `cost_rows`): on top of the subsample's rows, a tenth of every
-/// row prices each measured fit 1.9-10 times over. An underestimate makes
-/// the curator wait for a fit auto should have left out, an overestimate
-/// only leaves out a model sooner than need be.
-const PASS_SHARE: f64 = 0.1;
 
 /// Step 1's rows: the standardised features and each row's key (from its
 /// raw values), which the subsample and the k-means++ starts draw by.

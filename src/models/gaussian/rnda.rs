@@ -588,16 +588,6 @@ fn best_run(
     Ok((kept, tried, admissible))
 }
 
-/// What rnda's EM on every row, continued from the subsample's fixed
-/// point, costs against its whole fit on a table too small to subsample,
-/// per row: about half the iterations of the EM from the given labels
-/// (see [`subsample::MAX_SHARE`]), and the small fit keeps its first
-/// start unless that one is inadmissible. Measured with `relabel scan` on
-/// tables of 60k-1M rows and on 2400 of their rows (for the small fit's
-/// pace), the pass took 0.15-0.26 of it (the whole fit 0.17-0.55 of its
-/// price row for row), so half prices each fit 1.4-3 times over.
-const PASS_SHARE: f64 = 0.5;
-
 impl Rnda {
     /// When and how much of a table of `d` columns and `k` classes the
     /// starts run on (see [`subsample`]): a class's Gaussian and its row
@@ -665,19 +655,6 @@ impl Rnda {
 impl RobustModel for Rnda {
     fn name(&self) -> &'static str {
         "rnda"
-    }
-
-    fn cost_rows(&self, d: usize, given: &[usize], n_classes: usize) -> f64 {
-        self.plan(d, n_classes)
-            .cost_rows(given, n_classes, PASS_SHARE)
-    }
-
-    fn free_parameters(&self, d: usize, n_classes: usize) -> Option<usize> {
-        Some(n_classes * self.plan(d, n_classes).params_per_class)
-    }
-
-    fn learns_a_flip_table(&self) -> bool {
-        true
     }
 
     fn fit_guided(

@@ -336,17 +336,6 @@ impl RobustModel for Rlr {
         if self.robust { "rlr" } else { "lr" }
     }
 
-    /// Per true class: its logit (d weights and an intercept) and its row
-    /// of the flip table (k - 1 free cells).
-    fn free_parameters(&self, d: usize, n_classes: usize) -> Option<usize> {
-        Some(n_classes * (d + 1 + (n_classes - 1)))
-    }
-
-    /// A flip table the user fixed stays as given.
-    fn learns_a_flip_table(&self) -> bool {
-        self.robust && !self.fix_gamma
-    }
-
     /// rLR: a decided row's true class is known, so its E-step posterior is
     /// one-hot at the decision (it still counts in the flip table and the
     /// classifier's M-step); a warm posterior replaces the given labels as

@@ -1304,19 +1304,6 @@ impl RobustModel for ShiftLr {
         "shift"
     }
 
-    /// On a large table (see [`large`]) the whole small-table fit runs on
-    /// the subsample, and every row then enters one solve at the chosen
-    /// lambda from the subsample's answer, where the small fit walks the
-    /// lambda path once per fold and once on every row. That solve is
-    /// priced at [`large::PASS_SHARE`] of every row.
-    fn cost_rows(&self, d: usize, given: &[usize], n_classes: usize) -> f64 {
-        let this = self.for_shape(given.len(), d, n_classes);
-        match this.large_plan(d, given, n_classes) {
-            Some((plan, _)) => plan.cost_rows(given, n_classes, large::PASS_SHARE),
-            None => given.len() as f64,
-        }
-    }
-
     /// A decided row's label is its decision and its shift is held at zero
     /// (it never enters the path nor pays the penalty). A warm posterior is
     /// not used: the path is defined from lambda_max, where every shift is

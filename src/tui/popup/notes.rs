@@ -69,7 +69,7 @@ fn fit_sections(model: &str, fit: &Fit) -> Vec<Section> {
     out.push((format!("the fit: {model}"), about));
     if let Some(sel) = &fit.extra.selection {
         let weights: Vec<f64> = sel.candidates.iter().filter_map(|c| c.weight).collect();
-        let mut shown = crate::app::combine::in_hundredths(&weights).into_iter();
+        let mut shown = weights.into_iter();
         let lines = sel
             .candidates
             .iter()
@@ -179,8 +179,6 @@ mod tests {
             chosen: "rnda".into(),
             criterion: "held-out log-likelihood".into(),
             candidates: vec![scored("rnda", -0.5, 0.01, Some(1.0))],
-            wrong_label_odds: None,
-            held_out_flips: Vec::new(),
         });
         let s = fit_sections("rnda", &fit);
         assert_eq!(s[0].0, "the fit: rnda");

@@ -55,18 +55,6 @@ pub const ROWS_PER_PARAMETER: usize = subsample::ROWS_PER_PARAMETER;
 /// quarter of what it would on every row and the answer still moves little.
 pub const MAX_SHARE: f64 = 0.25;
 
-/// What the solve on every row costs against the whole small-table fit,
-/// per row: the share auto prices it at ([`crate::models::RobustModel::cost_rows`]).
-/// Measured with `relabel scan` on tables of 60k-1M rows and on 2400 of
-/// their rows (for the small fit's pace), the solve cost 0.013-0.053 of
-/// the small fit per row on tables of 3-20 columns, but 0.11 on 60 columns
-/// (4 classes) and 0.21 on 100 (2 classes), where each solve's rounds
-/// cover more coefficients. At 0.3 every fit measured is priced 1.2-11
-/// times over: an underestimate makes the curator wait for a fit auto
-/// should have left out, an overestimate only leaves out a model sooner
-/// than need be.
-pub const PASS_SHARE: f64 = 0.3;
-
 /// When a table is large enough for lambda to be chosen on a subsample.
 #[derive(Clone, Debug)]
 pub struct LargeTables {

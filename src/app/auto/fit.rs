@@ -1,0 +1,292 @@
+//! Stage 3 of auto: the candidates that apply are evaluated within the
+//! work bound, decide chooses, and the choice is fitted on every row.
+
+use std::sync::Arc;
+
+use nalgebra::DMatrix;
+
+use super::candidates::{Candidate, PLAIN, ROBUST};
+use super::decide::{Choice, Row, decide};
+use super::evaluate::{FOLDS, HeldOut, Outcome, Sample, content_keys, evaluate, stratified_folds};
+use super::skill;
+use super::work::{EVALUATION_WORK, work};
+use crate::app::pipeline::FitInputs;
+use crate::models::ensemble::WeightedClassifier;
+use crate::models::probs::Probs;
+use crate::models::{
+    CandidateScore, Classifier, Control, Fit, FitError, Guide, HeldOutSkill, ModelOptions,
+    Progress, RobustModel, Selection, Verdict, build_model,
+};
+
+/// What auto chose and why: the candidate, the report's selection, and the
+/// chosen candidate's held-out skill.
+pub struct Chosen {
+    pub candidate: Candidate,
+    pub selection: Selection,
+    pub skill: HeldOutSkill,
+    /// The other scored candidates, best first, with their skill: tried in
+    /// turn when the choice cannot be fitted on every row.
+    pub fallbacks: Vec<(Candidate, HeldOutSkill)>,
+}
+
+/// The criterion as the report says it.
+pub const CRITERION: &str = "cross-validated log score of the given labels (5 folds on at most \
+    1000 rows; the best is fitted)";
+
+/// Evaluates every candidate that applies, and decides.
+pub fn choose(
+    inputs: &FitInputs<'_>,
+    labels: &[usize],
+    options: &ModelOptions,
+    progress: &mut dyn FnMut(Progress) -> Control,
+) -> Result<Chosen, FitError> {
+    let sample = Sample::draw(inputs, labels, options.seed);
+    let (candidates, mut report) = within_bound(inputs, labels, &sample);
+    let smallest = smallest_class(labels, inputs.n_classes());
+    let first = candidates[0];
+    if !sample.holds_out() {
+        let too_few = |c: Candidate| {
+            let s = HeldOutSkill::new(&c.name(), Verdict::TooFewSamples, 0, None, None, smallest);
+            (c, s)
+        };
+        return Ok(Chosen {
+            candidate: first,
+            selection: selection(first, report),
+            skill: too_few(first).1,
+            fallbacks: candidates[1..].iter().map(|&c| too_few(c)).collect(),
+        });
+    }
+    let table = evaluate(&candidates, inputs, &sample, options, progress)?;
+    let (n, k) = (labels.len(), inputs.n_classes());
+    let scored: Vec<(Candidate, &HeldOut)> = candidates
+        .iter()
+        .zip(&table.outcomes)
+        .filter_map(|(c, o)| match o {
+            Outcome::Scored(h) => Some((*c, h)),
+            Outcome::Dropped { .. } => None,
+        })
+        .collect();
+    let rows: Vec<Row> = scored
+        .iter()
+        .map(|(c, h)| Row {
+            name: h.name.clone(),
+            log_scores: h.log_scores(&sample),
+            work: work(*c, n, columns(*c, inputs), k),
+        })
+        .collect();
+    for o in &table.outcomes {
+        if let Outcome::Dropped { name, reason } = o {
+            report.push(unscored(name, "failed", reason.clone()));
+        }
+    }
+    let Some(choice) = decide(&rows) else {
+        let why: Vec<String> = report
+            .iter()
+            .map(|c| format!("{}: {}", c.model, c.reason.as_deref().unwrap_or(&c.status)))
+            .collect();
+        return Err(FitError::NotApplicable(format!(
+            "auto could score no candidate ({})",
+            why.join("; ")
+        )));
+    };
+    let (chosen, held) = scored[choice.chosen];
+    let mut selection = selection(chosen, report);
+    selection
+        .candidates
+        .splice(0..0, scored_entries(&rows, &choice));
+    Ok(Chosen {
+        candidate: chosen,
+        skill: skill::test(held, &sample, smallest),
+        fallbacks: by_score(&scored, &choice)
+            .into_iter()
+            .map(|(c, h)| (c, skill::test(h, &sample, smallest)))
+            .collect(),
+        selection,
+    })
+}
+
+/// The scored candidates other than the chosen one, best score first.
+fn by_score<'a>(
+    scored: &[(Candidate, &'a HeldOut)],
+    choice: &Choice,
+) -> Vec<(Candidate, &'a HeldOut)> {
+    let mut order: Vec<usize> = (0..scored.len())
+        .filter(|&c| c != choice.chosen && choice.scores[c].is_some())
+        .collect();
+    let mean = |c: usize| choice.scores[c].map_or(f64::NEG_INFINITY, |s| s.mean);
+    order.sort_by(|&a, &b| mean(b).total_cmp(&mean(a)).then(a.cmp(&b)));
+    order.into_iter().map(|c| scored[c]).collect()
+}
+
+/// The report's entries of the scored candidates, best score first.
+fn scored_entries(rows: &[Row], choice: &Choice) -> Vec<CandidateScore> {
+    let mut out: Vec<(f64, CandidateScore)> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(c, r)| {
+            let s = choice.scores[c]?;
+            Some((
+                s.mean,
+                CandidateScore {
+                    model: r.name.clone(),
+                    score: Some(s.mean),
+                    standard_error: Some(s.standard_error),
+                    status: "scored".into(),
+                    reason: None,
+                    weight: (c == choice.chosen).then_some(1.0),
+                },
+            ))
+        })
+        .collect();
+    out.sort_by(|a, b| b.0.total_cmp(&a.0));
+    out.into_iter().map(|(_, c)| c).collect()
+}
+
+fn selection(chosen: Candidate, candidates: Vec<CandidateScore>) -> Selection {
+    Selection {
+        chosen: chosen.name(),
+        criterion: CRITERION.into(),
+        candidates,
+    }
+}
+
+fn unscored(model: &str, status: &str, reason: String) -> CandidateScore {
+    CandidateScore {
+        model: model.to_string(),
+        score: None,
+        standard_error: None,
+        status: status.into(),
+        reason: Some(reason),
+        weight: None,
+    }
+}
+
+fn smallest_class(labels: &[usize], k: usize) -> usize {
+    let mut counts = vec![0usize; k];
+    labels.iter().for_each(|&g| counts[g] += 1);
+    counts.into_iter().filter(|&c| c > 0).min().unwrap_or(0)
+}
+
+/// Columns of the matrix `c` reads.
+fn columns(c: Candidate, inputs: &FitInputs<'_>) -> usize {
+    build_model(c.model(), &ModelOptions::default()).map_or(inputs.features.ncols(), |m| {
+        m.input()
+            .pick(&inputs.features, inputs.levels.as_ref())
+            .ncols()
+    })
+}
+
+/// The candidates that apply, cheapest held-out fits first while their
+/// work stays within [`EVALUATION_WORK`] (the cheapest always), put back
+/// in candidate order; and the report's entries for those left out.
+fn within_bound(
+    inputs: &FitInputs<'_>,
+    labels: &[usize],
+    sample: &Sample,
+) -> (Vec<Candidate>, Vec<CandidateScore>) {
+    let k = inputs.n_classes();
+    let smallest = smallest_class(labels, k);
+    let d = inputs.features.ncols();
+    let mut report = Vec::new();
+    let mut all: Vec<Candidate> = ROBUST.iter().map(|&m| Candidate::Robust(m)).collect();
+    for &m in PLAIN {
+        let c = Candidate::Plain(m);
+        // QDA where every class has room for its covariance: twice its
+        // parameters in rows.
+        if m == "nda" && smallest < 2 * (d + 1) {
+            let reason = format!(
+                "QDA needs every class well above its {d} features (at least {} rows; the smallest class has {smallest})",
+                2 * (d + 1)
+            );
+            report.push(unscored(&c.name(), CandidateScore::NOT_APPLICABLE, reason));
+            continue;
+        }
+        all.push(c);
+    }
+    let train = sample.rows.len() * (FOLDS - 1) / FOLDS;
+    let cost = |c: Candidate| FOLDS as f64 * work(c, train, columns(c, inputs), k);
+    let mut order: Vec<usize> = (0..all.len()).collect();
+    order.sort_by(|&a, &b| cost(all[a]).total_cmp(&cost(all[b])).then(a.cmp(&b)));
+    let mut spent = 0.0;
+    let mut kept = vec![false; all.len()];
+    for (rank, &c) in order.iter().enumerate() {
+        let w = cost(all[c]);
+        if rank == 0 || spent + w <= EVALUATION_WORK {
+            spent += w;
+            kept[c] = true;
+        } else {
+            let reason = format!(
+                "its {FOLDS} held-out fits on {train} rows would cost {w:.1e} units of work \
+                 (rows x parameters x iterations), past what auto spends on choosing \
+                 ({EVALUATION_WORK:.0e}); name it with --model to fit it"
+            );
+            report.push(unscored(&all[c].name(), "not evaluated", reason));
+        }
+    }
+    let chosen = (0..all.len())
+        .filter(|&c| kept[c])
+        .map(|c| all[c])
+        .collect();
+    (chosen, report)
+}
+
+/// `c` fitted on every row: a robust model as it is; a plain classifier's
+/// out-of-fold probabilities under `probs`' flip table.
+pub fn fit_candidate(
+    c: Candidate,
+    inputs: &FitInputs<'_>,
+    labels: &[usize],
+    guide: &Guide,
+    options: &ModelOptions,
+    progress: &mut dyn FnMut(Progress) -> Control,
+) -> Result<Fit, FitError> {
+    let k = inputs.n_classes();
+    let model = build_model(c.model(), options)?;
+    let Candidate::Plain(name) = c else {
+        let (x, levels) = (&inputs.features, inputs.levels.as_ref());
+        return model.fit_inputs(x, levels, labels, k, guide, progress);
+    };
+    // The classifier trusts its labels: the curator's decisions are labels.
+    let trusted = guide.decided_labels(labels);
+    let keys = content_keys(inputs, options.seed);
+    let all: Vec<usize> = (0..labels.len()).collect();
+    let folds = stratified_folds(&all, &trusted, k, &keys);
+    let mut oof = DMatrix::from_element(labels.len(), k, f64::NAN);
+    let mut members: Vec<(f64, Arc<dyn Classifier>)> = Vec::with_capacity(FOLDS);
+    for f in 0..FOLDS {
+        let (held, train): (Vec<usize>, Vec<usize>) =
+            all.iter().partition(|&&i| folds[i] == Some(f));
+        let train_labels: Vec<usize> = train.iter().map(|&i| trusted[i]).collect();
+        let mut step = |mut p: Progress| {
+            p.fraction = (f as f64 + p.fraction.clamp(0.0, 1.0)) / (FOLDS + 1) as f64;
+            progress(p)
+        };
+        let fitted =
+            c.fit_classifier(&inputs.select(&train), &train_labels, k, options, &mut step)?;
+        let p = fitted.predict(&inputs.select(&held));
+        for (r, &i) in held.iter().enumerate() {
+            oof.set_row(i, &p.row(r));
+        }
+        members.push((1.0 / FOLDS as f64, fitted.classifier()));
+    }
+    // Rows of a class too small to hold out are predicted by every fold.
+    let mean = WeightedClassifier(members);
+    let never: Vec<usize> = all
+        .iter()
+        .copied()
+        .filter(|&i| folds[i].is_none())
+        .collect();
+    if !never.is_empty() {
+        let p = mean.predict_proba(&inputs.select(&never).features);
+        for (r, &i) in never.iter().enumerate() {
+            oof.set_row(i, &p.row(r));
+        }
+    }
+    let mut fit = Probs::new(options)?.fit_guided(&oof, labels, k, guide, progress)?;
+    fit.classifier = Some(Arc::new(mean));
+    fit.extra.notes.push(format!(
+        "{}: {name}'s {FOLDS}-fold out-of-fold class probabilities with probs' flip table on top",
+        c.name()
+    ));
+    Ok(fit)
+}

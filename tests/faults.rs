@@ -1,0 +1,275 @@
+//! Faults from outside the program (issue 51): no terminal, standard output
+//! redirected, signals, a 50 MB line, a journal of a newer format. The
+//! review screen runs in a pseudo-terminal here, as in a terminal window,
+//! so what it leaves the terminal in can be read back.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+use common::*;
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use nix::sys::termios::{LocalFlags, OutputFlags};
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+
+/// The review screen (or anything else) running in a pseudo-terminal, with
+/// all it wrote so far.
+struct InPty {
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+    master: Box<dyn portable_pty::MasterPty + Send>,
+    writer: Box<dyn Write + Send>,
+    output: Arc<Mutex<Vec<u8>>>,
+}
+
+/// Runs `program args` in an 80x24 pseudo-terminal with its own session
+/// store and config directory under `home`.
+fn spawn(program: &str, args: &[&str], home: &Path) -> InPty {
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows: 24,
+            cols: 80,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    let mut cmd = CommandBuilder::new(program);
+    cmd.args(args);
+    cmd.cwd(home);
+    cmd.env("XDG_DATA_HOME", home.join("data"));
+    cmd.env("XDG_CONFIG_HOME", home.join("config"));
+    cmd.env("TERM", "xterm-256color");
+    let child = pair.slave.spawn_command(cmd).unwrap();
+    drop(pair.slave);
+    let mut reader = pair.master.try_clone_reader().unwrap();
+    let output = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&output);
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    });
+    let writer = pair.master.take_writer().unwrap();
+    InPty {
+        child,
+        master: pair.master,
+        writer,
+        output,
+    }
+}
+
+impl InPty {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.output.lock().unwrap()).into_owned()
+    }
+
+    /// Waits until the output holds `what`.
+    fn wait_for(&self, what: &str) {
+        let start = Instant::now();
+        while !self.text().contains(what) {
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "no {what:?} on the screen: {:?}",
+                self.text()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn signal(&self, name: &str) {
+        let pid = self.child.process_id().unwrap().to_string();
+        let status = std::process::Command::new("kill")
+            .args(["-s", name, &pid])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// The exit code, once the process ended.
+    fn exit_code(&mut self) -> u32 {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.exit_code();
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "still running: {:?}",
+                self.text()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The terminal is as a shell needs it: characters echoed, lines
+    /// edited, Ctrl-C a signal, output processed.
+    fn assert_cooked(&self) {
+        let t = self.master.get_termios().unwrap();
+        for flag in [LocalFlags::ECHO, LocalFlags::ICANON, LocalFlags::ISIG] {
+            assert!(t.local_flags.contains(flag), "{flag:?} is off");
+        }
+        assert!(t.output_flags.contains(OutputFlags::OPOST), "-opost");
+    }
+}
+
+/// Whether `off` comes after the last `on` in `text`.
+fn turned_off(text: &str, on: &str, off: &str) -> bool {
+    match (text.rfind(on), text.rfind(off)) {
+        (Some(a), Some(b)) => b > a,
+        (None, _) => true,
+        _ => false,
+    }
+}
+
+const RELABEL: &str = env!("CARGO_BIN_EXE_relabel");
+
+/// The demo's screen, stopped by `signal`: the terminal is restored (cooked
+/// mode, main screen, no mouse reporting) and the exit code is the shell's.
+fn restored_after(signal: &str, number: u32) {
+    let home = tempfile::tempdir().unwrap();
+    let mut screen = spawn(RELABEL, &[], home.path());
+    screen.wait_for("samples");
+    screen.signal(signal);
+    assert_eq!(screen.exit_code(), 128 + number, "{}", screen.text());
+    screen.assert_cooked();
+    screen.wait_for("stopped by SIG");
+    let text = screen.text();
+    assert!(
+        turned_off(&text, "\x1b[?1049h", "\x1b[?1049l"),
+        "still on the alternate screen"
+    );
+    assert!(
+        turned_off(&text, "\x1b[?1000h", "\x1b[?1000l"),
+        "mouse reporting left on"
+    );
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    restored_after("TERM", 15);
+}
+
+#[test]
+fn sighup_restores_the_terminal() {
+    restored_after("HUP", 1);
+}
+
+#[test]
+fn sigint_restores_the_terminal() {
+    restored_after("INT", 2);
+}
+
+#[test]
+fn with_stdout_redirected_the_screen_is_drawn_on_the_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    let out = home.path().join("out");
+    let script = "exec \"$0\" \"$1\" > \"$2\"";
+    let iris = sample("iris.csv");
+    let mut screen = spawn(
+        "sh",
+        &[
+            "-c",
+            script,
+            RELABEL,
+            iris.to_str().unwrap(),
+            out.to_str().unwrap(),
+        ],
+        home.path(),
+    );
+    screen.wait_for("samples");
+    screen.writer.write_all(b"q").unwrap();
+    assert_eq!(screen.exit_code(), 0, "{}", screen.text());
+    screen.assert_cooked();
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        b"",
+        "escape codes in the file"
+    );
+}
+
+#[test]
+fn without_a_terminal_the_screen_says_so_in_one_line() {
+    let iris = sample("iris.csv");
+    for args in [vec![iris.to_str().unwrap()], vec![]] {
+        let home = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new(RELABEL)
+            .args(&args)
+            .env("XDG_DATA_HOME", home.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with("relabel: no terminal") && stderr.contains("relabel scan"),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty());
+        assert!(!home.path().join("relabel").exists(), "a session was begun");
+    }
+}
+
+/// A journal of a newer format: `export` and the review screen both
+/// refuse it with exit code 2 and the same one line.
+#[test]
+fn a_newer_journal_gives_exit_2_from_the_screen_as_from_export() {
+    let home = tempfile::tempdir().unwrap();
+    let iris = home.path().join("iris.csv");
+    std::fs::copy(sample("iris.csv"), &iris).unwrap();
+    let mut first = spawn(RELABEL, &[iris.to_str().unwrap()], home.path());
+    first.wait_for("samples");
+    first.writer.write_all(b"q").unwrap();
+    assert_eq!(first.exit_code(), 0);
+    let store = home.path().join("data/relabel/sessions");
+    let journal = std::fs::read_dir(&store)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .unwrap();
+    let text = std::fs::read_to_string(&journal).unwrap();
+    std::fs::write(&journal, text.replace("\"version\":1", "\"version\":99")).unwrap();
+
+    let export = relabel()
+        .args(["export", iris.to_str().unwrap()])
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .output()
+        .unwrap();
+    assert_eq!(export.status.code(), Some(2));
+    let said = String::from_utf8(export.stderr).unwrap();
+    assert!(said.contains("newer relabel"), "{said}");
+
+    let mut screen = spawn(RELABEL, &[iris.to_str().unwrap()], home.path());
+    assert_eq!(screen.exit_code(), 2, "{}", screen.text());
+    screen.wait_for("newer relabel");
+    screen.assert_cooked();
+}
+
+/// A one-line file of 25 million fields (50 MB) is refused within 1 GiB
+/// of address space, in one line.
+#[test]
+fn a_fifty_megabyte_line_is_refused_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("wide.csv");
+    std::fs::write(&file, b"x,".repeat(25 << 20)).unwrap();
+    let out = std::process::Command::new("sh")
+        .args([
+            "-c",
+            "ulimit -v 1048576 && exec \"$0\" scan \"$1\" --out \"$2\"",
+            RELABEL,
+            file.to_str().unwrap(),
+            dir.path().join("o.csv").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("no samples"), "{stderr}");
+}
