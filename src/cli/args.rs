@@ -509,7 +509,7 @@ fn model_names() -> PossibleValuesParser {
 /// shift's rules for picking lambda on the path (`ModelOptions::lambda_rule`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum LambdaRule {
-    /// Training accuracy under an L2 theta (wide tables), else cv.
+    /// Training accuracy on wide tables or under an L2 theta, else cv.
     Auto,
     /// Held-out accuracy over cv_folds folds.
     Cv,

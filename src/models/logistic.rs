@@ -8,3 +8,4 @@ pub mod l1_logistic;
 pub mod ridge_logistic;
 pub mod rlr;
 pub mod shift;
+pub mod theta_choice;

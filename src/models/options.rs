@@ -91,20 +91,22 @@ pub struct ModelOptions {
     /// shift: how to choose lambda on the path: "cv" (K-fold
     /// cross-validation), "noise" (the most shifts not above
     /// `noise_fraction`), "accuracy" (training accuracy, Tibshirani &
-    /// Manning section 3.3), or "auto" (accuracy under an L2 theta, cv
-    /// otherwise).
+    /// Manning section 3.3), or "auto" (accuracy on a wide table or under
+    /// an L2 theta, cv otherwise).
     pub lambda_rule: String,
     /// shift: the expected fraction of wrong labels (implies rule "noise").
     pub noise_fraction: Option<f64>,
     /// shift: folds for the "cv" rule.
     pub cv_folds: usize,
     /// shift: penalty on theta: "none", "l2" or "l1" (eq. 2), weight
-    /// `kappa`; "auto" is l2 on tables with at least as many features as
-    /// rows (up to 500 rows x logits), l1 otherwise.
+    /// `kappa`; "auto" is, on tables with at least as many features as
+    /// rows (up to 500 rows x logits), l1 or l2 with kappa, whichever
+    /// 5-fold cross-validates the given labels' log-likelihood best; l1
+    /// otherwise.
     pub theta_penalty: String,
-    /// shift: weight of the theta penalty; `None` takes the Bayesian lambda
-    /// of eq. 7 (Cawley & Talbot) of the plain L1 fit, or under L2 kappa
-    /// cross-validated (on a wide table) or 1.
+    /// shift: weight of the theta penalty; `None`: cross-validated on a
+    /// wide table, else the Bayesian lambda of eq. 7 (Cawley & Talbot) of
+    /// the plain L1 fit, or 1 under L2.
     pub kappa: Option<f64>,
     /// shift: number of lambda values on the path.
     pub path_length: usize,

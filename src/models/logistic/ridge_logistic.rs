@@ -178,79 +178,60 @@ pub fn solve(
 /// Exponents (base 10) of the grid's multiples.
 const KAPPA_GRID: [f64; 9] = [-3.0, -2.5, -2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0];
 
-/// kappa by cross-validation, as Tibshirani & Manning tune their
-/// Gaussian prior (section 4): the grid point whose fits on the other
-/// folds give `test` folds' given labels the highest mean log-likelihood
-/// (a proper score, so it sees overconfidence as well as error). The
-/// kernel of every row against every other is formed once; each fold's
-/// fits walk the grid warm-started from the previous point. Returns the
-/// kappa and the mean held-out log-likelihood per grid point.
-pub fn cv_kappa(
-    z: Design<'_>,
-    targets: &DMatrix<f64>,
-    test_folds: &[Vec<usize>],
-) -> (f64, Vec<(f64, f64)>) {
-    let p = z.ncols();
-    let g = gram(z);
-    let grid: Vec<f64> = KAPPA_GRID
+/// The kappa grid for `p` features (see [`KAPPA_GRID`]), weakest prior
+/// first.
+pub fn kappa_grid(p: usize) -> Vec<f64> {
+    KAPPA_GRID
         .iter()
         .map(|e| 10f64.powf(*e) * p as f64)
-        .collect();
-    let mut total = vec![0.0; grid.len()];
-    let mut scored = 0usize;
-    for test in test_folds {
-        let (train, g_train, cross) = split(&g, test);
-        let t_train = targets.select_rows(&train);
-        let mut warm: Option<Solved> = None;
-        for (slot, &kappa) in total.iter_mut().zip(&grid) {
-            let solved = solve(&g_train, &t_train, kappa, warm.as_ref(), 100, 1e-9);
-            let probs = probabilities(&solved.linear(&cross), targets.ncols());
-            *slot -= neg_log_likelihood(&probs, &targets.select_rows(test));
-            warm = Some(solved);
-        }
-        scored += test.len();
-    }
-    let scores: Vec<(f64, f64)> = grid
-        .iter()
-        .zip(&total)
-        .map(|(&k, &t)| (k, t / scored.max(1) as f64))
-        .collect();
-    let best = scores
-        .iter()
-        .copied()
-        .fold((grid[grid.len() / 2], f64::NEG_INFINITY), |best, s| {
-            if s.1 > best.1 { s } else { best }
-        });
-    (best.0, scores)
+        .collect()
 }
 
-/// Each row's class probabilities from the fit on the other folds (every
-/// row is in one of `test_folds`), at `kappa`.
-pub fn cross_fitted(
+/// Every row's class probabilities from the fits without its fold (every
+/// row is in one of `test_folds`), at each of `kappas` in turn. The kernel
+/// of every row against every other is formed once; each fold's fits walk
+/// the kappas warm-started from the previous one. A fold's kappa is the
+/// given one times its share of the rows: the penalty is on a sum over
+/// rows, so that keeps the prior's weight per row that of the fit on every
+/// row.
+pub fn cross_fitted_path(
     z: Design<'_>,
     targets: &DMatrix<f64>,
-    kappa: f64,
+    kappas: &[f64],
     test_folds: &[Vec<usize>],
-) -> DMatrix<f64> {
+) -> Vec<DMatrix<f64>> {
+    use rayon::prelude::*;
     let (n, k) = (z.nrows(), targets.ncols());
     let g = gram(z);
-    let mut out = DMatrix::zeros(n, k);
-    for test in test_folds {
-        let (train, g_train, cross) = split(&g, test);
-        let solved = solve(
-            &g_train,
-            &targets.select_rows(&train),
-            kappa,
-            None,
-            100,
-            1e-9,
-        );
-        let probs = probabilities(&solved.linear(&cross), k);
-        for (r, &i) in test.iter().enumerate() {
-            out.set_row(i, &probs.row(r));
-        }
-    }
-    out
+    let per_fold: Vec<Vec<DMatrix<f64>>> = test_folds
+        .par_iter()
+        .map(|test| {
+            let (train, g_train, cross) = split(&g, test);
+            let t_train = targets.select_rows(&train);
+            let share = train.len() as f64 / n as f64;
+            let mut warm: Option<Solved> = None;
+            kappas
+                .iter()
+                .map(|&kappa| {
+                    let solved = solve(&g_train, &t_train, kappa * share, warm.as_ref(), 100, 1e-9);
+                    let probs = probabilities(&solved.linear(&cross), k);
+                    warm = Some(solved);
+                    probs
+                })
+                .collect()
+        })
+        .collect();
+    (0..kappas.len())
+        .map(|g| {
+            let mut out = DMatrix::zeros(n, k);
+            for (test, fold) in test_folds.iter().zip(&per_fold) {
+                for (r, &i) in test.iter().enumerate() {
+                    out.set_row(i, &fold[g].row(r));
+                }
+            }
+            out
+        })
+        .collect()
 }
 
 /// The training rows of a fold held out as `test`, their kernel block and
@@ -438,7 +419,14 @@ mod tests {
         let kappa_at = |signal: f64| {
             let (x, targets) = dense_logistic(n, p, signal, 5);
             let s = Standardizer::fit(&x);
-            cv_kappa(Design::standardized(&x, &s), &targets, &folds(n, 5)).0
+            let z = Design::standardized(&x, &s);
+            let grid = kappa_grid(p);
+            let held_out = cross_fitted_path(z, &targets, &grid, &folds(n, 5));
+            let scores: Vec<f64> = held_out
+                .iter()
+                .map(|probs| -neg_log_likelihood(probs, &targets))
+                .collect();
+            grid[crate::models::argmax(scores.into_iter())]
         };
         let (strong, none) = (kappa_at(8.0), kappa_at(0.0));
         // Labels that ignore x are best predicted by a coin: the most
@@ -467,7 +455,7 @@ mod tests {
             penalty_factor: None,
         };
         let in_sample = l1_logistic::probabilities(&l1_logistic::linear(&problem, &all.coefs), 2);
-        let held_out = cross_fitted(z, &targets, kappa, &folds(60, 5));
+        let held_out = cross_fitted_path(z, &targets, &[kappa], &folds(60, 5)).remove(0);
         let given_p = |probs: &DMatrix<f64>, i: usize| {
             probs[(i, 1)] * targets[(i, 1)] + probs[(i, 0)] * targets[(i, 0)]
         };

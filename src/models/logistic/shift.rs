@@ -26,6 +26,7 @@ use crate::models::logistic::bayes_lambda::bayes_lambda;
 use crate::models::logistic::classifier::LogisticClassifier;
 use crate::models::logistic::l1_logistic::{self, Coefs, Design, Penalty, Problem};
 use crate::models::logistic::ridge_logistic;
+use crate::models::logistic::theta_choice::{self, Family, ThetaChoice};
 use crate::models::numerics::{class_counts, one_hot};
 use crate::models::options::invalid_option;
 use crate::models::prologue::{Prologue, Scaling};
@@ -66,8 +67,9 @@ pub enum LambdaRule {
     NoiseFraction(f64),
     /// Training accuracy (Tibshirani & Manning section 3.3).
     TrainingAccuracy,
-    /// The default: training accuracy under an L2 theta, cross-validation
-    /// (this many folds) otherwise; see [`LambdaRule::for_penalty`].
+    /// The default: training accuracy under a theta whose penalty was
+    /// cross-validated or is L2, cross-validation (this many folds)
+    /// otherwise; see [`LambdaRule::for_penalty`].
     Auto { folds: usize },
 }
 
@@ -107,19 +109,22 @@ impl LambdaRule {
 }
 
 impl LambdaRule {
-    /// The rule `auto` means under theta's (resolved) penalty. Under an L2
-    /// theta it is the paper's own rule for a regularised theta (section
-    /// 3.3: lambda by training accuracy, it is not used for predictions).
-    /// Held-out accuracy cannot choose there: a ridge theta moves little
-    /// along the path, so that accuracy is flat and its best point fell
-    /// anywhere (RESULTS, eighth session: 39% of gauss_10k's rows shifted;
-    /// on a noisy breast_west copy AUROC 0.65 against 0.76 for the fit
-    /// without shifts).
-    /// Under L1 (or none) held-out accuracy stays, as measured when it
-    /// became the default.
-    pub fn for_penalty(self, theta: ThetaPenalty) -> Self {
+    /// The rule `auto` means under theta's (resolved) penalty. On a wide
+    /// table (see [`ridge_logistic::applies`]) and under an L2 theta it is
+    /// the paper's own rule for a regularised theta (section 3.3: lambda
+    /// by training accuracy, it is not used for predictions). Held-out
+    /// accuracy cannot choose there: a ridge theta moves little along the
+    /// path, so that accuracy is flat and its best point fell anywhere
+    /// (RESULTS, eighth session: 39% of gauss_10k's rows shifted); on a
+    /// wide table a fold's few rows make it flat for a lasso too, and its
+    /// ties went to the path's end, where the shifts hold every row of the
+    /// smaller class and theta is its intercept (RESULTS, issue 48).
+    /// Under L1 on a tall table (or none) held-out accuracy stays, as
+    /// measured when it became the default.
+    pub fn for_penalty(self, theta: ThetaPenalty, wide: bool) -> Self {
         match (self, theta) {
             (Self::Auto { .. }, ThetaPenalty::L2 { .. }) => Self::TrainingAccuracy,
+            (Self::Auto { .. }, _) if wide => Self::TrainingAccuracy,
             (Self::Auto { folds }, _) => Self::CrossValidation { folds },
             (rule, _) => rule,
         }
@@ -130,12 +135,14 @@ impl LambdaRule {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ThetaPenalty {
     None,
-    /// `None`: kappa by the Bayesian rule of eq. 7 on the plain L1 fit.
+    /// `None`: kappa by cross-validation on a wide table
+    /// ([`theta_choice`]), else by the Bayesian rule of eq. 7 on the plain
+    /// L1 fit.
     L1 {
         kappa: Option<f64>,
     },
     /// `None`: kappa by cross-validation where the row-space solver
-    /// applies ([`ridge_logistic::cv_kappa`]), else [`RIDGE_KAPPA`].
+    /// applies ([`theta_choice`]), else [`RIDGE_KAPPA`].
     L2 {
         kappa: Option<f64>,
     },
@@ -143,6 +150,9 @@ pub enum ThetaPenalty {
     Auto {
         kappa: Option<f64>,
     },
+    /// L1 or L2 and kappa, whichever point of both families' grids
+    /// cross-validates best ([`theta_choice`]): `auto` on a wide table.
+    CrossValidated,
 }
 
 impl ThetaPenalty {
@@ -171,24 +181,26 @@ impl ThetaPenalty {
 }
 
 impl ThetaPenalty {
-    /// The penalty `auto` means on `n` rows of `p` features: L2 where the
-    /// features are at least as many as the rows, L1 otherwise. With p >=
-    /// n an L1 theta saturates: the lasso keeps at most n features, and of
-    /// a group of correlated ones (co-expressed genes) an arbitrary one
-    /// (Zou & Hastie 2005, the elastic net's motivation, on microarrays).
-    /// A wrong label is then explained by the few genes that happen to
-    /// fit it; a ridge theta spreads over all of them (Tibshirani &
-    /// Manning use a Gaussian prior on their wide NLP data, section 4).
-    /// Measured (RESULTS, sixteenth session): shift ranked breast_west's
-    /// injected flips at AUROC 0.85 / 0.78 against 0.54 / 0.51 with L1.
+    /// The penalty `auto` means on `n` rows of `p` features. Where the
+    /// features are at least as many as the rows, the family is the
+    /// table's to say ([`ThetaPenalty::CrossValidated`]): a lasso keeps at
+    /// most n features, and of a group of correlated ones (co-expressed
+    /// genes) an arbitrary one (Zou & Hastie 2005), while a ridge spreads
+    /// its weight over every feature, the thousands of noise ones too.
+    /// Measured (RESULTS, issue 48): a ridge theta ranks the flips of
+    /// noisy breast_west copies well and a lasso poorly, and on tables
+    /// whose signal is ten features of 5000 the ridge ranks below chance
+    /// and the lasso at the L1 peer's level. Neither fixed family serves
+    /// both; the cross-validated log score tells them apart.
     ///
     /// Where the row-space solver does not apply (see
     /// [`ridge_logistic::MAX_UNKNOWNS`]) L1 stays: a ridge theta by
     /// coordinate descent walks every feature at every point of the path
-    /// (12 s against 2 s on 1600 x 2000).
+    /// (12 s against 2 s on 1600 x 2000). A kappa set by name is the
+    /// lasso's of eq. 2.
     pub fn for_shape(self, n: usize, p: usize, k: usize) -> Self {
         match self {
-            Self::Auto { kappa } if ridge_logistic::applies(n, p, k) => Self::L2 { kappa },
+            Self::Auto { kappa: None } if ridge_logistic::applies(n, p, k) => Self::CrossValidated,
             Self::Auto { kappa } => Self::L1 { kappa },
             other => other,
         }
@@ -272,16 +284,35 @@ impl ShiftLr {
         let theta_penalty = self.theta_penalty.for_shape(n, p, k);
         Self {
             theta_penalty,
-            rule: self.rule.for_penalty(theta_penalty),
+            rule: self
+                .rule
+                .for_penalty(theta_penalty, ridge_logistic::applies(n, p, k)),
             ..self.clone()
         }
     }
 
-    /// The theta penalty for (x, given): kappa as set, or by eq. 7. With
-    /// eq. 7 also the search's fit at kappa (to its probe tolerance), which
-    /// starts theta's own fit there: refining it costs a round or two
-    /// where a fit from zero walked the whole way again.
-    fn theta_penalty(&self, z: Design<'_>, targets: &DMatrix<f64>) -> (Penalty, Option<Coefs>) {
+    /// The theta penalty for (x, given): kappa as set, by cross-validation
+    /// (wide tables) or by eq. 7 (L1). With eq. 7 also the search's fit at kappa (to
+    /// its probe tolerance), which starts theta's own fit there: refining
+    /// it costs a round or two where a fit from zero walked the whole way
+    /// again. With cross-validation also what chose it.
+    fn theta_penalty(
+        &self,
+        x: &DMatrix<f64>,
+        scaling: &Standardizer,
+        targets: &DMatrix<f64>,
+    ) -> ThetaStart {
+        let z = Design::standardized(x, scaling);
+        // Where the held-out fits cost little (the row-space solver's
+        // tables, wide ones), kappa is cross-validated as Tibshirani &
+        // Manning tune theta's penalty (sections 3.3, 4.3); elsewhere the
+        // lasso's kappa is eq. 7's, which asks for no refits.
+        let wide = ridge_logistic::applies(x.nrows(), z.ncols(), targets.ncols());
+        let fixed = |pen| ThetaStart {
+            pen,
+            warm: None,
+            choice: None,
+        };
         let bayes_kappa = || {
             let p = Problem {
                 x: z,
@@ -292,35 +323,51 @@ impl ShiftLr {
             let lambda_max = l1_logistic::lambda_max(&p);
             let start = Coefs::zeros(z.ncols(), p.n_logits());
             let found = bayes_lambda(&p, lambda_max, None, &start);
-            (found.lambda, Some(found.coefs))
+            ThetaStart {
+                pen: Penalty {
+                    l1: found.lambda,
+                    l2: 0.0,
+                },
+                warm: Some(found.coefs),
+                choice: None,
+            }
         };
-        let l1 = |l1| Penalty { l1, l2: 0.0 };
+        let cross_validated = |families: &[Family]| {
+            let n = x.nrows();
+            let folds = self.test_folds(x.as_slice(), n, self.kappa_folds(n));
+            let choice = theta_choice::choose(x, scaling, targets, &folds, families);
+            ThetaStart {
+                pen: choice.penalty(),
+                warm: None,
+                choice: Some((choice, folds.len())),
+            }
+        };
         match self.theta_penalty {
             ThetaPenalty::L1 { kappa: Some(kappa) } | ThetaPenalty::Auto { kappa: Some(kappa) } => {
-                (l1(kappa), None)
+                fixed(Penalty { l1: kappa, l2: 0.0 })
             }
-            ThetaPenalty::L1 { kappa: None } | ThetaPenalty::Auto { kappa: None } => {
-                let (kappa, warm) = bayes_kappa();
-                (l1(kappa), warm)
+            ThetaPenalty::L1 { kappa: None } | ThetaPenalty::Auto { kappa: None } if wide => {
+                cross_validated(&[Family::L1])
             }
-            ThetaPenalty::L2 { kappa: Some(kappa) } => (Penalty { l1: 0.0, l2: kappa }, None),
-            ThetaPenalty::L2 { kappa: None } => {
-                let (n, k) = (z.nrows(), targets.ncols());
-                let kappa = if ridge_logistic::applies(n, z.ncols(), k) {
-                    ridge_logistic::cv_kappa(
-                        z,
-                        targets,
-                        &self.test_folds(z.values(), n, self.kappa_folds(n)),
-                    )
-                    .0
-                } else {
-                    RIDGE_KAPPA
-                };
-                (Penalty { l1: 0.0, l2: kappa }, None)
-            }
-            ThetaPenalty::None => (l1(0.0), None),
+            ThetaPenalty::L1 { kappa: None } | ThetaPenalty::Auto { kappa: None } => bayes_kappa(),
+            ThetaPenalty::L2 { kappa: Some(kappa) } => fixed(Penalty { l1: 0.0, l2: kappa }),
+            ThetaPenalty::L2 { kappa: None } if wide => cross_validated(&[Family::L2]),
+            ThetaPenalty::L2 { kappa: None } => fixed(Penalty {
+                l1: 0.0,
+                l2: RIDGE_KAPPA,
+            }),
+            ThetaPenalty::CrossValidated => cross_validated(&[Family::L1, Family::L2]),
+            ThetaPenalty::None => fixed(Penalty { l1: 0.0, l2: 0.0 }),
         }
     }
+}
+
+/// theta's penalty for a path, how theta's fit may start, and, when it was
+/// cross-validated, what chose it and over how many folds.
+struct ThetaStart {
+    pen: Penalty,
+    warm: Option<Coefs>,
+    choice: Option<(ThetaChoice, usize)>,
 }
 
 /// Per-sample scratch of the group-shift update.
@@ -771,6 +818,8 @@ struct PathRun<'a> {
     shifts: DMatrix<f64>,
     /// Most rounds of the K > 2 alternation in one solve.
     max_rounds: usize,
+    /// What chose theta's penalty, when it was cross-validated.
+    choice: Option<(ThetaChoice, usize)>,
 }
 
 impl<'a> PathRun<'a> {
@@ -780,7 +829,8 @@ impl<'a> PathRun<'a> {
         let z = Design::standardized(input.x, input.scaling);
         let targets = one_hot(input.labels, k);
         let c = if k == 2 { 1 } else { k };
-        let (pen, warm) = model.theta_penalty(z, &targets);
+        let ThetaStart { pen, warm, choice } =
+            model.theta_penalty(input.x, input.scaling, &targets);
         let no_offset = Problem {
             x: z,
             targets: &targets,
@@ -807,6 +857,7 @@ impl<'a> PathRun<'a> {
             shifts: DMatrix::zeros(input.labels.len(), c),
             targets,
             max_rounds: model.max_group_rounds,
+            choice,
         }
     }
 
@@ -1297,34 +1348,36 @@ impl RobustModel for ShiftLr {
         }
         // The path's start (theta without shifts, and kappa when it is
         // cross-validated) serves both the check below and the walk.
-        let start = PathRun::new(this, &input);
+        let mut start = PathRun::new(this, &input);
         let pen = start.pen;
+        let choice = start.choice.take();
         if let Some(point) = this.separating_start(&input, &start) {
             // theta has bent to every label, a wrong one included, so its
             // own P(given | x) is above one half on every row and flags
             // none. A row's score is then the paper's prediction for a
             // row theta has not seen: theta fitted without the row's fold
-            // (under a ridge theta, where those fits cost a few solves of
-            // the row-space system).
-            let held_out = ridge_logistic::takes(pen, x.nrows(), x.ncols(), k);
-            let mut why = "lambda chosen by training accuracy (1.000): theta alone fits every \
-                           training label, so no shift can add to it (the path's first point)"
-                .to_string();
-            let posterior = if held_out {
-                let folds = this.test_folds(x.as_slice(), x.nrows(), this.kappa_folds(x.nrows()));
-                why.push_str(&format!(
-                    "; each row is scored by theta fitted without its fold ({} folds)",
-                    folds.len()
-                ));
-                ridge_logistic::cross_fitted(
-                    Design::standardized(x, &standardizer),
-                    &one_hot(&labels, k),
-                    pen.l2,
-                    &folds,
-                )
-            } else {
-                theta_posterior(x, &standardizer, &point.theta, k)
+            // (the cross-validation that chose theta's penalty made those
+            // fits already).
+            let (posterior, folds) = match &choice {
+                Some((chosen, folds)) => (chosen.held_out.clone(), *folds),
+                None => {
+                    let folds =
+                        this.test_folds(x.as_slice(), x.nrows(), this.kappa_folds(x.nrows()));
+                    let held_out = theta_choice::cross_fitted(
+                        x,
+                        &standardizer,
+                        &one_hot(&labels, k),
+                        pen,
+                        &folds,
+                    );
+                    (held_out, folds.len())
+                }
             };
+            let why = format!(
+                "lambda chosen by training accuracy (1.000): theta alone fits every training \
+                 label, so no shift can add to it (the path's first point); each row is scored \
+                 by theta fitted without its fold ({folds} folds)"
+            );
             let walked = Walked {
                 entries: entries(std::slice::from_ref(&point), given.len()),
                 series: vec![(point.lambda, 0.0)],
@@ -1332,7 +1385,7 @@ impl RobustModel for ShiftLr {
                 settled: true,
             };
             let fit = finish(posterior, given, k, standardizer, &point, walked, guide);
-            return Ok(with_ridge_weight(fit, pen));
+            return Ok(with_theta_penalty(fit, pen, choice));
         }
         let steps = this.path_length;
         // Cross-validation's fold paths do not depend on the full path, so
@@ -1401,15 +1454,19 @@ impl RobustModel for ShiftLr {
         };
         let posterior = theta_posterior(x, &standardizer, &point.theta, k);
         let fit = finish(posterior, given, k, standardizer, point, walked, guide);
-        Ok(with_ridge_weight(fit, pen))
+        Ok(with_theta_penalty(fit, pen, choice))
     }
 }
 
-/// The report's `kappa` under an L2 theta: cross-validated unless set, it
-/// is part of what was fitted.
-fn with_ridge_weight(mut fit: Fit, pen: Penalty) -> Fit {
-    if pen.l2 > 0.0 {
-        fit.extra.scalars.push(("kappa".into(), pen.l2));
+/// The report's `kappa` (part of what was fitted) and, when it was
+/// cross-validated, what chose theta's penalty.
+fn with_theta_penalty(mut fit: Fit, pen: Penalty, choice: Option<(ThetaChoice, usize)>) -> Fit {
+    let kappa = pen.l1.max(pen.l2);
+    if kappa > 0.0 {
+        fit.extra.scalars.push(("kappa".into(), kappa));
+    }
+    if let Some((choice, folds)) = choice {
+        fit.extra.notes.push(choice.note(folds));
     }
     fit
 }
@@ -1551,27 +1608,74 @@ mod tests {
     }
 
     #[test]
-    fn the_default_theta_is_ridge_on_wide_tables_and_lasso_on_tall_ones() {
+    fn the_default_theta_is_cross_validated_on_wide_tables_and_lasso_on_tall_ones() {
         let auto = ThetaPenalty::Auto { kappa: None };
-        let l2 = ThetaPenalty::L2 { kappa: None };
         let l1 = ThetaPenalty::L1 { kappa: None };
-        assert_eq!(auto.for_shape(49, 7129, 2), l2);
-        assert_eq!(auto.for_shape(50, 50, 2), l2);
-        assert_eq!(auto.for_shape(72, 7129, 3), l2);
+        let cv = ThetaPenalty::CrossValidated;
+        assert_eq!(auto.for_shape(49, 7129, 2), cv);
+        assert_eq!(auto.for_shape(50, 50, 2), cv);
+        assert_eq!(auto.for_shape(72, 7129, 3), cv);
         assert_eq!(auto.for_shape(569, 30, 2), l1);
         // Wide, but too many rows for the row-space solver.
         assert_eq!(auto.for_shape(1600, 2000, 2), l1);
         let named = ThetaPenalty::L1 { kappa: Some(0.5) };
         assert_eq!(named.for_shape(49, 7129, 2), named);
+        // A kappa set by name under auto is the lasso's of eq. 2.
+        let auto_kappa = ThetaPenalty::Auto { kappa: Some(0.5) };
+        assert_eq!(auto_kappa.for_shape(49, 7129, 2), named);
         let rule = LambdaRule::Auto { folds: 5 };
         assert_eq!(
-            rule.for_penalty(auto.for_shape(49, 7129, 2)),
+            rule.for_penalty(auto.for_shape(49, 7129, 2), true),
             LambdaRule::TrainingAccuracy
         );
         assert_eq!(
-            rule.for_penalty(auto.for_shape(569, 30, 2)),
+            rule.for_penalty(l1, true),
+            LambdaRule::TrainingAccuracy
+        );
+        assert_eq!(
+            rule.for_penalty(auto.for_shape(569, 30, 2), false),
             LambdaRule::CrossValidation { folds: 5 }
         );
+    }
+
+    /// A wide table whose signal is a few features among many (issue 48's
+    /// shape, smaller): `n` rows, `p` features, the classes 2 standard
+    /// deviations apart on the first 5, each feature on its own scale and
+    /// offset; 15% of the first class labelled as the second.
+    fn sparse_wide_table(n: usize, p: usize, seed: u64) -> (DMatrix<f64>, Vec<usize>, Vec<bool>) {
+        let mut rng = Rng::new(seed);
+        let truth: Vec<usize> = (0..n).map(|i| i % 2).collect();
+        let scale: Vec<f64> = (0..p).map(|_| (rng.normal()).exp()).collect();
+        let offset: Vec<f64> = (0..p).map(|_| 5.0 * rng.normal()).collect();
+        let x = DMatrix::from_fn(n, p, |i, j| {
+            let signal = if j < 5 { 2.0 * truth[i] as f64 - 1.0 } else { 0.0 };
+            (rng.normal() + signal) * scale[j] + offset[j]
+        });
+        let flipped: Vec<bool> = (0..n).map(|i| truth[i] == 0 && i % 13 < 2).collect();
+        let given = (0..n)
+            .map(|i| if flipped[i] { 1 } else { truth[i] })
+            .collect();
+        (x, given, flipped)
+    }
+
+    #[test]
+    fn on_a_sparse_wide_table_the_default_takes_a_lasso_theta_and_ranks_the_flips() {
+        // Before, the default's ridge theta spread its weight over the
+        // noise features and ranked such flips below chance.
+        for seed in [1, 2] {
+            let (x, given, flipped) = sparse_wide_table(80, 1000, seed);
+            let f = ShiftLr::new(&ModelOptions::default())
+                .unwrap()
+                .fit(&x, &given, 2, &mut no_progress())
+                .unwrap();
+            assert!(
+                f.extra.notes.iter().any(|n| n.contains("penalised by L1")),
+                "{:?}",
+                f.extra.notes
+            );
+            let a = auroc(&f.p_mislabel, &flipped).unwrap();
+            assert!(a > 0.8, "seed {seed}: AUROC {a}");
+        }
     }
 
     /// A wide table like an array study: 120 rows, 300 features, the two
@@ -1600,8 +1704,14 @@ mod tests {
             .unwrap()
             .fit(&x, &given, 2, &mut no_progress())
             .unwrap();
-        // A ridge theta with kappa cross-validated, which fits every label:
-        // no shift, and the scores come from the folds' fits.
+        // A ridge theta with kappa cross-validated (the signal is spread
+        // over a hundred features), which fits every label: no shift, and
+        // the scores come from the folds' fits.
+        assert!(
+            f.extra.notes.iter().any(|n| n.contains("penalised by L2")),
+            "{:?}",
+            f.extra.notes
+        );
         let kappa = f.extra.scalar("kappa").unwrap();
         assert!(kappa > 0.0);
         assert_eq!(f.extra.scalar("non_zero_shifts"), Some(0.0));

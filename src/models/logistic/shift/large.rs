@@ -223,6 +223,7 @@ impl<'a> PathRun<'a> {
             theta,
             shifts: DMatrix::zeros(input.labels.len(), c),
             max_rounds,
+            choice: None,
         }
     }
 
