@@ -13,10 +13,12 @@
 pub mod auto;
 pub mod data_notes;
 pub mod demo;
+pub mod inputs;
 pub mod job;
 pub mod pipeline;
 
 pub use data_notes::data_notes;
 pub use demo::{DEMO_NAME, load_or_demo};
 pub use job::{FitJob, WorkerMsg};
-pub use pipeline::{FitInputs, FitPlan, reads_levels};
+pub use inputs::FitInputs;
+pub use pipeline::{FitPlan, reads_levels};

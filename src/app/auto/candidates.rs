@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
-use crate::app::pipeline::FitInputs;
+use crate::app::inputs::FitInputs;
 use crate::models::{
     Classifier, Control, FitError, Guide, MODELS, ModelInput, ModelOptions, Progress, build_model,
 };

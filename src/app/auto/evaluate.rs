@@ -22,7 +22,7 @@ use std::sync::mpsc;
 use nalgebra::DMatrix;
 
 use super::candidates::Candidate;
-use crate::app::pipeline::FitInputs;
+use crate::app::inputs::FitInputs;
 use crate::models::{Control, FitError, ModelOptions, Progress};
 use crate::rng::row_keys;
 

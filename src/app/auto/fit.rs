@@ -10,7 +10,7 @@ use super::decide::{Choice, Row, decide};
 use super::evaluate::{FOLDS, HeldOut, Outcome, Sample, content_keys, evaluate, stratified_folds};
 use super::skill;
 use super::work::{EVALUATION_WORK, work};
-use crate::app::pipeline::FitInputs;
+use crate::app::inputs::FitInputs;
 use crate::models::ensemble::WeightedClassifier;
 use crate::models::probs::Probs;
 use crate::models::{

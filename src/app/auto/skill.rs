@@ -27,7 +27,7 @@ use nalgebra::DMatrix;
 
 use super::candidates::Candidate;
 use super::evaluate::{HeldOut, Outcome, Sample, evaluate};
-use crate::app::pipeline::FitInputs;
+use crate::app::inputs::FitInputs;
 use crate::models::{
     ColumnDisplay, Control, Fit, FitError, HeldOutSkill, ModelOptions, Progress, SampleColumn,
     Verdict, rank_descending,

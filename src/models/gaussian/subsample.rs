@@ -102,7 +102,7 @@ pub fn stratified_by(
 }
 
 /// When and how much of a table [`stratified_above`] subsamples: one plan
-/// for a model's draw and for its cost account ([`Plan::cost_rows`]).
+/// for a model's draw and for counting the rows it takes ([`Plan::rows`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Plan {
     pub params_per_class: usize,
@@ -146,22 +146,6 @@ impl Plan {
         let share = self.share(given, n_classes)?;
         let counts = class_counts(given, n_classes);
         Some(counts.iter().map(|&c| taken(c, share)).sum())
-    }
-
-    /// What a fit on `given` costs in rows of a fit on a table too small
-    /// to subsample (whose pace auto measures on its folds): every row
-    /// when there is no subsample, else the subsample's rows, where the
-    /// whole small-table fit runs, plus `pass_share` of every row for the
-    /// model's pass over all of them from the subsample's answer.
-    /// `pass_share` is the model's own account of that pass against its
-    /// whole small-table fit (see the models' `cost_rows`). Never more
-    /// than every row: the subsample is taken where it saves.
-    pub fn cost_rows(&self, given: &[usize], n_classes: usize, pass_share: f64) -> f64 {
-        let n = given.len() as f64;
-        match self.rows(given, n_classes) {
-            Some(m) => (m as f64 + pass_share * n).min(n),
-            None => n,
-        }
     }
 }
 
@@ -250,8 +234,6 @@ mod tests {
         // The plan counts the rows the draw takes, without drawing.
         let plan = Plan::gaussian(10, 50);
         assert_eq!(plan.rows(&given, 3), Some(rows.len()));
-        assert_eq!(plan.cost_rows(&given, 3, 0.25), 8000.0 + 32_000.0);
-        assert_eq!(plan.cost_rows(&given[..40_000], 3, 0.25), 40_000.0);
         assert!(rows.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(rows, stratified(&given, 3, 10, 50, &keys).unwrap());
         // 60k rows hold 3750 of the rarest class: 500 of them is a share
