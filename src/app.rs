@@ -19,6 +19,6 @@ pub mod pipeline;
 
 pub use data_notes::data_notes;
 pub use demo::{DEMO_NAME, load_or_demo};
-pub use job::{FitJob, WorkerMsg};
 pub use inputs::FitInputs;
+pub use job::{FitJob, WorkerMsg};
 pub use pipeline::{FitPlan, reads_levels};

@@ -296,7 +296,7 @@ fn fact_list(facts: &[(&str, String)]) -> String {
 
 fn model_section(a: &AuditInput) -> String {
     let fit = a.fit;
-    let facts = vec![
+    let mut facts = vec![
         ("model", esc(a.model)),
         ("this fit", esc(a.fit_note)),
         ("converged", fit.convergence()),

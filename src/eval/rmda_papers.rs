@@ -624,8 +624,12 @@ mod tests {
         let clean = &a.rows[0];
         for (m, acc) in MODEL_NAMES.iter().zip(&clean.accuracy) {
             let acc = acc.unwrap().mean;
-            // Clean labels and separated classes: every model far above chance.
-            assert!(acc > 0.8, "{m} {acc}");
+            // Clean labels and separated classes: every model above chance
+            // (0.5) by three standard errors of 100 test rows (0.05 each).
+            // Not more: on 100 training rows in 25 dimensions BIC often
+            // takes one cluster per class, and RMDA then scores 0.75 where
+            // four clusters give 0.95 (seeds 1-6: 2, 4, 2, 4, 4, 3 clusters).
+            assert!(acc > 0.65, "{m} {acc}");
         }
         assert!(clean.rmda_clusters >= 2.0);
         let table = a.to_table();

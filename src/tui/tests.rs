@@ -1350,7 +1350,10 @@ fn the_status_bar_says_when_the_ranking_is_by_label_alone() {
     fit.label_only = false;
     app.session.set_fit("rlr", fit.clone());
     let status = screen(&app, 140, 30);
-    assert!(status.contains("~60 wrong left"), "{status}");
+    assert!(
+        status.contains("~60 (") && status.contains("wrong left"),
+        "{status}"
+    );
     // rnda named by the curator, its flip table held on the constraint.
     fit.flips_unidentified = true;
     app.session.set_fit("rnda", fit);

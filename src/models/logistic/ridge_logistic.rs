@@ -426,7 +426,7 @@ mod tests {
                 .iter()
                 .map(|probs| -neg_log_likelihood(probs, &targets))
                 .collect();
-            grid[crate::models::argmax(scores.into_iter())]
+            grid[crate::models::argmax(scores)]
         };
         let (strong, none) = (kappa_at(8.0), kappa_at(0.0));
         // Labels that ignore x are best predicted by a coin: the most

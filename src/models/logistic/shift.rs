@@ -1628,10 +1628,7 @@ mod tests {
             rule.for_penalty(auto.for_shape(49, 7129, 2), true),
             LambdaRule::TrainingAccuracy
         );
-        assert_eq!(
-            rule.for_penalty(l1, true),
-            LambdaRule::TrainingAccuracy
-        );
+        assert_eq!(rule.for_penalty(l1, true), LambdaRule::TrainingAccuracy);
         assert_eq!(
             rule.for_penalty(auto.for_shape(569, 30, 2), false),
             LambdaRule::CrossValidation { folds: 5 }
@@ -1648,7 +1645,11 @@ mod tests {
         let scale: Vec<f64> = (0..p).map(|_| (rng.normal()).exp()).collect();
         let offset: Vec<f64> = (0..p).map(|_| 5.0 * rng.normal()).collect();
         let x = DMatrix::from_fn(n, p, |i, j| {
-            let signal = if j < 5 { 2.0 * truth[i] as f64 - 1.0 } else { 0.0 };
+            let signal = if j < 5 {
+                2.0 * truth[i] as f64 - 1.0
+            } else {
+                0.0
+            };
             (rng.normal() + signal) * scale[j] + offset[j]
         });
         let flipped: Vec<bool> = (0..n).map(|i| truth[i] == 0 && i % 13 < 2).collect();

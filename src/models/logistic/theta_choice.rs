@@ -165,9 +165,7 @@ fn grid(family: Family, z: Design<'_>, targets: &DMatrix<f64>) -> Vec<f64> {
                 penalty_factor: None,
             });
             (0..L1_GRID_POINTS)
-                .map(|i| {
-                    top * L1_GRID_RATIO.powf(i as f64 / (L1_GRID_POINTS - 1) as f64)
-                })
+                .map(|i| top * L1_GRID_RATIO.powf(i as f64 / (L1_GRID_POINTS - 1) as f64))
                 .collect()
         }
     }
@@ -310,7 +308,7 @@ mod tests {
     fn a_few_informative_features_take_the_lasso_many_take_the_ridge() {
         let sparse = chosen(3);
         assert_eq!(sparse.family, Family::L1, "{}", sparse.note(5));
-        assert!(sparse.score > sparse.other.unwrap());
+        assert!(sparse.score > sparse.other.expect("the other penalty was scored"));
         let dense = chosen(200);
         assert_eq!(dense.family, Family::L2, "{}", dense.note(5));
         // Both beat the class shares: the labels do depend on x.
