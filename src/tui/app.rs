@@ -18,7 +18,7 @@ use super::keys::{Action, KeyMap};
 pub use super::popup::Popup;
 use super::popup::{
     ClassPicker, Command, CommentPrompt, FilterMenu, Help, ModelPicker, Notes, PopupContext,
-    PopupOutcome, SearchPrompt, ThresholdPrompt,
+    PopupOutcome, RecordView, SearchPrompt, ThresholdPrompt,
 };
 use super::text::width;
 use super::theme::Theme;
@@ -356,9 +356,11 @@ impl App {
             | Action::Comment
             | Action::Model
             | Action::Notes
+            | Action::Record
             | Action::Help => self.open_popup(action),
             Action::NextMatch | Action::PrevMatch => self.next_match(action == Action::NextMatch),
             Action::Sort | Action::SortBack => self.sort(action == Action::Sort),
+            Action::ReverseSort => self.reverse_sort(),
             Action::Accept => self.accept(),
             Action::RelabelNth(n) => self.relabel_by_key(n),
             Action::Keep | Action::Drop | Action::Clear => self.decide(action),
@@ -440,6 +442,10 @@ impl App {
             )))),
             Action::Notes => Some(Popup::Notes(Notes::new(&self.popup_context()))),
             Action::Help => Some(Popup::Help(Help::default())),
+            Action::Record => self
+                .session
+                .selected()
+                .map(|s| Popup::Record(RecordView::new(s))),
             _ => None,
         };
     }
@@ -450,9 +456,64 @@ impl App {
         } else {
             self.session.search_prev()
         };
-        if !found {
+        if found {
+            self.say_match();
+        } else {
             self.info("no match");
         }
+    }
+
+    /// Searches and says how many samples hold the text, and which of the
+    /// list's matches the cursor is on.
+    fn search(&mut self, text: &str) {
+        if self.session.search(text) {
+            self.say_match();
+            return;
+        }
+        let n = self.session.search_count();
+        self.info(if n == 0 {
+            format!(
+                "no sample has \"{}\" in its id, labels, comment or fields",
+                text.trim()
+            )
+        } else {
+            format!(
+                "\"{}\" is in {} but none is in the filtered list",
+                text.trim(),
+                crate::dataset::counted(n, "sample")
+            )
+        });
+    }
+
+    fn say_match(&mut self) {
+        let Some((at, shown)) = self.session.search_rank() else {
+            return;
+        };
+        let all = self.session.search_count();
+        let q = self.session.search_query().unwrap_or_default().to_string();
+        let more = if all > shown {
+            format!(" ({all} in all; the filter hides the rest)")
+        } else {
+            String::new()
+        };
+        let (next, prev) = (
+            self.keys.hint(Action::NextMatch),
+            self.keys.hint(Action::PrevMatch),
+        );
+        self.info(format!(
+            "\"{q}\": match {at} of {shown}{more}; {next}/{prev} next/previous"
+        ));
+    }
+
+    fn reverse_sort(&mut self) {
+        self.session.reverse_sort();
+        self.session.cursor_top();
+        let way = if self.session.sort_descending() {
+            "descending"
+        } else {
+            "ascending"
+        };
+        self.info(format!("sorted by {} {way}", self.session.sort_name()));
     }
 
     fn sort(&mut self, forward: bool) {
@@ -464,7 +525,7 @@ impl App {
         // A new order is asked for to see its top, not to keep following
         // the sample that happened to be selected.
         self.session.cursor_top();
-        let name = self.session.sort_key().name();
+        let name = self.session.sort_name();
         let next = self.keys.hint(Action::Sort);
         self.info(format!("sorted by {name} ({next} for the next order)"));
     }
@@ -747,6 +808,18 @@ impl App {
             Command::ApplyFilter(f) => {
                 self.session.set_filter(f);
                 self.session.cursor_top();
+                let s = &self.session;
+                let said = if s.filter().is_empty() {
+                    format!("showing all {}", s.view().len())
+                } else {
+                    format!(
+                        "filter {}: {} shown ({} for the menu)",
+                        s.filter().describe(&s.dataset().classes),
+                        s.view().len(),
+                        self.keys.hint(Action::Filter)
+                    )
+                };
+                self.info(said);
             }
             Command::RelabelToRank(rank) => self.relabel_to_rank(rank),
             Command::SetThreshold(t) => {
@@ -759,9 +832,7 @@ impl App {
                 }
             }
             Command::Search(text) => {
-                if !self.session.search(&text) {
-                    self.info(format!("no id or comment contains \"{text}\""));
-                }
+                self.search(&text);
             }
             Command::Comment { sample, text } => self.comment(sample, &text),
             Command::Quit => self.quit = true,

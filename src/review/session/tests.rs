@@ -122,6 +122,8 @@ fn disagreement_is_one_sort_key_press_from_the_default() {
             "disagreement",
             "p_mislabel_rnda",
             "p_mislabel_rlr",
+            "given",
+            "suggested",
             "id",
             "row"
         ]
@@ -175,7 +177,18 @@ fn columns_are_offered_as_their_display_asks_whatever_their_names() {
     let (mut s, _) = Session::open(ds, None).unwrap();
     s.set_fit("any", f);
     let names: Vec<String> = s.sort_keys().iter().map(SortKey::name).collect();
-    assert_eq!(names, ["p_mislabel", "wanted_next", "plain", "id", "row"]);
+    assert_eq!(
+        names,
+        [
+            "p_mislabel",
+            "wanted_next",
+            "plain",
+            "given",
+            "suggested",
+            "id",
+            "row"
+        ]
+    );
 }
 
 #[test]
