@@ -248,9 +248,12 @@ impl FitPlan {
         let Some((mut fit, s, c)) = kept else {
             return Err(first_error.unwrap_or(FitError::Cancelled));
         };
+        // A plain classifier's p_mislabel come from its out-of-fold
+        // probabilities already: only a robust model's, fitted on the rows
+        // they judge, are checked on held-out rows.
         let recount = held_out
             .iter()
-            .find(|(d, _)| *d == c)
+            .find(|(d, _)| *d == c && matches!(c, Candidate::Robust(_)))
             .and_then(|(_, h)| Recount::of(h, &sample));
         if let Some(note) = recount.as_ref().and_then(|r| r.apply(&mut fit)) {
             fit.extra.notes.push(note);

@@ -1,7 +1,10 @@
-//! The count checked on held-out rows: a model's own p_mislabel, fitted
-//! on the very rows they judge, can be over- or under-confident (a fit
-//! that has partly learnt a row's wrong label doubts it less), and the
-//! count a curator quotes is their sum.
+//! The count checked on held-out rows: a robust model's own p_mislabel,
+//! fitted on the very rows they judge, can be over- or under-confident (a
+//! fit that has partly learnt a row's wrong label doubts it less), and the
+//! count a curator quotes is their sum. (A plain classifier under `probs`'
+//! flip table reads out-of-fold probabilities already; it is not checked
+//! again: measured, a second held-out estimate over-counted there,
+//! docs/RESULTS.md.)
 //!
 //! The check uses the held-out predictions auto made already. For each
 //! held-out row of the sample, P(true | x) comes from a fit that never saw
