@@ -36,6 +36,11 @@ pub enum ResumeInfo {
     },
     /// The same path held different content before: a new session.
     InputChanged,
+    /// Opened fresh on request; the earlier session, if any, was moved to
+    /// this file (in the store's `forgotten/`).
+    Fresh {
+        set_aside: Option<std::path::PathBuf>,
+    },
 }
 
 /// What accepting the model's suggestion did.
@@ -193,6 +198,20 @@ impl Session {
         };
         s.refresh_view();
         Ok((s, info))
+    }
+
+    /// Opens a session with no decisions: the earlier session of the same
+    /// input, if any, is set aside (moved, never deleted) first.
+    pub fn open_fresh(
+        dataset: Dataset,
+        store: Option<&Path>,
+    ) -> Result<(Self, ResumeInfo), ReviewError> {
+        let set_aside = match store {
+            Some(store) => super::sessions::set_aside(store, &session_key(&dataset))?,
+            None => None,
+        };
+        let (s, _) = Session::open(dataset, store)?;
+        Ok((s, ResumeInfo::Fresh { set_aside }))
     }
 
     /// Finds the journal of this input in `store`, replays it, and begins

@@ -147,6 +147,18 @@ fn resume_message(resume: &ResumeInfo, comments: usize) -> Option<Message> {
         (ResumeInfo::InputChanged, _) => {
             "the file changed since the last session: starting a new one".into()
         }
+        (
+            ResumeInfo::Fresh {
+                set_aside: Some(to),
+            },
+            _,
+        ) => format!(
+            "started afresh: the earlier session is kept as {}",
+            to.display()
+        ),
+        (ResumeInfo::Fresh { set_aside: None }, _) => {
+            "started afresh (there was no earlier session)".into()
+        }
         (ResumeInfo::New, _) => return None,
     };
     Some(Message {
@@ -854,6 +866,17 @@ impl App {
                 self.quit = true;
             }
             Command::Info(text) => self.info(text),
+            // probs reads a classifier's probabilities, given only on the
+            // command line: said before anything changes.
+            Command::Fit { model, .. }
+                if model == "probs" && self.session.dataset().options.probs.is_none() =>
+            {
+                let name = self.session.dataset().raw.path.display().to_string();
+                self.error(format!(
+                    "probs reads a classifier's probabilities, given when the file is opened: \
+                     quit and run `relabel --model probs --probs PROBS.csv {name}`"
+                ));
+            }
             Command::Fit { model, options } => {
                 let r = self.session.set_model_choice(&model, &options);
                 if self.report(r).is_some() {

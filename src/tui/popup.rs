@@ -22,6 +22,7 @@ pub mod filter;
 pub mod help;
 pub mod model_picker;
 pub mod notes;
+pub mod option_values;
 pub mod record;
 pub mod scrolled;
 pub mod search;

@@ -532,9 +532,6 @@ fn the_model_picker_edits_options_and_refits() {
     press(&mut app, "j");
     app.handle_key(&code(KeyCode::Tab));
     app.handle_key(&code(KeyCode::Enter));
-    for _ in 0..10 {
-        app.handle_key(&code(KeyCode::Backspace));
-    }
     press(&mut app, "diag");
     app.handle_key(&code(KeyCode::Enter));
     app.handle_key(&code(KeyCode::Tab));
@@ -1253,10 +1250,14 @@ fn the_stacked_model_pane_shows_every_row_of_the_flip_table() {
 /// is two classes to every model, one of them a class of a single sample.
 #[test]
 fn a_label_written_two_ways_is_said_on_opening() {
-    let table = "a,label\n1,x\n2,x\n3,x\n4,X\n5,y\n6,y\n7,y\n";
+    // Ten of each class: a design large enough to rank.
+    let table: String = std::iter::once("a,label\n".to_string())
+        .chain((0..20).map(|i| format!("{i},{}\n", ["x", "y"][i / 10])))
+        .chain(std::iter::once("4,X\n".to_string()))
+        .collect();
     let ds = load_bytes(
         Path::new("t.csv"),
-        table.as_bytes().to_vec(),
+        table.into_bytes(),
         &LoadOptions::default(),
     )
     .unwrap();
@@ -1269,7 +1270,7 @@ fn a_label_written_two_ways_is_said_on_opening() {
     press(&mut app, "i");
     let text = screen(&app, 120, 30);
     assert!(
-        text.contains("the labels \"x\" (3) and \"X\" (1) differ only in how"),
+        text.contains("the labels \"x\" (10) and \"X\" (1) differ only in how"),
         "{text}"
     );
     assert!(text.contains("class \"X\" (1 sample) has fewer"), "{text}");
@@ -1671,4 +1672,78 @@ fn a_model_of_shifts_heads_its_column_shift() {
         "{:?}",
         app.message
     );
+}
+
+/// Issue 50: an option field opens empty with what it accepts and its
+/// value now under it, and a refused value's reason is shown whole.
+#[test]
+fn the_model_picker_says_what_an_option_accepts_and_why_a_value_is_refused() {
+    let mut app = fitted(demo());
+    press(&mut app, "m");
+    // nda's first option is the covariance.
+    press(&mut app, "j");
+    app.handle_key(&code(KeyCode::Tab));
+    app.handle_key(&code(KeyCode::Enter));
+    let Some(Popup::ModelPicker(p)) = &app.popup else {
+        panic!("{:?}", app.popup)
+    };
+    assert_eq!(p.editing.as_deref(), Some(""));
+    let text = screen(&app, 80, 24);
+    assert!(
+        text.contains("full, tied, diag or spherical") && text.contains("Now full"),
+        "{text}"
+    );
+    press(&mut app, "round");
+    app.handle_key(&code(KeyCode::Enter));
+    let Some(Popup::ModelPicker(p)) = &app.popup else {
+        panic!("{:?}", app.popup)
+    };
+    let why = p.refused.clone().unwrap();
+    let text = screen(&app, 80, 24);
+    let shown: String = text
+        .lines()
+        .map(|l| l.trim_matches(|c| c == '│' || c == ' '))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let last_word = why.split_whitespace().last().unwrap();
+    assert!(shown.contains(last_word), "{why}\n{text}");
+    // Esc keeps the value; an empty value is the default (for shrinkage,
+    // chosen from the data).
+    app.handle_key(&code(KeyCode::Esc));
+    press(&mut app, "j");
+    app.handle_key(&code(KeyCode::Enter));
+    press(&mut app, "0.3");
+    app.handle_key(&code(KeyCode::Enter));
+    let picked = |app: &App| match &app.popup {
+        Some(Popup::ModelPicker(p)) => p.options.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(picked(&app).shrinkage, Some(0.3));
+    app.handle_key(&code(KeyCode::Enter));
+    app.handle_key(&code(KeyCode::Enter));
+    assert_eq!(picked(&app).shrinkage, None);
+    assert_eq!(
+        picked(&app).covariance,
+        crate::models::CovarianceFamily::Full
+    );
+}
+
+/// Issue 50: probs chosen in the picker without --probs says what to run,
+/// and the model in use stays.
+#[test]
+fn probs_without_its_file_says_what_to_run() {
+    let mut app = fitted(demo());
+    press(&mut app, "m");
+    let probs = 1 + crate::models::MODELS
+        .iter()
+        .position(|m| m.name == "probs")
+        .unwrap();
+    // The picker opens on the model in use (rnda); auto is above it.
+    press(&mut app, "k");
+    press(&mut app, &"j".repeat(probs));
+    app.handle_key(&code(KeyCode::Enter));
+    assert!(!app.fitting(), "{:?} {:?}", app.popup, app.message);
+    let said = app.message.as_ref().unwrap();
+    assert!(said.error && said.text.contains("--probs"), "{:?}", said);
+    assert_eq!(app.session.model_name(), Some("rnda"));
 }
