@@ -250,10 +250,14 @@ impl FitPlan {
         };
         // A plain classifier's p_mislabel come from its out-of-fold
         // probabilities already: only a robust model's, fitted on the rows
-        // they judge, are checked on held-out rows.
+        // they judge, are checked on held-out rows; and only when the
+        // sample is the table, so that each held-out fit saw four fifths of
+        // the rows the full fit saw (on a larger table the sample's fits
+        // are weaker than the full fit, and their count is not its count).
+        let whole = sample.rows.len() == labels.len();
         let recount = held_out
             .iter()
-            .find(|(d, _)| *d == c && matches!(c, Candidate::Robust(_)))
+            .find(|(d, _)| whole && *d == c && matches!(c, Candidate::Robust(_)))
             .and_then(|(_, h)| Recount::of(h, &sample));
         if let Some(note) = recount.as_ref().and_then(|r| r.apply(&mut fit)) {
             fit.extra.notes.push(note);
