@@ -127,11 +127,7 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
 
 /// `eval --home-ground DIR`: [`crate::eval::home_ground`] on every model
 /// with a directory in DIR.
-fn home_ground(
-    dir: &Path,
-    data: &DataArgs,
-    model: &ModelArgs,
-) -> Result<(), CliError> {
+fn home_ground(dir: &Path, data: &DataArgs, model: &ModelArgs) -> Result<(), CliError> {
     use crate::eval::home_ground::{HOME_MODELS, print, score_table, tables_of};
     let models = HOME_MODELS.iter().filter(|m| dir.join(m).is_dir());
     let options = model.model_options()?;

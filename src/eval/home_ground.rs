@@ -163,7 +163,10 @@ mod tests {
         let mut truth = String::from("row,true_label,flipped\n");
         for i in 0..40 {
             let class = i % 2;
-            let (x, y) = (class as f64 * 6.0 + (i as f64 * 0.37).sin(), (i as f64 * 0.71).cos());
+            let (x, y) = (
+                class as f64 * 6.0 + (i as f64 * 0.37).sin(),
+                (i as f64 * 0.71).cos(),
+            );
             let flipped = i == 4 || i == 9;
             let given = if flipped { 1 - class } else { class };
             table.push_str(&format!("s{i},{x},{y},c{given}\n"));
