@@ -88,7 +88,60 @@ pub fn run(
         Command::Export(a) => export(a, data, model.name()),
         Command::Report(a) => report::run(a, data, model),
         Command::Completions(a) => shell::completions(a.shell, &mut std::io::stdout().lock()),
+        Command::Sessions(a) => sessions(a),
         Command::Man => shell::man(&mut std::io::stdout().lock(), &screen_keys()?),
+    }
+}
+
+/// `relabel sessions`: the saved sessions, or some set aside.
+fn sessions(a: &args::SessionsArgs) -> Result<(), CliError> {
+    use crate::review::{ReviewError, default_store, sessions};
+    use std::io::Write;
+    let store = default_store().ok_or_else(|| {
+        CliError::Failed(anyhow::anyhow!(
+            "cannot find a home directory for the session store"
+        ))
+    })?;
+    let review = |e: ReviewError| CliError::from(e);
+    let mut out = std::io::stdout().lock();
+    let mut say = |line: String| writeln!(out, "{line}").map_err(|e| CliError::Failed(e.into()));
+    match &a.action {
+        None | Some(args::SessionsAction::List) => {
+            let listed = sessions::list(&store).map_err(review)?;
+            if listed.is_empty() {
+                return say(format!("no saved sessions in {}", store.display()));
+            }
+            say(format!("sessions in {}:", store.display()))?;
+            for s in listed {
+                let older = if s.current {
+                    ""
+                } else {
+                    " (an earlier version of the file)"
+                };
+                say(format!(
+                    "  {}  {}, last written {}{older}",
+                    s.file,
+                    crate::dataset::counted(s.entries, "change"),
+                    s.modified
+                ))?;
+            }
+            say("forget a file's sessions with `relabel sessions forget FILE`; open one fresh with `relabel --fresh FILE`".into())
+        }
+        Some(args::SessionsAction::Forget { files }) => {
+            for file in files {
+                let moved = sessions::forget_file(&store, file).map_err(review)?;
+                match moved.as_slice() {
+                    [] => say(format!("{}: no saved session", file.display()))?,
+                    _ => say(format!(
+                        "{}: {} set aside in {} (delete them there to free the space)",
+                        file.display(),
+                        crate::dataset::counted(moved.len(), "session"),
+                        sessions::forgotten_dir(&store).display()
+                    ))?,
+                }
+            }
+            Ok(())
+        }
     }
 }
 

@@ -15,6 +15,7 @@ mod grid;
 pub(crate) mod log_scale;
 mod probs;
 mod read;
+mod record;
 mod rewrite;
 mod sheet;
 mod shown;

@@ -90,6 +90,7 @@ fn open_review(args: &Cli) -> Result<(), CliError> {
         model: model.to_string(),
         options,
         model_given: args.model.model.is_some(),
+        fresh: args.fresh,
     })
     .map_err(screen_error)
 }

@@ -9,6 +9,7 @@ pub mod export;
 pub mod input_check;
 pub mod journal;
 pub mod session;
+pub mod sessions;
 pub mod time;
 pub mod view;
 

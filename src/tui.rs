@@ -58,6 +58,8 @@ pub struct TuiArgs {
     /// The model was named on the command line: it replaces the one a
     /// resumed session last used (which is recorded in the journal).
     pub model_given: bool,
+    /// Start with no decisions: the earlier session is set aside.
+    pub fresh: bool,
 }
 
 /// A resumed session refits with the model it last used, unless the
@@ -88,7 +90,10 @@ pub fn run(args: TuiArgs) -> anyhow::Result<()> {
         model,
         options,
         model_given,
+        fresh,
     } = args;
+    // Only the first opening is fresh: a reopen goes on with what it made.
+    let mut fresh = Some(fresh);
     let mut source = Some(source);
     let result = loop {
         let Some(next) = source.take() else {
@@ -105,6 +110,7 @@ pub fn run(args: TuiArgs) -> anyhow::Result<()> {
                 dataset,
                 store.as_deref(),
                 (&model, options.clone(), model_given),
+                fresh.take().unwrap_or(false),
             ),
             Ok(None) => Ok(false),
             Err(e) => Err(e),
@@ -126,8 +132,13 @@ fn review(
     dataset: Dataset,
     store: Option<&std::path::Path>,
     (model, options, model_given): (&str, ModelOptions, bool),
+    fresh: bool,
 ) -> anyhow::Result<bool> {
-    let (mut session, resume) = Session::open(dataset, store)?;
+    let (mut session, resume) = if fresh {
+        Session::open_fresh(dataset, store)?
+    } else {
+        Session::open(dataset, store)?
+    };
     prefer_named_model(&mut session, model, &options, model_given)?;
     let mut app = App::new(session, &resume, model, options);
     app.start_fit(false);

@@ -957,3 +957,44 @@ fn raw_looking_values_are_read_logged_unless_no_log2_says_otherwise() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Issue 50: `relabel sessions` lists what is saved, `forget` sets a
+/// file's sessions aside (moved, not deleted), and the file then opens
+/// with no decisions.
+#[test]
+fn sessions_are_listed_and_forgotten() {
+    let stdout = |cmd: &mut Command| String::from_utf8_lossy(&succeed(cmd).stdout).into_owned();
+    let (_dir, data_home, input, mut session) = reviewed_wine();
+    session.drop_sample(0).unwrap();
+    drop(session);
+    let listed = stdout(
+        relabel()
+            .arg("sessions")
+            .env("XDG_DATA_HOME", data_home.path()),
+    );
+    let canonical = input.canonicalize().unwrap().display().to_string();
+    assert!(
+        listed.contains(&canonical) && listed.contains("1 change,"),
+        "{listed}"
+    );
+    let forgot = stdout(
+        relabel()
+            .args(["sessions", "forget"])
+            .arg(&input)
+            .env("XDG_DATA_HOME", data_home.path()),
+    );
+    assert!(forgot.contains("1 session set aside"), "{forgot}");
+    let store = data_home.path().join("relabel").join("sessions");
+    let kept = std::fs::read_dir(store.join("forgotten")).unwrap().count();
+    assert_eq!(kept, 1);
+    let again = stdout(
+        relabel()
+            .arg("sessions")
+            .env("XDG_DATA_HOME", data_home.path()),
+    );
+    assert!(again.contains("no saved sessions"), "{again}");
+    let ds = relabel::dataset::load(&input, &Default::default()).unwrap();
+    let (s, info) = relabel::review::Session::open(ds, Some(&store)).unwrap();
+    assert_eq!(s.counts().decided, 0);
+    assert_ne!(info, relabel::review::ResumeInfo::Resumed { decisions: 1 });
+}

@@ -25,6 +25,10 @@ pub struct Cli {
     pub command: Option<Command>,
     /// Table to review in the terminal UI (without one: the embedded demo).
     pub file: Option<PathBuf>,
+    /// Open the table fresh, with no decisions: its earlier session is set
+    /// aside (moved to the sessions folder's forgotten/, never deleted).
+    #[arg(long)]
+    pub fresh: bool,
     #[command(flatten)]
     pub data: DataArgs,
     #[command(flatten)]
@@ -41,10 +45,29 @@ pub enum Command {
     Export(ExportArgs),
     /// Write a file's saved review session as one self-contained HTML page to share.
     Report(ReportArgs),
+    /// List the saved review sessions, or forget the sessions of a file.
+    Sessions(SessionsArgs),
     /// Print a shell completion script (e.g. `relabel completions bash > ~/.local/share/bash-completion/completions/relabel`).
     Completions(CompletionsArgs),
     /// Print the man page, generated from these same definitions (e.g. `relabel man > relabel.1`).
     Man,
+}
+
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    #[command(subcommand)]
+    pub action: Option<SessionsAction>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SessionsAction {
+    /// List every saved session: its file, how many entries, when last written (the default).
+    List,
+    /// Set aside every session of these files, so each opens fresh (the journals move to forgotten/, never deleted).
+    Forget {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -124,6 +124,12 @@ pub fn session_key(ds: &Dataset) -> String {
     let options = serde_json::to_string(&options).unwrap_or_default();
     let mut bytes = ds.content_hash().to_le_bytes().to_vec();
     bytes.extend_from_slice(options.as_bytes());
+    // The embedded demo keeps a session of its own, apart from the file of
+    // the same bytes (sample_data/iris_noisy.csv): decisions made trying
+    // the demo must not turn up, and be exported, in the file.
+    if ds.raw.path == Path::new(crate::app::DEMO_NAME) {
+        bytes.extend_from_slice(b"\0the embedded demo");
+    }
     format!("{:016x}", content_hash(&bytes))
 }
 
@@ -240,7 +246,7 @@ struct Writer {
 
 /// The locked `<key>.lock` and the side file naming this process.
 #[derive(Debug)]
-struct LockGuard {
+pub(super) struct LockGuard {
     _file: File,
     info: PathBuf,
 }
@@ -267,7 +273,7 @@ fn io(path: &Path, what: &str, e: std::io::Error) -> ReviewError {
 }
 
 /// How the lock attempt went.
-enum Lock {
+pub(super) enum Lock {
     Held(LockGuard),
     /// Another process holds it: what its lock-info says.
     Busy(String),
@@ -277,7 +283,7 @@ enum Lock {
 
 /// Takes the session's lock (`<key>.lock`, an advisory lock through `fs4`)
 /// without waiting, and names this process in `<key>.lock-info`.
-fn take_lock(store: &Path, key: &str) -> Result<Lock, ReviewError> {
+pub(super) fn take_lock(store: &Path, key: &str) -> Result<Lock, ReviewError> {
     use fs4::fs_std::FileExt;
     let path = store.join(format!("{key}.lock"));
     let info = store.join(format!("{key}.lock-info"));

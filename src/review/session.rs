@@ -20,6 +20,7 @@ use super::view::{self, Filter, SortKey, ViewInputs};
 use crate::dataset::Dataset;
 use crate::models::{Fit, Guide, ModelOptions, SampleColumn};
 
+mod browse;
 mod class_keys;
 mod comments;
 mod pin;
@@ -35,6 +36,11 @@ pub enum ResumeInfo {
     },
     /// The same path held different content before: a new session.
     InputChanged,
+    /// Opened fresh on request; the earlier session, if any, was moved to
+    /// this file (in the store's `forgotten/`).
+    Fresh {
+        set_aside: Option<std::path::PathBuf>,
+    },
 }
 
 /// What accepting the model's suggestion did.
@@ -98,6 +104,9 @@ pub struct Session {
     view: Vec<usize>,
     cursor: usize,
     search: Option<String>,
+    /// How many samples the search text is found in (all of them, not
+    /// only the filtered list's), counted once per search.
+    search_count: usize,
     journal: Option<Journal>,
     /// Whether the input file still holds the loaded bytes.
     input: InputWatch,
@@ -164,6 +173,7 @@ impl Session {
             view: Vec::new(),
             cursor: 0,
             search: None,
+            search_count: 0,
             journal: None,
             input: InputWatch::new(&dataset),
             recovery: Recovery::default(),
@@ -188,6 +198,20 @@ impl Session {
         };
         s.refresh_view();
         Ok((s, info))
+    }
+
+    /// Opens a session with no decisions: the earlier session of the same
+    /// input, if any, is set aside (moved, never deleted) first.
+    pub fn open_fresh(
+        dataset: Dataset,
+        store: Option<&Path>,
+    ) -> Result<(Self, ResumeInfo), ReviewError> {
+        let set_aside = match store {
+            Some(store) => super::sessions::set_aside(store, &session_key(&dataset))?,
+            None => None,
+        };
+        let (s, _) = Session::open(dataset, store)?;
+        Ok((s, ResumeInfo::Fresh { set_aside }))
     }
 
     /// Finds the journal of this input in `store`, replays it, and begins
@@ -933,7 +957,8 @@ impl Session {
     /// them: p_mislabel, then the model columns that ask to come first
     /// (`ColumnDisplay::sort_first`, so what the curator most likely wants
     /// next is one key press away), gamma when the fit has one, the other
-    /// sortable model columns in report order, id, row.
+    /// sortable model columns in report order, the given and the
+    /// suggested label, id, row.
     pub fn sort_keys(&self) -> Vec<SortKey> {
         let mut keys = vec![SortKey::PMislabel];
         if let Some(f) = &self.fit {
@@ -947,6 +972,8 @@ impl Session {
         } else {
             keys.push(SortKey::Gamma);
         }
+        keys.push(SortKey::Given);
+        keys.push(SortKey::Suggested);
         keys.push(SortKey::Id);
         keys.push(SortKey::Row);
         keys
@@ -1031,58 +1058,6 @@ impl Session {
             }
             None => false,
         }
-    }
-
-    /// Whether the sample at `pos` has the search text in its id or its
-    /// comment ("Rao" finds the samples left for Dr Rao).
-    fn matches(&self, pos: usize) -> bool {
-        let Some(q) = &self.search else { return false };
-        let sample = self.view[pos];
-        let has = |text: &str| text.to_lowercase().contains(q.as_str());
-        has(&self.dataset.ids[sample]) || self.comment_of(sample).is_some_and(has)
-    }
-
-    /// Finds `query` in the ids and comments (case-insensitive), starting
-    /// at the cursor.
-    pub fn search(&mut self, query: &str) -> bool {
-        let q = query.trim().to_lowercase();
-        if q.is_empty() {
-            self.search = None;
-            return false;
-        }
-        self.search = Some(q);
-        self.find_from(self.cursor, 1)
-    }
-
-    pub fn search_query(&self) -> Option<&str> {
-        self.search.as_deref()
-    }
-
-    fn find_from(&mut self, start: usize, step: isize) -> bool {
-        let n = self.view.len();
-        if n == 0 {
-            return false;
-        }
-        for k in 0..n {
-            let pos = (start as isize + step * k as isize).rem_euclid(n as isize) as usize;
-            if self.matches(pos) {
-                self.cursor = pos;
-                self.release_pin();
-                return true;
-            }
-        }
-        false
-    }
-
-    /// The next match after the cursor, wrapping around.
-    pub fn search_next(&mut self) -> bool {
-        self.find_from(self.cursor + 1, 1)
-    }
-
-    /// The previous match before the cursor, wrapping around.
-    pub fn search_prev(&mut self) -> bool {
-        let n = self.view.len().max(1);
-        self.find_from((self.cursor + n - 1) % n, -1)
     }
 
     pub fn counts(&self) -> Counts {

@@ -12,6 +12,9 @@ use crate::models::Fit;
 pub struct Filter {
     /// Only samples with this given label.
     pub class: Option<usize>,
+    /// Only samples the model suggests this label for; with `class`, one
+    /// confusion pair ("given A -> suggested B").
+    pub suggested: Option<usize>,
     pub decision: Option<DecisionFilter>,
     /// Only samples at least this suspect.
     pub min_p_mislabel: Option<f64>,
@@ -29,11 +32,12 @@ impl Filter {
     /// A short description for the status bar.
     pub fn describe(&self, classes: &[String]) -> String {
         let mut parts = Vec::new();
-        if let Some(c) = self.class {
-            parts.push(format!(
-                "given={}",
-                classes.get(c).map(String::as_str).unwrap_or("?")
-            ));
+        let name = |c: usize| classes.get(c).map(String::as_str).unwrap_or("?");
+        match (self.class, self.suggested) {
+            (Some(a), Some(b)) => parts.push(format!("{}->{}", name(a), name(b))),
+            (Some(a), None) => parts.push(format!("given={}", name(a))),
+            (None, Some(b)) => parts.push(format!("suggested={}", name(b))),
+            (None, None) => {}
         }
         if let Some(d) = self.decision {
             parts.push(d.name().to_string());
@@ -58,6 +62,10 @@ pub enum SortKey {
     Gamma,
     Id,
     Row,
+    /// By the given label's name, then the model's order.
+    Given,
+    /// By the suggested label's name, then the model's order.
+    Suggested,
     /// A per-sample model column (`Fit::extra.sample_columns`), by name.
     Column(String),
 }
@@ -69,13 +77,18 @@ impl SortKey {
             SortKey::Gamma => "gamma".into(),
             SortKey::Id => "id".into(),
             SortKey::Row => "row".into(),
+            SortKey::Given => "given".into(),
+            SortKey::Suggested => "suggested".into(),
             SortKey::Column(c) => c.clone(),
         }
     }
 
     /// Scores sort most suspect first; ids and rows ascending.
     pub fn default_descending(&self) -> bool {
-        !matches!(self, SortKey::Id | SortKey::Row)
+        !matches!(
+            self,
+            SortKey::Id | SortKey::Row | SortKey::Given | SortKey::Suggested
+        )
     }
 }
 
@@ -121,6 +134,11 @@ pub fn compute(v: &ViewInputs<'_>) -> Vec<usize> {
     let needle = v.filter.id_contains.as_ref().map(|s| s.to_lowercase());
     let mut out: Vec<usize> = (0..n)
         .filter(|&i| v.filter.class.is_none_or(|c| ds.labels[i] == c))
+        .filter(|&i| {
+            v.filter
+                .suggested
+                .is_none_or(|c| v.fit.is_some_and(|f| f.suggested[i] == c))
+        })
         .filter(|&i| v.filter.decision.is_none_or(|d| d.admits(v.decisions[i])))
         .filter(|&i| v.filter.min_p_mislabel.is_none_or(|t| p(i) >= t))
         .filter(|&i| !v.filter.commented || (v.has_comment)(i))
@@ -173,6 +191,26 @@ pub fn compute(v: &ViewInputs<'_>) -> Vec<usize> {
             let o = natural_cmp(&ds.ids[*a], &ds.ids[*b]).then(a.cmp(b));
             if d { o.reverse() } else { o }
         }),
+        SortKey::Given | SortKey::Suggested => {
+            // Class names compared once per class, not once per comparison.
+            let mut order: Vec<usize> = (0..ds.classes.len()).collect();
+            order.sort_by(|a, b| natural_cmp(&ds.classes[*a], &ds.classes[*b]));
+            let mut place = vec![0; order.len()];
+            for (pos, c) in order.into_iter().enumerate() {
+                place[c] = pos;
+            }
+            let given = *v.sort == SortKey::Given;
+            // No fit: no suggestion, sorted after every class.
+            let class = |i: usize| match (given, v.fit) {
+                (true, _) => place[ds.labels[i]],
+                (false, Some(f)) => place.get(f.suggested[i]).copied().unwrap_or(usize::MAX),
+                (false, None) => usize::MAX,
+            };
+            out.sort_by(|a, b| {
+                let o = class(*a).cmp(&class(*b));
+                if d { o.reverse() } else { o }.then_with(|| tie(a, b))
+            });
+        }
         SortKey::Row => out.sort_by(|a, b| {
             let o = ds.rows[*a].cmp(&ds.rows[*b]);
             if d { o.reverse() } else { o }

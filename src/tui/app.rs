@@ -18,7 +18,7 @@ use super::keys::{Action, KeyMap};
 pub use super::popup::Popup;
 use super::popup::{
     ClassPicker, Command, CommentPrompt, FilterMenu, Help, ModelPicker, Notes, PopupContext,
-    PopupOutcome, SearchPrompt, ThresholdPrompt,
+    PopupOutcome, RecordView, SearchPrompt, ThresholdPrompt,
 };
 use super::text::width;
 use super::theme::Theme;
@@ -146,6 +146,18 @@ fn resume_message(resume: &ResumeInfo, comments: usize) -> Option<Message> {
         }
         (ResumeInfo::InputChanged, _) => {
             "the file changed since the last session: starting a new one".into()
+        }
+        (
+            ResumeInfo::Fresh {
+                set_aside: Some(to),
+            },
+            _,
+        ) => format!(
+            "started afresh: the earlier session is kept as {}",
+            to.display()
+        ),
+        (ResumeInfo::Fresh { set_aside: None }, _) => {
+            "started afresh (there was no earlier session)".into()
         }
         (ResumeInfo::New, _) => return None,
     };
@@ -356,9 +368,11 @@ impl App {
             | Action::Comment
             | Action::Model
             | Action::Notes
+            | Action::Record
             | Action::Help => self.open_popup(action),
             Action::NextMatch | Action::PrevMatch => self.next_match(action == Action::NextMatch),
             Action::Sort | Action::SortBack => self.sort(action == Action::Sort),
+            Action::ReverseSort => self.reverse_sort(),
             Action::Accept => self.accept(),
             Action::RelabelNth(n) => self.relabel_by_key(n),
             Action::Keep | Action::Drop | Action::Clear => self.decide(action),
@@ -440,6 +454,10 @@ impl App {
             )))),
             Action::Notes => Some(Popup::Notes(Notes::new(&self.popup_context()))),
             Action::Help => Some(Popup::Help(Help::default())),
+            Action::Record => self
+                .session
+                .selected()
+                .map(|s| Popup::Record(RecordView::new(s))),
             _ => None,
         };
     }
@@ -450,9 +468,64 @@ impl App {
         } else {
             self.session.search_prev()
         };
-        if !found {
+        if found {
+            self.say_match();
+        } else {
             self.info("no match");
         }
+    }
+
+    /// Searches and says how many samples hold the text, and which of the
+    /// list's matches the cursor is on.
+    fn search(&mut self, text: &str) {
+        if self.session.search(text) {
+            self.say_match();
+            return;
+        }
+        let n = self.session.search_count();
+        self.info(if n == 0 {
+            format!(
+                "no sample has \"{}\" in its id, labels, comment or fields",
+                text.trim()
+            )
+        } else {
+            format!(
+                "\"{}\" is in {} but none is in the filtered list",
+                text.trim(),
+                crate::dataset::counted(n, "sample")
+            )
+        });
+    }
+
+    fn say_match(&mut self) {
+        let Some((at, shown)) = self.session.search_rank() else {
+            return;
+        };
+        let all = self.session.search_count();
+        let q = self.session.search_query().unwrap_or_default().to_string();
+        let more = if all > shown {
+            format!(" ({all} in all; the filter hides the rest)")
+        } else {
+            String::new()
+        };
+        let (next, prev) = (
+            self.keys.hint(Action::NextMatch),
+            self.keys.hint(Action::PrevMatch),
+        );
+        self.info(format!(
+            "\"{q}\": match {at} of {shown}{more}; {next}/{prev} next/previous"
+        ));
+    }
+
+    fn reverse_sort(&mut self) {
+        self.session.reverse_sort();
+        self.session.cursor_top();
+        let way = if self.session.sort_descending() {
+            "descending"
+        } else {
+            "ascending"
+        };
+        self.info(format!("sorted by {} {way}", self.session.sort_name()));
     }
 
     fn sort(&mut self, forward: bool) {
@@ -464,7 +537,7 @@ impl App {
         // A new order is asked for to see its top, not to keep following
         // the sample that happened to be selected.
         self.session.cursor_top();
-        let name = self.session.sort_key().name();
+        let name = self.session.sort_name();
         let next = self.keys.hint(Action::Sort);
         self.info(format!("sorted by {name} ({next} for the next order)"));
     }
@@ -747,6 +820,18 @@ impl App {
             Command::ApplyFilter(f) => {
                 self.session.set_filter(f);
                 self.session.cursor_top();
+                let s = &self.session;
+                let said = if s.filter().is_empty() {
+                    format!("showing all {}", s.view().len())
+                } else {
+                    format!(
+                        "filter {}: {} shown ({} for the menu)",
+                        s.filter().describe(&s.dataset().classes),
+                        s.view().len(),
+                        self.keys.hint(Action::Filter)
+                    )
+                };
+                self.info(said);
             }
             Command::RelabelToRank(rank) => self.relabel_to_rank(rank),
             Command::SetThreshold(t) => {
@@ -759,9 +844,7 @@ impl App {
                 }
             }
             Command::Search(text) => {
-                if !self.session.search(&text) {
-                    self.info(format!("no id or comment contains \"{text}\""));
-                }
+                self.search(&text);
             }
             Command::Comment { sample, text } => self.comment(sample, &text),
             Command::Quit => self.quit = true,
@@ -783,6 +866,17 @@ impl App {
                 self.quit = true;
             }
             Command::Info(text) => self.info(text),
+            // probs reads a classifier's probabilities, given only on the
+            // command line: said before anything changes.
+            Command::Fit { model, .. }
+                if model == "probs" && self.session.dataset().options.probs.is_none() =>
+            {
+                let name = self.session.dataset().raw.path.display().to_string();
+                self.error(format!(
+                    "probs reads a classifier's probabilities, given when the file is opened: \
+                     quit and run `relabel --model probs --probs PROBS.csv {name}`"
+                ));
+            }
             Command::Fit { model, options } => {
                 let r = self.session.set_model_choice(&model, &options);
                 if self.report(r).is_some() {

@@ -24,6 +24,7 @@ pub enum Action {
     Filter,
     Sort,
     SortBack,
+    ReverseSort,
     Accept,
     /// Relabel to the n-th class by posterior (1-based).
     RelabelNth(u8),
@@ -41,6 +42,7 @@ pub enum Action {
     Export,
     NextPane,
     Notes,
+    Record,
     Help,
     Quit,
     Cancel,
@@ -167,6 +169,7 @@ impl Action {
             (Action::Filter, "filter".into()),
             (Action::Sort, "sort".into()),
             (Action::SortBack, "sort_back".into()),
+            (Action::ReverseSort, "reverse_sort".into()),
             (Action::Accept, "accept".into()),
         ];
         v.extend(
@@ -189,6 +192,7 @@ impl Action {
             (Action::Export, "export".into()),
             (Action::NextPane, "next_pane".into()),
             (Action::Notes, "notes".into()),
+            (Action::Record, "record".into()),
             (Action::Help, "help".into()),
             (Action::Quit, "quit".into()),
             (Action::Cancel, "cancel".into()),
@@ -204,12 +208,13 @@ impl Action {
             Action::Bottom => "last sample".into(),
             Action::PageDown => "page down".into(),
             Action::PageUp => "page up".into(),
-            Action::Search => "search ids and comments".into(),
+            Action::Search => "search ids, labels, comments and fields".into(),
             Action::NextMatch => "next match".into(),
             Action::PrevMatch => "previous match".into(),
             Action::Filter => "filter the list".into(),
             Action::Sort => "next sort order (p_mislabel, model columns…)".into(),
             Action::SortBack => "previous sort order".into(),
+            Action::ReverseSort => "reverse the sort order".into(),
             Action::Accept => "accept the suggested label (keep if the same)".into(),
             Action::RelabelNth(n) => format!("relabel to the class keyed {n} in the detail pane"),
             Action::Relabel => "relabel through a class picker".into(),
@@ -226,6 +231,7 @@ impl Action {
             Action::Export => "export the cleaned file and audit".into(),
             Action::NextPane => "next pane".into(),
             Action::Notes => "notes on the table and the fit, in full".into(),
+            Action::Record => "every field of the sample".into(),
             Action::Help => "this help".into(),
             Action::Quit => "quit".into(),
             Action::Cancel => "cancel the fit / close".into(),
@@ -725,11 +731,11 @@ mod tests {
         assert_eq!(k.popup_action(&enter), Some(PopupAction::Confirm));
         // Hints take the first key as the file lists it, not sorted.
         assert_eq!(k.popup_hint(PopupAction::SwitchFocus), "Tab");
-        let k = KeyMap::load(Some("[popup]\nconfirm = [\"o\", \"Enter\"]\n")).unwrap();
-        assert_eq!(k.popup_hint(PopupAction::Confirm), "o");
+        let k = KeyMap::load(Some("[popup]\nconfirm = [\"z\", \"Enter\"]\n")).unwrap();
+        assert_eq!(k.popup_hint(PopupAction::Confirm), "z");
         assert_eq!(k.popup_action(&enter), Some(PopupAction::Confirm));
         // The main table is untouched by a popup override and vice versa.
-        assert_eq!(k.action(&ev(KeyCode::Char('o'), KeyModifiers::NONE)), None);
+        assert_eq!(k.action(&ev(KeyCode::Char('z'), KeyModifiers::NONE)), None);
         assert_eq!(
             KeyMap::load(Some("[popup]\nnope = [\"z\"]")).unwrap_err(),
             KeyMapError::UnknownAction("popup.nope".into())

@@ -78,7 +78,7 @@ impl Frame<'_> {
                 .iter()
                 .find(|c| c.name == *name)
                 .map_or_else(|| name.clone(), |c| c.header.clone()),
-            other => other.name(),
+            _ => self.app.session.sort_name(),
         };
         let mut title = format!("samples │ sort {sort_header}{}", self.sort_arrow());
         if !self.plan.hidden.is_empty() {
@@ -187,8 +187,8 @@ impl Frame<'_> {
         let mut header = vec![
             Cell::from("#"),
             head("id", &SortKey::Id),
-            Cell::from("given"),
-            Cell::from("suggested"),
+            head("given", &SortKey::Given),
+            head("suggested", &SortKey::Suggested),
             head("p_mislabel", &SortKey::PMislabel),
         ];
         let mut widths = vec![
@@ -200,12 +200,15 @@ impl Frame<'_> {
         ];
         if core.gamma {
             // Right-aligned like the numbers under it and the model columns.
+            // A model of shifts puts its shifts here: headed as such.
+            let shifts = self.app.session.fit().is_some_and(|f| f.shifts.is_some());
+            let name = if shifts { "shift" } else { "gamma" };
             let gamma = if *sort == SortKey::Gamma {
-                "gamma"
+                name.to_string()
             } else {
-                " gamma"
+                format!("{name:>6}")
             };
-            header.push(head(gamma, &SortKey::Gamma));
+            header.push(head(&gamma, &SortKey::Gamma));
             widths.push(Constraint::Length(columns::GAMMA));
         }
         for (c, _) in &self.shown {

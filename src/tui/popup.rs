@@ -22,6 +22,8 @@ pub mod filter;
 pub mod help;
 pub mod model_picker;
 pub mod notes;
+pub mod option_values;
+pub mod record;
 pub mod scrolled;
 pub mod search;
 pub mod threshold;
@@ -32,6 +34,7 @@ pub use filter::FilterMenu;
 pub use help::Help;
 pub use model_picker::ModelPicker;
 pub use notes::Notes;
+pub use record::RecordView;
 pub use search::SearchPrompt;
 pub use threshold::ThresholdPrompt;
 
@@ -40,6 +43,7 @@ pub use threshold::ThresholdPrompt;
 pub enum Popup {
     Help(Help),
     Notes(Notes),
+    Record(RecordView),
     Filter(FilterMenu),
     ClassPicker(ClassPicker),
     ModelPicker(Box<ModelPicker>),
@@ -125,6 +129,7 @@ impl Popup {
         match self {
             Popup::Help(p) => p.handle_key(key, ctx),
             Popup::Notes(p) => p.handle_key(key, ctx),
+            Popup::Record(p) => p.handle_key(key, ctx),
             Popup::Filter(p) => p.handle_key(key, ctx),
             Popup::ClassPicker(p) => p.handle_key(key, ctx),
             Popup::ModelPicker(p) => p.handle_key(key, ctx),
@@ -155,6 +160,7 @@ impl Popup {
         match self {
             Popup::Help(p) => p.render(area, buf, ctx),
             Popup::Notes(p) => p.render(area, buf, ctx),
+            Popup::Record(p) => p.render(area, buf, ctx),
             Popup::Filter(p) => p.render(area, buf, ctx),
             Popup::ClassPicker(p) => p.render(area, buf, ctx),
             Popup::ModelPicker(p) => p.render(area, buf, ctx),

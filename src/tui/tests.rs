@@ -532,9 +532,6 @@ fn the_model_picker_edits_options_and_refits() {
     press(&mut app, "j");
     app.handle_key(&code(KeyCode::Tab));
     app.handle_key(&code(KeyCode::Enter));
-    for _ in 0..10 {
-        app.handle_key(&code(KeyCode::Backspace));
-    }
     press(&mut app, "diag");
     app.handle_key(&code(KeyCode::Enter));
     app.handle_key(&code(KeyCode::Tab));
@@ -1494,4 +1491,255 @@ fn a_changed_input_asks_what_to_do() {
     );
     press(&mut app, "r");
     assert!(app.quit && app.reopen);
+}
+
+/// Issue 50: the filter offers Cleanlab's confusion pairs ("given A ->
+/// suggested B", with how many) and each suggested label; choosing one
+/// shows exactly those samples.
+#[test]
+fn the_filter_offers_confusion_pairs_and_suggested_labels() {
+    let mut app = fitted(demo());
+    let pairs = app.session.confusion_pairs();
+    assert!(!pairs.is_empty());
+    let ((a, b), n) = pairs[pairs.len() - 1];
+    press(&mut app, "fG");
+    let menu = screen(&app, 100, 30);
+    let classes = app.session.dataset().classes.clone();
+    let entry = format!("given {} -> suggested {} ({n})", classes[a], classes[b]);
+    assert!(menu.contains(&entry), "{menu}");
+    app.handle_key(&code(KeyCode::Enter));
+    let fit = app.session.fit().unwrap();
+    let labels = &app.session.dataset().labels;
+    assert_eq!(app.session.view().len(), n);
+    assert!(
+        app.session
+            .view()
+            .iter()
+            .all(|&i| labels[i] == a && fit.suggested[i] == b)
+    );
+    // One suggested label: the entries after the decisions' and the flag's.
+    let first_suggested = 1 + classes.len() + crate::review::DecisionFilter::ALL.len() + 2;
+    press(&mut app, "fg");
+    press(&mut app, &"j".repeat(first_suggested));
+    app.handle_key(&code(KeyCode::Enter));
+    let fit = app.session.fit().unwrap();
+    let want = fit.suggested.iter().filter(|&&c| c == 0).count();
+    assert_eq!(app.session.view().len(), want);
+    let text = screen(&app, 100, 30);
+    assert!(
+        text.contains(&format!("suggested={}", classes[0])),
+        "{text}"
+    );
+}
+
+/// Issue 50: the order turns around with one key, and the list sorts by
+/// the given and by the suggested label.
+#[test]
+fn the_sort_reverses_and_goes_by_given_or_suggested_label() {
+    let mut app = fitted(demo());
+    let top = app.session.view()[0];
+    press(&mut app, "o");
+    assert!(!app.session.sort_descending());
+    assert_ne!(app.session.view()[0], top);
+    assert!(app.message.as_ref().unwrap().text.contains("ascending"));
+    press(&mut app, "o");
+    assert_eq!(app.session.view()[0], top);
+    while app.session.sort_key().name() != "given" {
+        press(&mut app, "s");
+    }
+    let ds = app.session.dataset();
+    let names: Vec<&str> = app
+        .session
+        .view()
+        .iter()
+        .map(|&i| ds.classes[ds.labels[i]].as_str())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+    assert!(screen(&app, 100, 30).contains("given↑"));
+    press(&mut app, "s");
+    assert_eq!(app.session.sort_key().name(), "suggested");
+    let ds = app.session.dataset();
+    let fit = app.session.fit().unwrap();
+    let names: Vec<&str> = app
+        .session
+        .view()
+        .iter()
+        .map(|&i| ds.classes[fit.suggested[i]].as_str())
+        .collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+}
+
+/// Issue 50: the search reads labels and feature values as written, and
+/// says how many samples hold the text.
+#[test]
+fn the_search_finds_labels_and_feature_values_with_a_count() {
+    let mut app = fitted(demo());
+    // A feature value as the file writes it, in a few samples only.
+    let value = "7.7,";
+    let want = DEMO.lines().skip(1).filter(|l| l.contains(value)).count();
+    assert!(want > 1 && want < app.session.dataset().n_samples());
+    press(&mut app, "/");
+    press(&mut app, value);
+    app.handle_key(&code(KeyCode::Enter));
+    assert_eq!(app.session.search_count(), want);
+    let said = app.message.as_ref().unwrap().text.clone();
+    assert!(said.contains(&format!("of {want}")), "{said}");
+    let sel = app.session.selected().unwrap();
+    let line = app.session.dataset().record_bytes(sel).unwrap();
+    assert!(String::from_utf8_lossy(line).contains(value));
+    // A class name finds every sample given it or suggested it.
+    let class = app.session.dataset().classes[1].clone();
+    press(&mut app, "/");
+    press(&mut app, &class.to_uppercase());
+    app.handle_key(&code(KeyCode::Enter));
+    let fit = app.session.fit().unwrap();
+    let ds = app.session.dataset();
+    let want = (0..ds.n_samples())
+        .filter(|&i| ds.labels[i] == 1 || fit.suggested[i] == 1)
+        .count();
+    assert_eq!(app.session.search_count(), want);
+    press(&mut app, "/");
+    press(&mut app, "no such text");
+    app.handle_key(&code(KeyCode::Enter));
+    assert!(
+        app.message
+            .as_ref()
+            .unwrap()
+            .text
+            .starts_with("no sample has"),
+        "{:?}",
+        app.message
+    );
+}
+
+/// Issue 50: Enter shows every field of the sample; it scrolls where the
+/// screen is short, and Enter closes it.
+#[test]
+fn enter_shows_the_whole_record() {
+    let mut app = fitted(demo());
+    let s = app.session.selected().unwrap();
+    app.handle_key(&code(KeyCode::Enter));
+    assert!(matches!(app.popup, Some(Popup::Record(_))));
+    let text = screen(&app, 80, 24);
+    let header: Vec<&str> = DEMO.lines().next().unwrap().split(',').collect();
+    for name in &header {
+        assert!(text.contains(name), "{name}: {text}");
+    }
+    assert!(text.contains(&app.session.dataset().ids[s]), "{text}");
+    insta::assert_snapshot!("record_80x24", text);
+    let short = screen(&app, 80, 10);
+    assert!(short.contains("record 1-"), "{short}");
+    app.handle_key(&code(KeyCode::Enter));
+    assert!(app.popup.is_none());
+}
+
+/// Issue 50: a model of shifts heads its column "shift", not "gamma".
+#[test]
+fn a_model_of_shifts_heads_its_column_shift() {
+    let (session, resume) = Session::open(demo(), None).unwrap();
+    let mut app = App::with_keys(
+        session,
+        &resume,
+        "shift",
+        ModelOptions::default(),
+        KeyMap::load(None).unwrap(),
+    );
+    app.start_fit(false);
+    app.wait_for_fit();
+    let text = screen(&app, 120, 30);
+    let header = text.lines().nth(1).unwrap();
+    assert!(
+        header.contains("shift") && !header.contains("gamma"),
+        "{header}"
+    );
+    while app.session.sort_key().name() != "gamma" {
+        press(&mut app, "s");
+    }
+    assert!(
+        app.message
+            .as_ref()
+            .unwrap()
+            .text
+            .starts_with("sorted by shift"),
+        "{:?}",
+        app.message
+    );
+}
+
+/// Issue 50: an option field opens empty with what it accepts and its
+/// value now under it, and a refused value's reason is shown whole.
+#[test]
+fn the_model_picker_says_what_an_option_accepts_and_why_a_value_is_refused() {
+    let mut app = fitted(demo());
+    press(&mut app, "m");
+    // nda's first option is the covariance.
+    press(&mut app, "j");
+    app.handle_key(&code(KeyCode::Tab));
+    app.handle_key(&code(KeyCode::Enter));
+    let Some(Popup::ModelPicker(p)) = &app.popup else {
+        panic!("{:?}", app.popup)
+    };
+    assert_eq!(p.editing.as_deref(), Some(""));
+    let text = screen(&app, 80, 24);
+    assert!(
+        text.contains("full, tied, diag or spherical") && text.contains("Now full"),
+        "{text}"
+    );
+    press(&mut app, "round");
+    app.handle_key(&code(KeyCode::Enter));
+    let Some(Popup::ModelPicker(p)) = &app.popup else {
+        panic!("{:?}", app.popup)
+    };
+    let why = p.refused.clone().unwrap();
+    let text = screen(&app, 80, 24);
+    let shown: String = text
+        .lines()
+        .map(|l| l.trim_matches(|c| c == '│' || c == ' '))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let last_word = why.split_whitespace().last().unwrap();
+    assert!(shown.contains(last_word), "{why}\n{text}");
+    // Esc keeps the value; an empty value is the default (for shrinkage,
+    // chosen from the data).
+    app.handle_key(&code(KeyCode::Esc));
+    press(&mut app, "j");
+    app.handle_key(&code(KeyCode::Enter));
+    press(&mut app, "0.3");
+    app.handle_key(&code(KeyCode::Enter));
+    let picked = |app: &App| match &app.popup {
+        Some(Popup::ModelPicker(p)) => p.options.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(picked(&app).shrinkage, Some(0.3));
+    app.handle_key(&code(KeyCode::Enter));
+    app.handle_key(&code(KeyCode::Enter));
+    assert_eq!(picked(&app).shrinkage, None);
+    assert_eq!(
+        picked(&app).covariance,
+        crate::models::CovarianceFamily::Full
+    );
+}
+
+/// Issue 50: probs chosen in the picker without --probs says what to run,
+/// and the model in use stays.
+#[test]
+fn probs_without_its_file_says_what_to_run() {
+    let mut app = fitted(demo());
+    press(&mut app, "m");
+    let probs = 1 + crate::models::MODELS
+        .iter()
+        .position(|m| m.name == "probs")
+        .unwrap();
+    // The picker opens on the model in use (rnda); auto is above it.
+    press(&mut app, "k");
+    press(&mut app, &"j".repeat(probs));
+    app.handle_key(&code(KeyCode::Enter));
+    assert!(!app.fitting(), "{:?} {:?}", app.popup, app.message);
+    let said = app.message.as_ref().unwrap();
+    assert!(said.error && said.text.contains("--probs"), "{:?}", said);
+    assert_eq!(app.session.model_name(), Some("rnda"));
 }

@@ -122,6 +122,8 @@ fn disagreement_is_one_sort_key_press_from_the_default() {
             "disagreement",
             "p_mislabel_rnda",
             "p_mislabel_rlr",
+            "given",
+            "suggested",
             "id",
             "row"
         ]
@@ -175,7 +177,18 @@ fn columns_are_offered_as_their_display_asks_whatever_their_names() {
     let (mut s, _) = Session::open(ds, None).unwrap();
     s.set_fit("any", f);
     let names: Vec<String> = s.sort_keys().iter().map(SortKey::name).collect();
-    assert_eq!(names, ["p_mislabel", "wanted_next", "plain", "id", "row"]);
+    assert_eq!(
+        names,
+        [
+            "p_mislabel",
+            "wanted_next",
+            "plain",
+            "given",
+            "suggested",
+            "id",
+            "row"
+        ]
+    );
 }
 
 #[test]
@@ -1222,4 +1235,40 @@ fn a_refit_never_changes_the_row_being_read() {
     s.move_cursor(1);
     assert_eq!(s.pinned(), None);
     assert_ne!(s.fit_of(reading).unwrap().p_mislabel[reading], shown_p);
+}
+
+/// Issue 50: the demo and its sample file (the same bytes) keep separate
+/// sessions; a file opened fresh starts with no decisions and its earlier
+/// session is set aside, not deleted.
+#[test]
+fn the_demo_and_its_file_do_not_share_a_session_and_fresh_sets_aside() {
+    let store = tempfile::tempdir().unwrap();
+    let opts = LoadOptions::default();
+    let demo = crate::app::load_or_demo(None, &opts).unwrap();
+    let (mut s, _) = Session::open(demo, Some(store.path())).unwrap();
+    s.drop_sample(0).unwrap();
+    drop(s);
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample_data/iris_noisy.csv");
+    let (mut s, info) = Session::open(load(&file, &opts).unwrap(), Some(store.path())).unwrap();
+    assert_eq!(info, ResumeInfo::New);
+    assert_eq!(s.counts().decided, 0);
+    s.keep(3).unwrap();
+    drop(s);
+    let demo = crate::app::load_or_demo(None, &opts).unwrap();
+    let (s, info) = Session::open(demo, Some(store.path())).unwrap();
+    assert_eq!(info, ResumeInfo::Resumed { decisions: 1 });
+    assert!(s.decision(0).is_some() && s.decision(3).is_none());
+    drop(s);
+    let (s, info) = Session::open_fresh(load(&file, &opts).unwrap(), Some(store.path())).unwrap();
+    assert_eq!(s.counts().decided, 0);
+    let ResumeInfo::Fresh {
+        set_aside: Some(kept),
+    } = info
+    else {
+        panic!("{info:?}")
+    };
+    assert!(std::fs::read_to_string(&kept).unwrap().contains("keep"));
+    drop(s);
+    let listed = crate::review::sessions::list(store.path()).unwrap();
+    assert_eq!(listed.len(), 2, "{listed:?}");
 }

@@ -1,5 +1,6 @@
 //! The filter menu: all, one given label, one kind of decision, the
-//! commented samples, or the flagged samples.
+//! commented samples, the flagged samples, one suggested label, or one
+//! confusion pair ("given A -> suggested B", most common first).
 
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
@@ -15,7 +16,8 @@ pub struct FilterMenu {
     pub selected: usize,
 }
 
-/// The menu's entries; the last one is "p_mislabel >= threshold".
+/// The menu's entries: "p_mislabel >= threshold" after the decisions,
+/// then the suggested labels and the confusion pairs once a fit is in.
 fn entries(ctx: &PopupContext) -> Vec<(String, Filter)> {
     let classes = &ctx.session.dataset().classes;
     let mut v = vec![("show all".to_string(), Filter::default())];
@@ -52,6 +54,27 @@ fn entries(ctx: &PopupContext) -> Vec<(String, Filter)> {
             ..Filter::default()
         },
     ));
+    if ctx.session.fit().is_some() {
+        for (c, name) in classes.iter().enumerate() {
+            v.push((
+                format!("suggested label = {name}"),
+                Filter {
+                    suggested: Some(c),
+                    ..Filter::default()
+                },
+            ));
+        }
+        for ((a, b), n) in ctx.session.confusion_pairs() {
+            v.push((
+                format!("given {} -> suggested {} ({n})", classes[a], classes[b]),
+                Filter {
+                    class: Some(a),
+                    suggested: Some(b),
+                    ..Filter::default()
+                },
+            ));
+        }
+    }
     v
 }
 
@@ -84,6 +107,12 @@ impl PopupComponent for FilterMenu {
             "filter ({} applies)",
             ctx.keys.popup_hint(PopupAction::Confirm)
         );
-        frame(&title, lines, (40, h), area, buf, ctx.theme);
+        let w = names
+            .iter()
+            .map(|n| crate::tui::text::width(n))
+            .max()
+            .unwrap_or(0) as u16
+            + 4;
+        frame(&title, lines, (w.max(40), h), area, buf, ctx.theme);
     }
 }

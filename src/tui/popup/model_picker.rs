@@ -34,6 +34,8 @@ pub struct ModelPicker {
     pub option: usize,
     /// Text being typed for the highlighted option.
     pub editing: Option<String>,
+    /// Why the typed value was refused, shown whole under the field.
+    pub refused: Option<String>,
 }
 
 impl ModelPicker {
@@ -45,25 +47,45 @@ impl ModelPicker {
             in_options: false,
             option: 0,
             editing: None,
+            refused: None,
         }
     }
 
     /// A key while an option's value is being typed.
     fn edit_key(&mut self, mut text: String, key: &KeyEvent, ctx: &PopupContext) -> PopupOutcome {
         match type_into(&mut text, key, ctx.keys) {
-            Typed::Cancel => PopupOutcome::Stay,
+            Typed::Cancel => {
+                self.refused = None;
+                PopupOutcome::Stay
+            }
             Typed::Edited => {
                 self.editing = Some(text);
                 PopupOutcome::Stay
             }
             Typed::Confirm => {
                 let fields = info(self.model).options;
-                match fields.get(self.option).map(|f| self.options.set(f, &text)) {
+                // Nothing typed: back to the default (for an optional
+                // value, the one chosen from the data).
+                let default = |f: &str| {
+                    ModelOptions::default()
+                        .get(f)
+                        .filter(|v| !v.is_empty())
+                        .unwrap_or_else(|| "null".into())
+                };
+                let value = match fields.get(self.option) {
+                    Some(f) if text.trim().is_empty() => default(f),
+                    _ => text.clone(),
+                };
+                match fields.get(self.option).map(|f| self.options.set(f, &value)) {
                     Some(Err(e)) => {
                         self.editing = Some(text);
+                        self.refused = Some(e.to_string());
                         PopupOutcome::Invalid(e.to_string())
                     }
-                    _ => PopupOutcome::Stay,
+                    _ => {
+                        self.refused = None;
+                        PopupOutcome::Stay
+                    }
                 }
             }
         }
@@ -107,12 +129,10 @@ impl PopupComponent for ModelPicker {
             }
             Some(PopupAction::Up) => self.step(-1),
             Some(PopupAction::Down) => self.step(1),
-            Some(PopupAction::Confirm) if self.in_options => {
-                let current = fields
-                    .get(self.option)
-                    .and_then(|f| self.options.get(f))
-                    .unwrap_or_default();
-                self.editing = Some(current);
+            // The field opens empty, the current value and what it accepts
+            // said under it: typing replaces, nothing is to be erased first.
+            Some(PopupAction::Confirm) if self.in_options && !fields.is_empty() => {
+                self.editing = Some(String::new());
             }
             Some(PopupAction::Confirm | PopupAction::Fit) => return self.fit(),
             _ => {}
@@ -218,9 +238,50 @@ fn options_heading(first: usize, rows: usize, n: usize, ctx: &PopupContext) -> S
     }
 }
 
+/// The last lines: while a value is typed, what the option accepts, its
+/// value now and why a value was refused (whole, wrapped); else the keys.
+fn footer(p: &ModelPicker, width: usize, ctx: &PopupContext) -> Vec<Line<'static>> {
+    let k = |a| ctx.keys.popup_hint(a);
+    let field = info(p.model).options.get(p.option).copied();
+    let (Some(_), Some(field)) = (&p.editing, field) else {
+        return vec![Line::from(format!(
+            "{} on a model fits it; {} closes",
+            k(PopupAction::Confirm),
+            k(PopupAction::Cancel)
+        ))];
+    };
+    let now = p
+        .options
+        .get(field)
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "(auto)".into());
+    let mut text = vec![format!(
+        "{field}: {}. Now {now}; {} sets, {} keeps it.",
+        super::option_values::accepted(field),
+        k(PopupAction::Confirm),
+        k(PopupAction::Cancel)
+    )];
+    text.extend(p.refused.clone());
+    let mut out = Vec::new();
+    for (i, t) in text.iter().enumerate() {
+        let style = if i > 0 {
+            ctx.theme.error
+        } else {
+            Style::default()
+        };
+        out.extend(
+            wrap(t, width.max(1))
+                .into_iter()
+                .map(|l| Line::from(Span::styled(l, style))),
+        );
+    }
+    out
+}
+
 /// The picker's lines for an inner area of `width` x `height`.
 fn lines(p: &ModelPicker, width: u16, height: u16, ctx: &PopupContext) -> Vec<Line<'static>> {
     let models = model_lines(p, ctx);
+    let footer = footer(p, usize::from(width), ctx);
     let info = &info(p.model);
     let summary: Vec<Line> = wrap(info.summary, width.max(1) as usize)
         .into_iter()
@@ -229,7 +290,7 @@ fn lines(p: &ModelPicker, width: u16, height: u16, ctx: &PopupContext) -> Vec<Li
     let n = info.options.len();
     // Models, summary, the options heading and the footer always show;
     // the two blank separators go before any option is hidden.
-    let fixed = models.len() + summary.len() + 2;
+    let fixed = models.len() + summary.len() + 1 + footer.len();
     let room = (height as usize).saturating_sub(fixed);
     let spaced = room >= n + 2;
     let rows = if spaced { room - 2 } else { room }.min(n);
@@ -255,11 +316,7 @@ fn lines(p: &ModelPicker, width: u16, height: u16, ctx: &PopupContext) -> Vec<Li
     if spaced {
         out.push(Line::from(""));
     }
-    out.push(Line::from(format!(
-        "{} on a model fits it; {} closes",
-        ctx.keys.popup_hint(PopupAction::Confirm),
-        ctx.keys.popup_hint(PopupAction::Cancel)
-    )));
+    out.extend(footer);
     out
 }
 
