@@ -149,6 +149,7 @@ pub fn print(scores: &[HomeScore]) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
