@@ -172,7 +172,8 @@ pub struct DataArgs {
     #[arg(long, global = true, value_name = "REGEX")]
     pub label_pattern: Option<String>,
     /// Gene symbols to show beside the probe ids: a GEO platform table
-    /// (GPLnnn.annot.gz, a GPL SOFT file) or a tab-separated ID/symbol table.
+    /// (GPLnnn.annot.gz, a GPL SOFT file), a GDS of the same platform (its
+    /// IDENTIFIER column) or a tab-separated ID/symbol table.
     /// The features stay the probes. A family SOFT file brings its own.
     #[arg(long, global = true, value_name = "FILE")]
     pub platform: Option<PathBuf>,
