@@ -47,7 +47,7 @@ def scan(bin_, copy, model, ranking, report, env=None, prefix=()):
 
 
 def measure(ranking, report, truth):
-    flipped = {r["row"]: r["flipped"] == "1" for r in csv.DictReader(open(truth))}
+    flipped = {r["row"]: r["flipped"].lower() in ("1", "true") for r in csv.DictReader(open(truth))}
     rows = list(csv.DictReader(open(ranking)))
     truth_in_order = [flipped[r["row"]] for r in rows]
     auroc = roc_auc_score(truth_in_order, [-i for i in range(len(rows))])
@@ -147,8 +147,8 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     groups = {}
     for name, kind, seed, copy, truth in copies(a, a.bin, out):
-        ranking = copy.with_name(f"ranking.{a.model}.csv")
-        report = copy.with_name(f"report.{a.model}.json")
+        ranking = copy.with_name(f"{copy.stem}.ranking.{a.model}.csv")
+        report = copy.with_name(f"{copy.stem}.report.{a.model}.json")
         scan(a.bin, copy, a.model, ranking, report)
         d = measure(ranking, report, truth)
         if a.threads:

@@ -380,3 +380,204 @@ fn screen_text(app: &relabel::tui::App, w: u16, h: u16) -> String {
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+/// `--platform` takes what a curator has: a GPL SOFT file (its platform
+/// table) or a GDS of the same platform (its IDENTIFIER column), beside
+/// the annotation file; the matrix is the same, the symbols the same.
+#[test]
+fn a_gpl_soft_file_or_a_gds_gives_a_series_matrix_its_gene_symbols() {
+    let dir = tempfile::tempdir().unwrap();
+    // A GPL SOFT file: the annotation's table under a ^PLATFORM section.
+    let annot = gunzip(&fixture("GPL80_from_GDS670.annot.gz"));
+    let table = &annot[annot.find("!platform_table_begin").unwrap()..];
+    let soft = dir.path().join("GPL80.soft");
+    std::fs::write(
+        &soft,
+        format!(
+            "^PLATFORM = GPL80\n!Platform_title = Hu6800\n!Platform_geo_accession = GPL80\n{table}"
+        ),
+    )
+    .unwrap();
+    let opts = |platform: PathBuf| LoadOptions {
+        label: Some("disease state".into()),
+        missing: relabel::dataset::MissingPolicy::Mean,
+        platform: Some(platform),
+        ..LoadOptions::default()
+    };
+    let series = "GSE1122_series_matrix.txt.gz";
+    let by_annot = geo(series, opts(fixture("GPL80_from_GDS670.annot.gz")));
+    for other in [
+        geo(series, opts(soft.clone())),
+        geo(series, opts(fixture("GDS670_head400.soft.gz"))),
+    ] {
+        assert_eq!(other.x, by_annot.x);
+        assert_eq!(other.feature_labels(), by_annot.feature_labels());
+    }
+    assert_eq!(by_annot.feature_label(0), "A28102_at GABRA3");
+}
+
+fn gunzip(path: &Path) -> String {
+    use std::io::Read;
+    let mut out = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_string(&mut out)
+        .unwrap();
+    out
+}
+
+/// The advice on a missing value in a GEO file can be followed: the
+/// `--ignore` it names leaves that probe out, and the file loads.
+#[test]
+fn the_missing_value_advice_on_a_geo_file_can_be_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = gunzip(&fixture("GSE1122_series_matrix.txt.gz"));
+    // One value of a probe that has the others: blank, as GEO writes it.
+    let mut blanked = false;
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let cells: Vec<&str> = l.split('\t').collect();
+            if !blanked && l.starts_with("\"AF") && cells.iter().skip(1).all(|c| !c.is_empty()) {
+                blanked = true;
+                let mut cells = cells;
+                cells[3] = "";
+                return cells.join("\t");
+            }
+            l.to_string()
+        })
+        .collect();
+    let file = dir.path().join("GSE1122_series_matrix.txt");
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    let out = relabel()
+        .arg("scan")
+        .arg(&file)
+        .args(["--label", "disease state", "--quiet"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
+    let advice = said.split("--ignore ").nth(1).unwrap();
+    let probe = advice.split_whitespace().next().unwrap().to_string();
+    assert!(probe.starts_with("AF"), "{said}");
+    let out = succeed(relabel().arg("scan").arg(&file).args([
+        "--label",
+        "disease state",
+        "--quiet",
+        "--ignore",
+        &probe,
+        "--model",
+        "nda",
+        "--cov",
+        "diag",
+    ]));
+    let (_, rows) = parse_csv(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(rows.len(), 15, "{said}");
+}
+
+/// A 2 vs 2 series: said first, before the ranking, that the design is too
+/// small for any ranking to mean something, and nothing is flagged.
+#[test]
+fn a_two_by_two_series_is_said_too_small_before_its_ranking() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from(
+        "!Series_geo_accession\t\"GSE2\"\n\
+         !Sample_title\t\"KO-1\"\t\"KO-2\"\t\"WT-1\"\t\"WT-2\"\n\
+         !Sample_geo_accession\t\"GSM1\"\t\"GSM2\"\t\"GSM3\"\t\"GSM4\"\n\
+         !Sample_characteristics_ch1\t\"genotype: KO\"\t\"genotype: KO\"\t\"genotype: WT\"\t\"genotype: WT\"\n\
+         !series_matrix_table_begin\n\"ID_REF\"\t\"GSM1\"\t\"GSM2\"\t\"GSM3\"\t\"GSM4\"\n",
+    );
+    for p in 0..30 {
+        let v: Vec<String> = (0..4)
+            .map(|s| {
+                format!(
+                    "{:.2}",
+                    6.0 + (p % 7) as f64 + 2.0 * (s / 2) as f64 + 0.1 * s as f64
+                )
+            })
+            .collect();
+        text.push_str(&format!("\"{}_at\"\t{}\n", 1000 + p, v.join("\t")));
+    }
+    text.push_str("!series_matrix_table_end\n");
+    let file = dir.path().join("GSE2_series_matrix.txt");
+    std::fs::write(&file, text).unwrap();
+    let out = succeed(
+        relabel()
+            .arg("scan")
+            .arg(&file)
+            .args(["--label", "genotype", "--out"])
+            .arg(dir.path().join("r.csv")),
+    );
+    let said = String::from_utf8_lossy(&out.stderr).to_string();
+    let first = said.lines().next().unwrap();
+    assert!(
+        first.contains(
+            "this design is too small for any ranking to mean something (\"KO\" 2 and \"WT\" 2)"
+        ),
+        "{said}"
+    );
+    assert!(
+        said.contains("the data cannot tell which labels are wrong")
+            && said.contains("nothing flagged"),
+        "{said}"
+    );
+}
+
+/// The features a model names (rlr's selected probes) carry their gene
+/// symbols in the report and on the audit page, as in the detail pane.
+#[test]
+fn the_report_and_the_audit_page_name_probes_with_their_symbols() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = fixture("GSE1122_family.soft.gz");
+    let args = [
+        "--label",
+        "disease state",
+        "--missing",
+        "mean",
+        "--model",
+        "rlr",
+        "--opt",
+        "lambda=0.5",
+        "--quiet",
+    ];
+    let mut scan = vec![file.to_str().unwrap()];
+    scan.extend(args);
+    let (_, report) = scan_with_report(dir.path(), &scan);
+    let lists = report["extra"]["lists"].as_array().unwrap();
+    let selected: Vec<&str> = lists.iter().find(|l| l[0] == "selected_features").unwrap()[1]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(!selected.is_empty());
+    let ds = geo(
+        "GSE1122_family.soft.gz",
+        LoadOptions {
+            label: Some("disease state".into()),
+            missing: relabel::dataset::MissingPolicy::Mean,
+            ..LoadOptions::default()
+        },
+    );
+    let labels = ds.feature_labels();
+    // "A28102_at GABRA3 (0.0000, ...)": a probe with its symbol, then the weights.
+    let named = |item: &str| labels.iter().any(|l| item.starts_with(&format!("{l} (")));
+    assert!(selected.iter().all(|s| named(s)), "{selected:?}");
+    assert!(
+        selected
+            .iter()
+            .any(|s| s.split(" (").next().unwrap().contains(' ')),
+        "no symbol in {selected:?}"
+    );
+    let page = dir.path().join("a.html");
+    succeed(
+        relabel()
+            .arg("report")
+            .arg(&file)
+            .args(args)
+            .arg("--out")
+            .arg(&page),
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    let first = selected[0].split(" (").next().unwrap();
+    assert!(html.contains(first), "no {first} on the page");
+}

@@ -10,14 +10,16 @@
 //!
 //! Beside them: [`candidates`] (what auto may choose), [`work`] (their free
 //! parameters and the work of their fits, counted from the table's shape),
-//! [`skill`] (the "no evidence" rule every model meets) and [`counts`] (the
-//! count of wrong labels and its interval).
+//! [`skill`] (the "no evidence" rule every model meets), [`recount`] (the
+//! count checked on held-out rows) and [`counts`] (the count of wrong
+//! labels and its interval).
 
 pub mod candidates;
 pub mod counts;
 pub mod decide;
 pub mod evaluate;
 pub mod fit;
+pub mod recount;
 pub mod skill;
 pub mod work;
 

@@ -6,6 +6,12 @@
 
 use std::collections::BTreeMap;
 
+use nalgebra::DMatrix;
+
+use crate::app::auto::evaluate::{HeldOut, Sample};
+use crate::app::auto::skill;
+use crate::models::Verdict;
+
 use crate::dataset::{
     Dataset, FeatureSource, LogScale, SourceFormat, TextEncoding, UNLABELLED, counted, name_list,
     shown,
@@ -18,7 +24,7 @@ pub fn data_notes(ds: &Dataset) -> Vec<String> {
     notes.extend(title(ds));
     notes.extend(missing_labels(&ds.classes, &counts));
     notes.extend(label_variants(&ds.classes, &counts));
-    notes.extend(too_small_a_design(&ds.classes, &counts));
+    notes.extend(too_small_a_design(ds, &counts));
     notes.extend(small_classes(&ds.classes, &counts));
     notes.extend(id_column(ds));
     notes.extend(left_out(ds));
@@ -30,25 +36,59 @@ pub fn data_notes(ds: &Dataset) -> Vec<String> {
     notes
 }
 
-/// A design in which every class has fewer than [`FOLDS`] samples (2 vs
-/// 2, as small GEO series are): judged without itself, a sample's class
-/// keeps at most one other sample, and a class's spread needs two, so no
-/// model can learn what the class looks like and no ranking of this table
-/// means anything, however confident its figures look. Said first, before
-/// anyone reads the ranking.
-fn too_small_a_design(classes: &[String], counts: &[usize]) -> Option<String> {
-    if counts.iter().any(|&c| c >= FOLDS) {
+/// A design too small for any ranking to mean something (2 vs 2, as small
+/// GEO series are), said first, before anyone reads the ranking. The rule
+/// is the pipeline's "no evidence" test (`auto::skill`), not a second
+/// one: it is asked about a perfect held-out ranking of the given labels
+/// on the same sample and folds a fit is judged on; when even that could
+/// not be told from chance, no model's ranking of this table can be, and
+/// every fit will say so too.
+fn too_small_a_design(ds: &Dataset, counts: &[usize]) -> Option<String> {
+    let k = ds.classes.len();
+    if k < 2 || ds.labels.is_empty() {
         return None;
     }
-    let sizes: Vec<String> = classes
+    let inputs = crate::app::FitInputs::of_matrix(&ds.x, k);
+    let seed = crate::models::ModelOptions::default().seed;
+    let sample = Sample::draw(&inputs, &ds.labels, seed);
+    let smallest = counts.iter().copied().filter(|&c| c > 0).min().unwrap_or(0);
+    let verdict = if sample.holds_out() {
+        skill::test(&perfect_ranking(&sample, k), &sample, smallest).verdict
+    } else {
+        Verdict::TooFewSamples
+    };
+    if verdict != Verdict::TooFewSamples {
+        return None;
+    }
+    let sizes: Vec<String> = ds
+        .classes
         .iter()
         .zip(counts)
         .map(|(name, &c)| format!("{} {c}", shown(name)))
         .collect();
     Some(format!(
-        "every class has fewer than {FOLDS} samples ({}): judged without the sample itself, no class keeps the two samples a spread needs, so no ranking of this design can say which labels are wrong; check them against the study's records instead",
+        "this design is too small for any ranking to mean something ({}): even a perfect held-out ranking of the given labels could not be told from chance, so the data cannot tell which labels are wrong; check them against the study's records instead",
         and_list(&sizes)
     ))
+}
+
+/// Held-out predictions that rank every sample's given class above every
+/// other sample (distinct scores, as a fitted model's are).
+fn perfect_ranking(sample: &Sample, k: usize) -> HeldOut {
+    let s = sample.rows.len();
+    let p = DMatrix::from_fn(s, k, |j, c| {
+        let step = (j + 1) as f64 / (2 * (s + 1)) as f64;
+        if sample.given[j] == c {
+            0.5 + step
+        } else {
+            step
+        }
+    });
+    HeldOut {
+        name: "a perfect ranking".into(),
+        p_true: p.clone(),
+        p_given: p,
+    }
 }
 
 /// A file that is not UTF-8 is read as Windows-1252 (see
@@ -474,10 +514,21 @@ mod tests {
         assert!(!notes.iter().any(|n| n.contains("log")), "{notes:?}");
     }
 
+    /// The notes on a small table, but for the one that it is too small
+    /// (tested on its own below).
     fn notes_of(text: &str, opts: &LoadOptions) -> Vec<String> {
+        all_notes_of(text, opts)
+            .into_iter()
+            .filter(|n| !n.starts_with(TOO_SMALL))
+            .collect()
+    }
+
+    fn all_notes_of(text: &str, opts: &LoadOptions) -> Vec<String> {
         let ds = load_bytes(Path::new("t.csv"), text.as_bytes().to_vec(), opts).unwrap();
         data_notes(&ds)
     }
+
+    const TOO_SMALL: &str = "this design is too small for any ranking to mean something";
 
     #[test]
     fn one_label_written_several_ways_is_named_with_its_counts() {
@@ -540,7 +591,11 @@ mod tests {
             .unwrap();
             assert_eq!(ds.feature_names, ["a"]);
             assert_eq!(ds.ids[0], first_id);
-            assert_eq!(data_notes(&ds), [said]);
+            let notes: Vec<String> = data_notes(&ds)
+                .into_iter()
+                .filter(|n| !n.starts_with(TOO_SMALL))
+                .collect();
+            assert_eq!(notes, [said]);
         }
         let mut words = String::from("patient,a,label\n");
         for i in 0..24 {
@@ -599,17 +654,49 @@ mod tests {
 
     #[test]
     fn a_clean_table_has_no_notes() {
-        let table = "a,label\n1,x\n2,x\n3,x\n4,y\n5,y\n6,y\n";
-        assert!(notes_of(table, &LoadOptions::default()).is_empty());
-        // Every class small: a design too small for any ranking, said so.
-        let table = "a,label\n1,x\n2,x\n4,y\n5,y\n";
-        let notes = notes_of(table, &LoadOptions::default());
-        assert_eq!(notes.len(), 1, "{notes:?}");
-        assert!(
-            notes[0].starts_with("every class has fewer than 3 samples (\"x\" 2 and \"y\" 2)")
-                && notes[0].contains("no ranking of this design"),
-            "{notes:?}"
-        );
+        let table: String = std::iter::once("a,label\n".to_string())
+            .chain((0..40).map(|i| format!("{i},{}\n", ["x", "y"][i % 2])))
+            .collect();
+        assert!(all_notes_of(&table, &LoadOptions::default()).is_empty());
+    }
+
+    /// The design note agrees with the fit's own verdict: said exactly when
+    /// the pipeline's no-evidence test finds too few samples per class.
+    #[test]
+    fn a_design_too_small_for_any_ranking_is_said_first_as_the_fit_will_say() {
+        use crate::app::FitPlan;
+        use crate::models::{ModelOptions, no_progress};
+        for per_class in [2, 4, 5, 8] {
+            let table: String = std::iter::once("a,b,label\n".to_string())
+                .chain((0..2 * per_class).map(|i| {
+                    let g = i % 2;
+                    format!("{},{},{}\n", g * 10 + i, (i * 7) % 5, ["x", "y"][g])
+                }))
+                .collect();
+            let notes = all_notes_of(&table, &LoadOptions::default());
+            let said = notes.first().is_some_and(|n| n.starts_with(TOO_SMALL));
+            let ds = load_bytes(
+                Path::new("t.csv"),
+                table.into_bytes(),
+                &LoadOptions::default(),
+            )
+            .unwrap();
+            let plan = FitPlan::for_table(&ds, "lr", &ModelOptions::default()).unwrap();
+            let inputs = crate::app::FitInputs::of_table(&ds, &plan, None);
+            let fit = plan.fit(&inputs, &ds.labels, &mut no_progress()).unwrap();
+            let skill = fit.extra.held_out_skill.as_ref().unwrap();
+            assert_eq!(
+                said,
+                skill.verdict == Verdict::TooFewSamples,
+                "{per_class} per class: {notes:?} {skill:?}"
+            );
+            if per_class == 2 {
+                assert!(
+                    said && notes[0].contains("(\"x\" 2 and \"y\" 2)"),
+                    "{notes:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! says the same things wherever it runs.
 
 use std::borrow::Cow;
+use std::sync::Mutex;
 
 use nalgebra::DMatrix;
 
@@ -10,6 +11,7 @@ pub use super::inputs::FitInputs;
 
 use super::auto::candidates::Candidate;
 use super::auto::fit::{Chosen, choose, fit_candidate};
+use super::auto::recount::Recount;
 use super::auto::{counts, describe, skill};
 use crate::dataset::Dataset;
 use crate::models::{
@@ -27,6 +29,8 @@ pub struct FitPlan {
     model: Planned,
     /// The options it was built with (its held-out check builds it again).
     options: ModelOptions,
+    /// The held-out check of the count of auto's choice, kept for refits.
+    recount: Mutex<Option<Recount>>,
 }
 
 enum Planned {
@@ -64,6 +68,7 @@ impl FitPlan {
             note: None,
             model,
             options: options.clone(),
+            recount: Mutex::new(None),
         })
     }
 
@@ -101,6 +106,7 @@ impl FitPlan {
                     note: Some("chosen by auto".into()),
                     model: Planned::Chosen(candidate, Box::new((sel.clone(), skill.clone()))),
                     options: options.clone(),
+                    recount: Mutex::new(self.recount.lock().ok().and_then(|r| r.clone())),
                 })
             }
             _ => Self::new(&self.name, options),
@@ -154,6 +160,10 @@ impl FitPlan {
                 let (selection, skill) = kept.as_ref();
                 let mut fit = fit_candidate(*c, inputs, labels, guide, &self.options, progress)?;
                 fit.extra.selection = Some(selection.clone());
+                let recount = self.recount.lock().ok().and_then(|r| r.clone());
+                if let Some(note) = recount.and_then(|r| r.apply(&mut fit)) {
+                    fit.extra.notes.push(note);
+                }
                 (fit, Ok(skill.clone()))
             }
         };
@@ -209,6 +219,8 @@ impl FitPlan {
             mut selection,
             skill,
             fallbacks,
+            held_out,
+            sample,
         } = chosen;
         let mut kept: Option<(Fit, HeldOutSkill, Candidate)> = None;
         let mut passed = Vec::new();
@@ -236,6 +248,19 @@ impl FitPlan {
         let Some((mut fit, s, c)) = kept else {
             return Err(first_error.unwrap_or(FitError::Cancelled));
         };
+        // A plain classifier's p_mislabel come from its out-of-fold
+        // probabilities already: only a robust model's, fitted on the rows
+        // they judge, are checked on held-out rows.
+        let recount = held_out
+            .iter()
+            .find(|(d, _)| *d == c && matches!(c, Candidate::Robust(_)))
+            .and_then(|(_, h)| Recount::of(h, &sample));
+        if let Some(note) = recount.as_ref().and_then(|r| r.apply(&mut fit)) {
+            fit.extra.notes.push(note);
+        }
+        if let Ok(mut kept) = self.recount.lock() {
+            *kept = recount;
+        }
         if c != candidate {
             fit.extra.notes.push(format!(
                 "{}; so {}, the best-scored candidate left, is fitted",

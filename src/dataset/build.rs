@@ -10,7 +10,7 @@ use super::decimal_comma;
 use super::grid::{Grid, Labels};
 use super::log_scale::{self, LogRule, LogScale};
 use super::read::err;
-use super::shown::{as_arg, counted, name_list, shown};
+use super::shown::{as_arg, counted, name_list, name_list_of, shown};
 use super::{
     CategoricalColumn, CategoricalPolicy, DataError, FeatureSource, LoadOptions, MissingPolicy,
 };
@@ -63,6 +63,7 @@ fn earliest<'a>(
 
 pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataError> {
     check_labels(path, &grid, opts)?;
+    let geo = grid.geo;
     let n = grid.labels.codes.len();
     let (ids, id_name, repeated_id) = choose_ids(path, grid.ids, grid.id_name, opts)?;
     let (features, values, empty) = without_empty(path, grid.features, grid.values, n)?;
@@ -74,7 +75,7 @@ pub fn build(path: &Path, grid: Grid, opts: &LoadOptions) -> Result<Built, DataE
         } else {
             (features, values, ids, id_name, false)
         };
-    check_cells(path, &features, opts)?;
+    check_cells(path, &features, opts, geo)?;
     let log_scale = log_scale_of(&features, &values, n, opts);
     if log_scale.is_log2() {
         take_log2(path, &mut features, &mut values, n)?;
@@ -342,7 +343,7 @@ fn without_constant(
             0,
             format!(
                 "every feature column holds one value in every sample ({}), so nothing tells the classes apart",
-                name_list(&names)
+                name_list_of(&names, 4)
             ),
             "check --ignore, --label and --transpose, or add the columns that were measured",
         ));
@@ -527,7 +528,12 @@ fn choose_ids(
 
 /// Cells no policy can use: infinite values are never data; text is data
 /// only under onehot, and only in a column that has no numbers.
-fn check_cells(path: &Path, features: &[RawColumn], opts: &LoadOptions) -> Result<(), DataError> {
+fn check_cells(
+    path: &Path,
+    features: &[RawColumn],
+    opts: &LoadOptions,
+    geo: bool,
+) -> Result<(), DataError> {
     if let Some((at, _)) = earliest(features, |c| c.first_infinite.as_ref()) {
         return Err(err(
             path,
@@ -564,6 +570,24 @@ fn check_cells(path: &Path, features: &[RawColumn], opts: &LoadOptions) -> Resul
     if opts.categorical == CategoricalPolicy::Error
         && let Some((at, name)) = earliest(features, |c| c.first_text.as_ref())
     {
+        // A GEO table's values are measurements: a probe of words is a
+        // damaged file, not a categorical feature.
+        if geo {
+            return Err(err(
+                path,
+                at.line,
+                at.column,
+                format!(
+                    "probe {} has no numbers ({})",
+                    shown(&name),
+                    shown(&at.text)
+                ),
+                &format!(
+                    "the file is damaged (download it again), or --ignore {} leaves the probe out",
+                    as_arg(&name)
+                ),
+            ));
+        }
         return Err(err(
             path,
             at.line,

@@ -17,8 +17,8 @@ pub fn err(path: &Path, line: usize, column: usize, message: String, hint: &str)
         file: path.to_path_buf(),
         line,
         column,
-        message,
-        hint: hint.to_string(),
+        message: super::shown::escape_controls(&message),
+        hint: super::shown::escape_controls(hint),
     }
 }
 

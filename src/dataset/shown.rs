@@ -35,8 +35,30 @@ fn escaped(c: char) -> String {
     }
 }
 
+/// `text` with every control character escaped, uncut: a whole message
+/// stays on one line whatever file text went into it.
+pub fn escape_controls(text: &str) -> String {
+    if !text.chars().any(needs_escape) {
+        return text.to_string();
+    }
+    text.chars()
+        .map(|c| {
+            if needs_escape(c) {
+                escaped(c)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// `text` on one line, escaped and cut to [`SHOWN_WIDTH`] display columns.
 pub fn one_line(text: &str) -> String {
+    one_line_within(text, SHOWN_WIDTH)
+}
+
+/// [`one_line`] cut to `max_width` display columns.
+pub fn one_line_within(text: &str, max_width: usize) -> String {
     let mut out = String::new();
     let mut width = 0;
     for c in text.chars() {
@@ -46,7 +68,7 @@ pub fn one_line(text: &str) -> String {
             c.to_string()
         };
         let w: usize = piece.chars().map(|c| c.width().unwrap_or(0)).sum();
-        if width + w > SHOWN_WIDTH {
+        if width + w > max_width {
             out.push('…');
             return out;
         }
@@ -70,14 +92,20 @@ pub fn shown(text: &str) -> String {
 /// Column names for a message: each on one line and short, at most
 /// [`LISTED_NAMES`] of them, then how many more there are.
 pub fn name_list(names: &[String]) -> String {
+    name_list_of(names, LISTED_NAMES)
+}
+
+/// [`name_list`] of at most `listed` names, for a message that must stay
+/// short whatever the names (a refusal in one line).
+pub fn name_list_of(names: &[String], listed: usize) -> String {
     let mut s = names
         .iter()
-        .take(LISTED_NAMES)
+        .take(listed)
         .map(|n| one_line(n))
         .collect::<Vec<_>>()
         .join(", ");
-    if names.len() > LISTED_NAMES {
-        s.push_str(&format!(" and {} more", names.len() - LISTED_NAMES));
+    if names.len() > listed {
+        s.push_str(&format!(" and {} more", names.len() - listed));
     }
     s
 }

@@ -1250,10 +1250,14 @@ fn the_stacked_model_pane_shows_every_row_of_the_flip_table() {
 /// is two classes to every model, one of them a class of a single sample.
 #[test]
 fn a_label_written_two_ways_is_said_on_opening() {
-    let table = "a,label\n1,x\n2,x\n3,x\n4,X\n5,y\n6,y\n7,y\n";
+    // Ten of each class: a design large enough to rank.
+    let table: String = std::iter::once("a,label\n".to_string())
+        .chain((0..20).map(|i| format!("{i},{}\n", ["x", "y"][i / 10])))
+        .chain(std::iter::once("4,X\n".to_string()))
+        .collect();
     let ds = load_bytes(
         Path::new("t.csv"),
-        table.as_bytes().to_vec(),
+        table.into_bytes(),
         &LoadOptions::default(),
     )
     .unwrap();
@@ -1266,7 +1270,7 @@ fn a_label_written_two_ways_is_said_on_opening() {
     press(&mut app, "i");
     let text = screen(&app, 120, 30);
     assert!(
-        text.contains("the labels \"x\" (3) and \"X\" (1) differ only in how"),
+        text.contains("the labels \"x\" (10) and \"X\" (1) differ only in how"),
         "{text}"
     );
     assert!(text.contains("class \"X\" (1 sample) has fewer"), "{text}");

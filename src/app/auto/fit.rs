@@ -27,6 +27,11 @@ pub struct Chosen {
     /// The other scored candidates, best first, with their skill: tried in
     /// turn when the choice cannot be fitted on every row.
     pub fallbacks: Vec<(Candidate, HeldOutSkill)>,
+    /// Every scored candidate's held-out predictions on the sample, for
+    /// the check of the count of the one fitted
+    /// ([`super::recount::Recount`]).
+    pub held_out: Vec<(Candidate, HeldOut)>,
+    pub sample: Sample,
 }
 
 /// The criterion as the report says it.
@@ -54,6 +59,8 @@ pub fn choose(
             selection: selection(first, report),
             skill: too_few(first).1,
             fallbacks: candidates[1..].iter().map(|&c| too_few(c)).collect(),
+            held_out: Vec::new(),
+            sample,
         });
     }
     let table = evaluate(&candidates, inputs, &sample, options, progress)?;
@@ -101,7 +108,9 @@ pub fn choose(
             .into_iter()
             .map(|(c, h)| (c, skill::test(h, &sample, smallest)))
             .collect(),
+        held_out: scored.iter().map(|(c, h)| (*c, (*h).clone())).collect(),
         selection,
+        sample,
     })
 }
 

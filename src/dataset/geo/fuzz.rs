@@ -12,6 +12,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
 use super::super::{LoadOptions, MissingPolicy, load_bytes};
+use super::fields::MAX_LINE;
 
 /// The fixtures of `tests/geo.rs`, decompressed.
 fn fixtures() -> Vec<Vec<u8>> {
@@ -33,6 +34,8 @@ fn fixtures() -> Vec<Vec<u8>> {
         read("soft_ex_family.txt"),
         read("GSE105845_family.soft"),
         gz(&read("GSM11805_head200.txt.gz")),
+        gz(&read("GPL97_head300.annot.gz")),
+        gz(&read("GPL80_from_GDS670.annot.gz")),
     ]
 }
 
@@ -151,9 +154,14 @@ fn check((bytes, options): &(Vec<u8>, usize)) -> Result<(), TestCaseError> {
     let ds = match load_bytes(path, bytes.clone(), &option_sets()[*options]) {
         Ok(ds) => ds,
         Err(e) => {
-            let text = e.to_string();
+            // One line as the curator reads it: `relabel: ` and the message.
+            let text = format!("relabel: {e}");
             prop_assert!(!text.chars().any(char::is_control), "{text:?}");
-            prop_assert!(text.len() < 2000, "{} bytes: {text}", text.len());
+            prop_assert!(
+                text.chars().count() <= MAX_LINE,
+                "{} characters: {text}",
+                text.chars().count()
+            );
             return Ok(());
         }
     };

@@ -108,25 +108,37 @@ pub fn from_table(source: String, lines: &[(usize, &str)]) -> Option<GeneSymbols
 
 /// The lines strictly between `!platform_table_begin` and its end.
 pub fn platform_table<'a>(lines: &'a [(usize, &'a str)]) -> Option<&'a [(usize, &'a str)]> {
+    table_between(lines, "!platform_table_begin", "!platform_table_end")
+}
+
+fn table_between<'a>(
+    lines: &'a [(usize, &'a str)],
+    begin: &str,
+    end: &str,
+) -> Option<&'a [(usize, &'a str)]> {
     let start = lines
         .iter()
-        .position(|(_, l)| l.trim().eq_ignore_ascii_case("!platform_table_begin"))?;
+        .position(|(_, l)| l.trim().eq_ignore_ascii_case(begin))?;
     let stop = lines[start..]
         .iter()
-        .position(|(_, l)| l.trim().eq_ignore_ascii_case("!platform_table_end"))
+        .position(|(_, l)| l.trim().eq_ignore_ascii_case(end))
         .map_or(lines.len(), |p| start + p);
     Some(&lines[start + 1..stop])
 }
 
 /// `--platform FILE`: a GPL annotation or SOFT file (its platform table),
-/// or a tab-separated table whose first column is the probe id and one of
+/// a GDS of the platform (its IDENTIFIER column), or a tab-separated table whose first column is the probe id and one of
 /// whose columns holds gene symbols.
 pub fn from_file(path: &Path, lines: &[(usize, &str)]) -> Result<GeneSymbols, DataError> {
     let source = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let table = platform_table(lines).unwrap_or(lines);
+    // A GDS of the same platform names its probes' genes too (its
+    // IDENTIFIER column), and is often what a curator has at hand.
+    let table = platform_table(lines)
+        .or_else(|| table_between(lines, "!dataset_table_begin", "!dataset_table_end"))
+        .unwrap_or(lines);
     let Some(((line, header), _)) = table.split_first() else {
         return Err(err(
             path,

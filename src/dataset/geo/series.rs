@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::super::DataError;
 use super::super::read::err;
+use super::super::shown::{one_line, one_line_within};
 use super::fields::FieldSet;
 use super::table::{self, unquote};
 use super::{Ignore, Parsed, file_name, header_value};
@@ -54,7 +55,7 @@ pub fn parse(
         marker(&lines[begin..], "!series_matrix_table_end").map_or(lines.len(), |e| begin + e);
     let (head, rows) = (&lines[..begin], &lines[begin + 1..end]);
     let what = match value_of(head, "!Series_geo_accession") {
-        Some(gse) => format!("the series matrix of {gse}"),
+        Some(gse) => format!("the series matrix of {}", one_line(gse)),
         None => "this series matrix".to_string(),
     };
     let samples: Vec<String> = match rows.first() {
@@ -123,12 +124,16 @@ pub fn no_values(path: &Path, what: &str, head: &[(usize, &str)], n: usize) -> D
     } else {
         "its values are not in this file"
     };
+    // A file name from the file's text: escaped and bounded, so the line
+    // stays one readable line whatever the header holds.
     let hint = match processed_file(&values_of(head, "!Series_supplementary_file")) {
-        Some((file, true)) => {
-            format!("open {file} from its GEO page instead (--transpose if genes are rows)")
-        }
+        Some((file, true)) => format!(
+            "open {} from its GEO page instead (--transpose if genes are rows)",
+            one_line_within(file, 48)
+        ),
         Some((file, false)) => format!(
-            "its supplementary file {file} holds the values: make a table of samples from it first"
+            "its supplementary file {} holds the values: make a table of samples from it",
+            one_line_within(file, 48)
         ),
         None => "open the series' processed values from its GEO page instead".to_string(),
     };

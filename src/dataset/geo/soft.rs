@@ -10,6 +10,7 @@ use std::path::Path;
 use super::super::DataError;
 use super::super::cells::RawColumn;
 use super::super::read::err;
+use super::super::shown::one_line;
 use super::fields::FieldSet;
 use super::platform::{self, GeneSymbols};
 use super::series::{marker, no_values, value_of, values_of};
@@ -69,8 +70,9 @@ pub fn parse(
 fn refusal(path: &Path, all: &[Section<'_>]) -> DataError {
     let find = |kind: &str| all.iter().find(|s| s.kind == kind);
     if let Some(sample) = find("SAMPLE") {
-        let gsm = value_of(sample.lines, "!Sample_geo_accession").unwrap_or(&sample.value);
-        let hint = match value_of(sample.lines, "!Sample_series_id") {
+        let gsm =
+            one_line(value_of(sample.lines, "!Sample_geo_accession").unwrap_or(&sample.value));
+        let hint = match value_of(sample.lines, "!Sample_series_id").map(one_line) {
             Some(gse) => format!(
                 "open its series instead: {gse}_series_matrix.txt.gz or {gse}_family.soft.gz from GEO"
             ),
@@ -87,7 +89,8 @@ fn refusal(path: &Path, all: &[Section<'_>]) -> DataError {
         );
     }
     if let Some(series) = find("SERIES") {
-        let gse = value_of(series.lines, "!Series_geo_accession").unwrap_or(&series.value);
+        let gse =
+            one_line(value_of(series.lines, "!Series_geo_accession").unwrap_or(&series.value));
         return no_values(
             path,
             &format!("the family SOFT file of {gse}"),
@@ -106,9 +109,11 @@ fn refusal(path: &Path, all: &[Section<'_>]) -> DataError {
             "open a GEO DataSet (GDSnnn.soft.gz), a series matrix or a family SOFT file",
         );
     };
-    let gpl = value_of(section.lines, "!Annotation_platform")
-        .or_else(|| value_of(section.lines, "!Platform_geo_accession"))
-        .unwrap_or(&section.value);
+    let gpl = one_line(
+        value_of(section.lines, "!Annotation_platform")
+            .or_else(|| value_of(section.lines, "!Platform_geo_accession"))
+            .unwrap_or(&section.value),
+    );
     err(
         path,
         section.line,
@@ -138,7 +143,7 @@ fn dataset(
     let Some(ds) = all.iter().rev().find(|s| s.kind == "DATASET") else {
         return Err(refusal(path, all));
     };
-    let what = format!("the GEO DataSet {}", ds.value);
+    let what = format!("the GEO DataSet {}", one_line(&ds.value));
     let begin = marker(ds.lines, "!dataset_table_begin").ok_or_else(|| {
         err(
             path,
