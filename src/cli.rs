@@ -113,10 +113,10 @@ fn sessions(a: &args::SessionsArgs) -> Result<(), CliError> {
             }
             say(format!("sessions in {}:", store.display()))?;
             for s in listed {
-                let older = if s.current {
-                    ""
-                } else {
+                let older = if s.older {
                     " (an earlier version of the file)"
+                } else {
+                    ""
                 };
                 say(format!(
                     "  {}  {}, last written {}{older}",

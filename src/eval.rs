@@ -4,6 +4,7 @@
 pub mod bdra_papers;
 pub mod cbt_papers;
 pub mod detection;
+pub mod home_ground;
 pub mod knn;
 pub mod logistic_papers;
 pub mod metrics;

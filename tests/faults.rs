@@ -1,5 +1,6 @@
 //! Faults from outside the program (issue 51): no terminal, standard output
-//! redirected, signals, a 50 MB line, a journal of a newer format. The
+//! redirected, signals, a 50 MB line, a journal of a newer format, a full
+//! disk under the journal. The
 //! review screen runs in a pseudo-terminal here, as in a terminal window,
 //! so what it leaves the terminal in can be read back.
 #![allow(clippy::unwrap_used)]
@@ -272,4 +273,69 @@ fn a_fifty_megabyte_line_is_refused_in_bounded_memory() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("no samples"), "{stderr}");
+}
+
+/// Issue 51: the journal's disk fills during a review (here the file-size
+/// limit, lowered from outside, then raised again as when space is freed):
+/// the failed decision is said and not shown, the next one after the room
+/// is back is saved, said, and the journal reads whole with every saved
+/// decision in it.
+#[test]
+fn a_full_disk_during_a_review_loses_nothing_saved_and_recovers() {
+    let home = tempfile::tempdir().unwrap();
+    // 1 block of 512 bytes: the journal's header fits, a few decisions do
+    // not. SIGXFSZ is ignored, so a write past the limit fails (EFBIG) as on
+    // a full disk instead of killing the process.
+    let script = "trap '' XFSZ; ulimit -S -f 1; exec \"$0\"";
+    let mut screen = spawn("sh", &["-c", script, RELABEL], home.path());
+    screen.wait_for("samples");
+    let mut refused = false;
+    for _ in 0..20 {
+        screen.writer.write_all(b" ").unwrap();
+        std::thread::sleep(Duration::from_millis(150));
+        if screen.text().contains("cannot write") {
+            refused = true;
+            break;
+        }
+    }
+    assert!(refused, "no write failed: {:?}", screen.text());
+    let seen = screen.text().len();
+    let pid = screen.child.process_id().unwrap().to_string();
+    let raised = std::process::Command::new("prlimit")
+        .args(["--pid", &pid, "--fsize=unlimited:unlimited"])
+        .status()
+        .unwrap();
+    assert!(raised.success());
+    screen.writer.write_all(b" ").unwrap();
+    let start = Instant::now();
+    while !screen.text()[seen..].contains("kept") {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the decision after the room came back was not said: {:?}",
+            &screen.text()[seen..]
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    screen.writer.write_all(b"qy").unwrap();
+    assert_eq!(screen.exit_code(), 0, "{}", screen.text());
+    screen.assert_cooked();
+    let store = home.path().join("data").join("relabel").join("sessions");
+    let journal = std::fs::read_dir(&store)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .unwrap();
+    let text = std::fs::read_to_string(&journal).unwrap();
+    // Every line but a torn one (ended by the next write) is a whole entry,
+    // and the last decision is among them.
+    let whole: Vec<serde_json::Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    assert!(text.ends_with('\n'), "{text}");
+    assert!(
+        whole.last().unwrap()["kind"] == "step",
+        "the last decision is not the journal's last entry: {text}"
+    );
+    assert!(whole.len() >= 2, "{text}");
 }

@@ -80,7 +80,10 @@ def main():
     if sys.argv[1] == "--score":
         score(sys.argv[2], sys.argv[3])
         return
-    out = sys.argv[1]
+    main_into(sys.argv[1])
+
+
+def main_into(out):
     os.makedirs(out, exist_ok=True)
     for s in range(3):
         one_way(out, f"w{s}", s)

@@ -513,6 +513,12 @@ pub struct EvalArgs {
     /// copy of the table (colon: minmax-rows; breast: rows).
     #[arg(long, value_enum, value_name = "PREP", requires = "paper")]
     pub prep: Option<crate::eval::preprocess::Prep>,
+    /// Instead, each seed model on its home-ground tables: DIR/MODEL/NAME.csv
+    /// with NAME.truth.csv beside it (benches/tables/home_ground.py writes
+    /// them; every MODEL of rnda, shift, rlr, rmda, cbt with a directory
+    /// there), scored as `scan --model MODEL` ranks them.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["paper", "data"])]
+    pub home_ground: Option<PathBuf>,
     /// No progress bar on stderr.
     #[arg(short, long)]
     pub quiet: bool,

@@ -22,6 +22,9 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
     if let Some(paper) = a.paper {
         return papers::run(paper, a, data, model);
     }
+    if let Some(dir) = &a.home_ground {
+        return home_ground(dir, data, model);
+    }
     let Some(path) = &a.data else {
         return Err(CliError::BadInput(
             "eval needs a clean labelled table (or --paper NAME)".into(),
@@ -119,6 +122,25 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
             }
         );
     }
+    Ok(())
+}
+
+/// `eval --home-ground DIR`: [`crate::eval::home_ground`] on every model
+/// with a directory in DIR.
+fn home_ground(dir: &Path, data: &DataArgs, model: &ModelArgs) -> Result<(), CliError> {
+    use crate::eval::home_ground::{HOME_MODELS, print, score_table, tables_of};
+    let models = HOME_MODELS.iter().filter(|m| dir.join(m).is_dir());
+    let options = model.model_options()?;
+    let mut scores = Vec::new();
+    for &m in models {
+        let load = data.load_options_for(&[m])?;
+        for table in tables_of(dir, m)? {
+            let score = score_table(&table, m, &load, &options)
+                .with_context(|| format!("{m} on {}", table.display()))?;
+            scores.push(score);
+        }
+    }
+    print(&scores);
     Ok(())
 }
 

@@ -197,7 +197,9 @@ fn files_section() -> String {
          One journal per reviewed input, \\fIKEY.jsonl\\fR, keyed by a hash of the input's content \
          and the options it was read with; every decision is appended before the screen shows it. \
          \\fIKEY.lock\\fR and \\fIKEY.lock\\-info\\fR name the screen that holds the session; a journal \
-         that did not read whole is copied to \\fIKEY.jsonl.bak\\fR before the next write. {}\n\
+         that did not read whole is copied to \\fIKEY.jsonl.bak\\fR before the next write. \
+         \\fBrelabel sessions\\fR lists them; \\fBrelabel sessions forget\\fR and \\fB\\-\\-fresh\\fR \
+         move a session to \\fIforgotten/\\fR in this folder (never deleted). {}\n\
          .TP\n\\fI$XDG_CONFIG_HOME/relabel/keymap.toml\\fR (default \\fI~/.config/relabel/keymap.toml\\fR)\n\
          Key bindings of the review screen: action = [keys], as in the defaults under KEYS; \
          actions left out keep their defaults. {}\n\

@@ -137,8 +137,13 @@ pub struct ModelOptions {
     /// label k), one per class "0.1,0.2" or one for all "0.1"; `None`
     /// estimates them by the leave-one-out predictive likelihood.
     pub alpha: Option<String>,
-    /// cbt: bins a continuous feature is quantised into (by quantiles);
-    /// discrete features keep their own levels.
+    /// cbt: bins a continuous feature is quantised into, of equal
+    /// frequency (edges at the sample quantiles); discrete features (at
+    /// most this many values, or integers with at most 32) keep their own
+    /// levels. Lynch & Willett's model is a table of symbols, so a
+    /// continuous column has to be cut; equal-frequency cuts put as many
+    /// rows in every bin, and BDRA then merges the bins that do not tell
+    /// the classes apart.
     pub levels: usize,
     /// cbt: run the Bayesian Data Reduction Algorithm (greedy feature
     /// removal and level merging); `None` = on when there are 2+ features.

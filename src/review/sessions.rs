@@ -20,9 +20,9 @@ pub struct Listed {
     pub entries: usize,
     /// When the journal was last written (UTC).
     pub modified: String,
-    /// Whether this is the session the file opens with now: the index
-    /// keeps the key each path last had; an older version's is not.
-    pub current: bool,
+    /// The session of an earlier version of a file that has changed since:
+    /// the index keeps the key each path last had, and this is not it.
+    pub older: bool,
 }
 
 /// The folder set-aside journals go to.
@@ -76,17 +76,23 @@ pub fn list(store: &Path) -> Result<Vec<Listed>, ReviewError> {
             .iter()
             .find(|(_, k)| *k == key)
             .map(|(p, _)| p.clone());
+        let file = indexed.clone().unwrap_or_else(|| header_file(&text));
+        // Not the path's current key, but the path has one: a newer version.
+        let older = indexed.is_none()
+            && Path::new(&file)
+                .canonicalize()
+                .is_ok_and(|p| index.contains_key(&p.display().to_string()));
         times.push(secs);
         out.push(Listed {
             key: key.to_string(),
-            file: indexed.clone().unwrap_or_else(|| header_file(&text)),
+            file,
             entries: text
                 .lines()
                 .filter(|l| !l.trim().is_empty())
                 .count()
                 .saturating_sub(1),
             modified: rfc3339(secs),
-            current: indexed.is_some(),
+            older,
         });
     }
     let mut order: Vec<usize> = (0..out.len()).collect();
@@ -145,4 +151,38 @@ pub fn forget_file(store: &Path, input: &Path) -> Result<Vec<PathBuf>, ReviewErr
         }
     }
     Ok(moved)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::dataset::{LoadOptions, load};
+    use crate::review::Session;
+
+    /// A file that changed keeps its old session, listed as an earlier
+    /// version's; forgetting the file sets both aside.
+    #[test]
+    fn an_earlier_version_is_listed_as_such_and_forgotten_with_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("store");
+        let input = dir.path().join("t.csv");
+        let opts = LoadOptions::default();
+        std::fs::write(&input, "x,label\n1,a\n2,a\n3,b\n4,b\n").unwrap();
+        let (mut s, _) = Session::open(load(&input, &opts).unwrap(), Some(&store)).unwrap();
+        s.keep(0).unwrap();
+        drop(s);
+        std::fs::write(&input, "x,label\n1,a\n2,a\n3,b\n5,b\n").unwrap();
+        let (s, _) = Session::open(load(&input, &opts).unwrap(), Some(&store)).unwrap();
+        drop(s);
+        let listed = list(&store).unwrap();
+        assert_eq!(listed.len(), 2, "{listed:?}");
+        assert_eq!(listed.iter().filter(|l| l.older).count(), 1, "{listed:?}");
+        let older = listed.iter().find(|l| l.older).unwrap();
+        assert_eq!(older.entries, 1);
+        let moved = forget_file(&store, &input).unwrap();
+        assert_eq!(moved.len(), 2);
+        assert!(list(&store).unwrap().is_empty());
+        assert_eq!(std::fs::read_dir(forgotten_dir(&store)).unwrap().count(), 2);
+    }
 }

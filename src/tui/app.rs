@@ -871,10 +871,14 @@ impl App {
             Command::Fit { model, .. }
                 if model == "probs" && self.session.dataset().options.probs.is_none() =>
             {
-                let name = self.session.dataset().raw.path.display().to_string();
+                let path = &self.session.dataset().raw.path;
+                let name = path
+                    .file_name()
+                    .unwrap_or(path.as_os_str())
+                    .to_string_lossy();
                 self.error(format!(
-                    "probs reads a classifier's probabilities, given when the file is opened: \
-                     quit and run `relabel --model probs --probs PROBS.csv {name}`"
+                    "probs needs a classifier's probabilities: quit and run \
+                     `relabel --model probs --probs PROBS.csv {name}`"
                 ));
             }
             Command::Fit { model, options } => {

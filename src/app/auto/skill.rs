@@ -102,6 +102,20 @@ pub fn test(held: &HeldOut, sample: &Sample, smallest: usize) -> HeldOutSkill {
     let sd = var.sqrt();
     let auc = stat.observed - stat.offset;
     let null_auc = mean - stat.offset;
+    // A fold whose fit gives every row the same prediction (a fit that
+    // kept no feature) ranks nothing: the permutation null has no spread
+    // there, and what is left of T - E T is the rounding of the sums,
+    // which divided by a rounding-sized sd read as z = 7 to 9.
+    if !stat.varies_within_folds(sample, &rows) {
+        return HeldOutSkill::new(
+            &held.name,
+            Verdict::NoSkill,
+            rows.len(),
+            Some(auc),
+            Some(0.0),
+            smallest,
+        );
+    }
     // Even a perfect ranking (AUC 1) would be within chance: too few rows.
     if sd <= 0.0 || (1.0 - null_auc) / sd <= HeldOutSkill::Z {
         return too_few(&held.name, smallest);
@@ -171,6 +185,19 @@ impl RankStatistic {
             f,
             observed,
             offset,
+        })
+    }
+
+    /// Whether any fold's rows differ in what they contribute to T for
+    /// some class (else permuting labels within folds cannot change T).
+    fn varies_within_folds(&self, sample: &Sample, rows: &[usize]) -> bool {
+        let mut first: std::collections::HashMap<usize, usize> = Default::default();
+        rows.iter().enumerate().any(|(i, &j)| {
+            let Some(fold) = sample.folds[j] else {
+                return false;
+            };
+            let f0 = *first.entry(fold).or_insert(i);
+            (0..self.f.ncols()).any(|c| self.f[(i, c)] != self.f[(f0, c)])
         })
     }
 
@@ -381,6 +408,32 @@ mod tests {
             (var - (n as f64 + 1.0) / (12.0 * n1 * n0)).abs() < 1e-12,
             "{var}"
         );
+    }
+
+    /// A fold fit that kept no feature predicts its class shares for every
+    /// row: no ranking, so no skill, however the folds' shares differ
+    /// (rounding once read as z = 7 to 9 here: rlr and shift on a table
+    /// without signal flagged half the rows).
+    #[test]
+    fn predictions_constant_within_each_fold_show_no_skill() {
+        let n = 120;
+        let given: Vec<usize> = (0..n).map(|i| i % 2).collect();
+        let folds: Vec<Option<usize>> = (0..n).map(|i| Some(i % 5)).collect();
+        let sample = Sample {
+            rows: (0..n).collect(),
+            folds: folds.clone(),
+            given: given.clone(),
+        };
+        let share = |i: usize| 0.45 + 0.02 * folds[i].unwrap() as f64;
+        let p = DMatrix::from_fn(n, 2, |i, c| if c == 1 { share(i) } else { 1.0 - share(i) });
+        let held = HeldOut {
+            name: "x".into(),
+            p_true: p.clone(),
+            p_given: p,
+        };
+        let s = test(&held, &sample, 60);
+        assert_eq!(s.verdict, Verdict::NoSkill, "{s:?}");
+        assert_eq!(s.z, Some(0.0));
     }
 
     #[test]

@@ -733,16 +733,17 @@ fn fit_notes(
     result: &bdra::BdraResult,
     use_bdra: bool,
     estimated: bool,
-) -> [String; 3] {
+) -> Vec<String> {
     let p = coded.codings.len();
     let binned = coded
         .codings
         .iter()
         .filter(|c| matches!(c, Coding::Bins(_)))
         .count();
-    [
+    vec![
         format!(
-            "{p} features: {} used as levels, {binned} quantised into {levels} bins",
+            "{p} features: {} used as levels, {binned} quantised into {levels} bins of equal \
+             frequency (the `levels` option)",
             p - binned
         ),
         if use_bdra {
@@ -762,6 +763,35 @@ fn fit_notes(
             "alpha fixed by the alpha option".into()
         },
     ]
+}
+
+/// What a curator must be told of the symbol table: how many of the M
+/// symbols no training row fell in (a symbol met only at prediction has
+/// the prior alone), and when the estimate put every alpha at zero, that
+/// the zeros everywhere are the model's answer, not a silent failure.
+fn symbol_notes(symbols: &Symbols, alpha: &[f64], estimated: bool) -> Vec<String> {
+    let observed = symbols.counts.len();
+    let log10_m = symbols.ln_m / std::f64::consts::LN_10;
+    let mut notes = vec![if log10_m < 15.0 {
+        let m = symbols.ln_m.exp().round() as u64;
+        format!(
+            "{observed} of the M = {m} symbols hold a training row, {} are empty",
+            m.saturating_sub(observed as u64)
+        )
+    } else {
+        format!(
+            "{observed} of the M = 10^{log10_m:.1} symbols hold a training row, the rest are empty"
+        )
+    }];
+    if estimated && alpha.iter().all(|a| *a == 0.0) {
+        notes.push(
+            "alpha estimated 0 for every class: the leave-one-out likelihood is highest with no \
+             wrong labels, so cbt flags none (its symbols do not show a wrong label; try another \
+             model, fewer features with --ignore, or a smaller `levels`)"
+                .into(),
+        );
+    }
+    notes
 }
 
 fn report_features(e: &mut ModelReport, coded: &Coded, result: &bdra::BdraResult) {
@@ -917,6 +947,7 @@ impl RobustModel for Cbt {
             use_bdra,
             estimated,
         ));
+        e.notes.extend(symbol_notes(&symbols, &alpha, estimated));
         Ok(fit)
     }
 }

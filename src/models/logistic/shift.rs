@@ -1352,39 +1352,7 @@ impl RobustModel for ShiftLr {
         let pen = start.pen;
         let choice = start.choice.take();
         if let Some(point) = this.separating_start(&input, &start) {
-            // theta has bent to every label, a wrong one included, so its
-            // own P(given | x) is above one half on every row and flags
-            // none. A row's score is then the paper's prediction for a
-            // row theta has not seen: theta fitted without the row's fold
-            // (the cross-validation that chose theta's penalty made those
-            // fits already).
-            let (posterior, folds) = match &choice {
-                Some((chosen, folds)) => (chosen.held_out.clone(), *folds),
-                None => {
-                    let folds =
-                        this.test_folds(x.as_slice(), x.nrows(), this.kappa_folds(x.nrows()));
-                    let held_out = theta_choice::cross_fitted(
-                        x,
-                        &standardizer,
-                        &one_hot(&labels, k),
-                        pen,
-                        &folds,
-                    );
-                    (held_out, folds.len())
-                }
-            };
-            let why = format!(
-                "lambda chosen by training accuracy (1.000): theta alone fits every training \
-                 label, so no shift can add to it (the path's first point); each row is scored \
-                 by theta fitted without its fold ({folds} folds)"
-            );
-            let walked = Walked {
-                entries: entries(std::slice::from_ref(&point), given.len()),
-                series: vec![(point.lambda, 0.0)],
-                why,
-                settled: true,
-            };
-            let fit = finish(posterior, given, k, standardizer, &point, walked, guide);
+            let fit = this.held_out_fit(&input, given, point, &choice, pen, guide);
             return Ok(with_theta_penalty(fit, pen, choice));
         }
         let steps = this.path_length;
@@ -1455,6 +1423,50 @@ impl RobustModel for ShiftLr {
         let posterior = theta_posterior(x, &standardizer, &point.theta, k);
         let fit = finish(posterior, given, k, standardizer, point, walked, guide);
         Ok(with_theta_penalty(fit, pen, choice))
+    }
+}
+
+impl ShiftLr {
+    /// The fit at the path's first point when theta alone separates the
+    /// training labels, each row scored by theta fitted without its fold.
+    fn held_out_fit(
+        &self,
+        input: &PathInput<'_>,
+        given: &[usize],
+        point: PathPoint,
+        choice: &Option<(ThetaChoice, usize)>,
+        pen: Penalty,
+        guide: &Guide,
+    ) -> Fit {
+        let (this, x, k, labels) = (self, input.x, input.k, input.labels);
+        let standardizer = input.scaling.clone();
+        // theta has bent to every label, a wrong one included, so its
+        // own P(given | x) is above one half on every row and flags
+        // none. A row's score is then the paper's prediction for a
+        // row theta has not seen: theta fitted without the row's fold
+        // (the cross-validation that chose theta's penalty made those
+        // fits already).
+        let (posterior, folds) = match choice {
+            Some((chosen, folds)) => (chosen.held_out.clone(), *folds),
+            None => {
+                let folds = this.test_folds(x.as_slice(), x.nrows(), this.kappa_folds(x.nrows()));
+                let held_out =
+                    theta_choice::cross_fitted(x, &standardizer, &one_hot(labels, k), pen, &folds);
+                (held_out, folds.len())
+            }
+        };
+        let why = format!(
+            "lambda chosen by training accuracy (1.000): theta alone fits every training \
+             label, so no shift can add to it (the path's first point); each row is scored \
+             by theta fitted without its fold ({folds} folds)"
+        );
+        let walked = Walked {
+            entries: entries(std::slice::from_ref(&point), given.len()),
+            series: vec![(point.lambda, 0.0)],
+            why,
+            settled: true,
+        };
+        finish(posterior, given, k, standardizer, &point, walked, guide)
     }
 }
 

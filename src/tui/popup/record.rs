@@ -46,7 +46,8 @@ fn lines(sample: usize, cells: usize, ctx: &PopupContext) -> Vec<String> {
     let mut out = vec![format!(
         "{} (row {}{line})  given {}",
         ds.ids[sample],
-        ds.rows[sample] + 1,
+        // 0-based, as the detail pane and `scan`'s ranking count rows.
+        ds.rows[sample],
         class(ds.labels[sample])
     )];
     if let Some(f) = s.fit_of(sample) {

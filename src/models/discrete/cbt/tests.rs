@@ -455,3 +455,18 @@ fn the_alpha_search_likelihood_is_leave_one_outs_bit_for_bit() {
         full.to_bits()
     );
 }
+
+/// The symbol table's emptiness is always told, and an alpha of zero
+/// everywhere is named as the model's answer, not left as silent zeros.
+#[test]
+fn notes_count_the_empty_symbols_and_name_an_alpha_of_zero() {
+    let symbols = Symbols::from_indices(&[0, 1, 1, 2], &[0, 1, 1, 0], 2, 8.0);
+    let notes = symbol_notes(&symbols, &[0.0, 0.0], true);
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(notes[0].starts_with("3 of the M = 8 symbols"), "{notes:?}");
+    assert!(notes[0].contains("5 are empty"), "{notes:?}");
+    assert!(notes[1].contains("alpha estimated 0"), "{notes:?}");
+    // A fixed alpha of zero is the curator's, and says nothing more.
+    assert_eq!(symbol_notes(&symbols, &[0.0, 0.0], false).len(), 1);
+    assert_eq!(symbol_notes(&symbols, &[0.1, 0.0], true).len(), 1);
+}
