@@ -221,10 +221,22 @@ pub fn cross_fitted_path(
                 .collect()
         })
         .collect();
-    (0..kappas.len())
+    held_out_per_grid_point(n, k, test_folds, &per_fold, kappas.len())
+}
+
+/// Each grid point's held-out probabilities on every row, from the
+/// folds' predictions on their own test rows (`per_fold[fold][point]`).
+pub(super) fn held_out_per_grid_point(
+    n: usize,
+    k: usize,
+    test_folds: &[Vec<usize>],
+    per_fold: &[Vec<DMatrix<f64>>],
+    points: usize,
+) -> Vec<DMatrix<f64>> {
+    (0..points)
         .map(|g| {
             let mut out = DMatrix::zeros(n, k);
-            for (test, fold) in test_folds.iter().zip(&per_fold) {
+            for (test, fold) in test_folds.iter().zip(per_fold) {
                 for (r, &i) in test.iter().enumerate() {
                     out.set_row(i, &fold[g].row(r));
                 }

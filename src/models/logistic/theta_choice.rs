@@ -224,17 +224,7 @@ fn cross_fitted_path(
                 .collect()
         })
         .collect();
-    (0..kappas.len())
-        .map(|g| {
-            let mut out = DMatrix::zeros(n, k);
-            for (test, fold) in test_folds.iter().zip(&per_fold) {
-                for (r, &i) in test.iter().enumerate() {
-                    out.set_row(i, &fold[g].row(r));
-                }
-            }
-            out
-        })
-        .collect()
+    ridge_logistic::held_out_per_grid_point(n, k, test_folds, &per_fold, kappas.len())
 }
 
 fn mean_log_likelihood(probs: &DMatrix<f64>, targets: &DMatrix<f64>) -> f64 {
