@@ -285,24 +285,35 @@ def main():
     head, rest = doc.split(BEGIN)
     old, tail = rest.split(END)
     build = build_id(a.bin)
+    # Every block starts as the one already in the file (if any), and the file is
+    # rewritten after each experiment: a failure or an interrupted run keeps what
+    # was measured, and `--only` the rest resumes it.
     blocks = {}
+    for key, *_ in EXPERIMENTS:
+        found = re.search(rf"<!-- paper:{re.escape(key)} -->.*?<!-- /paper:{re.escape(key)} -->\n",
+                          old, re.S)
+        if found:
+            blocks[key] = found.group(0)
+        elif only and key not in only:
+            sys.exit(f"papers.py: no earlier block for {key}; run it too")
+
+    def write():
+        body = "\n" + INTRO + "\n\n" + "\n".join(
+            blocks[e[0]].rstrip("\n") + "\n" for e in EXPERIMENTS if e[0] in blocks)
+        if a.dry_run:
+            return body
+        with open(a.results, "w", encoding="utf-8") as f:
+            f.write(head + BEGIN + body + "\n" + END + tail)
+        return body
+
     for key, heading, runs, notes in EXPERIMENTS:
         if only and key not in only:
-            found = re.search(rf"<!-- paper:{re.escape(key)} -->.*?<!-- /paper:{re.escape(key)} -->\n",
-                              old, re.S)
-            if not found:
-                sys.exit(f"papers.py: no earlier block for {key}; run it too")
-            blocks[key] = found.group(0)
             continue
         print(f"papers.py: {key}", file=sys.stderr)
         blocks[key] = block(key, heading, runs, notes, a.bin, a.usps, a.smoke, build)
-    body = "\n" + INTRO + "\n\n" + "\n".join(blocks[e[0]].rstrip("\n") + "\n" for e in EXPERIMENTS)
-    new = head + BEGIN + body + "\n" + END + tail
+        body = write()
     if a.dry_run:
         print(body)
-        return
-    with open(a.results, "w", encoding="utf-8") as f:
-        f.write(new)
 
 
 if __name__ == "__main__":
