@@ -39,20 +39,20 @@ EXPERIMENTS = [
             ["--paper", "colon", "sample_data/colon.csv"],
             ["--paper", "colon", "sample_data/colon.csv", "--opt", "standardize=false"],
         ],
-        """The second run is the paper's whole pipeline: the author's min-max genes, the
-text's per-sample standardisation, and the genes then read as given (relabel's models
-standardise each gene unless told not to; the paper's solver does not say it does). Under
-it the paper's headline holds: rlr-F has the lowest leave-one-out error (CLN 1.89 against
-the paper's 1.88) and lr and rlr tie within two samples of the paper's. shift's
-non-zero shifts are all suspects in both runs (Tibshirani & Manning report 7 of the 9).
-Which samples each model flags on all 62 arrays, and the leave-one-out table, under
+        """Which samples each model flags on all 62 arrays, and the leave-one-out table, under
 the preprocessing the evidence gives Bootkrajang & Kaban: their text standardises each
 sample ("the rows of the D x M design matrix ... zero mean and unit variance", section
 3.2) and the author's own `colon.mat` holds each gene min-max rescaled to [-1, 1]
 (`../shared/data/SOURCES.md`), so `--prep minmax-rows` is the default of the command.
 Tibshirani & Manning do not say how they preprocessed colon; their glmnet calls
 (Appendix C) pass `standardize=FALSE`. relabel's shift standardises genes. How every
-preprocessing compares is the next block.""",
+preprocessing compares is the next block.
+The second run is the paper's whole pipeline: the author's min-max genes, the
+text's per-sample standardisation, and the genes then read as given (relabel's models
+standardise each gene unless told not to; the paper's solver does not say it does). Under
+it the paper's headline holds: rlr-F has the lowest leave-one-out error (CLN 1.89 against
+the paper's 1.88) and lr and rlr tie within two samples of the paper's. shift's
+non-zero shifts are all suspects in both runs (Tibshirani & Manning report 7 of the 9).""",
     ),
     (
         "colon-prep",
