@@ -131,7 +131,7 @@ unequal covariances) the unpenalised EM falls far below the baseline, where the 
 prior gives the best column of the table: the paper's 90.28 lies between the two, as a
 lightly regularised solver's would. Open, not yet explained: on experiments 1 and 2
 prefiltering stays at the baseline (dev picks k = 1 or a k that does not help), where the
-paper's gains 7 points; robust (shift) matches the paper's on all four.""",
+paper's prefiltering gains 7 points; robust (shift) matches the paper's on all four.""",
     ),
     (
         "rmda-sim2",
