@@ -67,10 +67,10 @@ def measure(ranking, report, truth):
     }
 
 
-def peer(copy, seed):
+def peer(copy, seed, models):
     out = {}
     text = run([sys.executable, str(ROOT / "benches/peer/peer_detection.py"), str(copy),
-                "--seed", str(seed)])
+                "--seed", str(seed), "--models", models])
     for line in text.splitlines():
         m = re.match(r"(\w+)\s+AUROC (\S+) flagged (\d+) flipped (\d+)", line)
         if m:
@@ -145,6 +145,7 @@ def main():
     ap.add_argument("--model", default="auto")
     ap.add_argument("--threads", action="store_true")
     ap.add_argument("--no-peer", action="store_true")
+    ap.add_argument("--peers", default="lr,qda,nb", help="the peer's models (add rf for a forest)")
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -158,7 +159,7 @@ def main():
             odd = threads_differ(a.bin, copy, a.model, ranking, report)
             if odd:
                 print(f"  DIFFERENT BYTES: {copy} under {', '.join(odd)}", flush=True)
-        p = {} if a.no_peer else peer(copy, seed)
+        p = {} if a.no_peer else peer(copy, seed, a.peers)
         if p:
             p["k"] = d["k"]
         g = groups.setdefault((name, kind), ([], []))
