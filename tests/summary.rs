@@ -82,7 +82,10 @@ fn the_summary_line_gives_the_figures_of_the_written_ranking() {
     let expected: f64 = p.iter().sum();
     assert_eq!(flagged, expected.round(), "{line}");
     // Not the majority rule: some flagged row is below one half.
-    assert!(p.iter().any(|v| six(*v) >= six(cutoff) && *v < 0.5), "{cutoff}");
+    assert!(
+        p.iter().any(|v| six(*v) >= six(cutoff) && *v < 0.5),
+        "{cutoff}"
+    );
     let said = number_before(line, " wrong labels expected");
     assert!(line.contains(&format!("about {said:.1} wrong")), "{line}");
     assert!(
