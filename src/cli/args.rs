@@ -152,8 +152,11 @@ pub struct DataArgs {
     pub no_log2: bool,
     /// Another classifier's out-of-fold class probabilities, one column per
     /// class (named like the classes, or p_<class>), matched to FILE by an id
-    /// column or by order. FILE then needs only an id and a label column;
-    /// the default model becomes probs.
+    /// column or by order. They must come from a classifier trained on the
+    /// given labels (as for cleanlab): probs reads them as P(given label |
+    /// x), estimates the flip table by the confident joint and deconvolves
+    /// it. FILE then needs only an id and a label column; the default model
+    /// becomes probs.
     #[arg(long, global = true, value_name = "PROBS.csv")]
     pub probs: Option<PathBuf>,
     /// Worksheet of an .xlsx/.xls/.ods file, by name or 0-based index
