@@ -1,8 +1,9 @@
 """`relabel scan --probs` against cleanlab on the very same probabilities
 (issue 48): 5-fold stratified out-of-fold probabilities of a scaled logistic
 regression (seed 0), given to cleanlab's `get_label_quality_scores` (ranking)
-and `find_label_issues` (count), and to `relabel scan labels.csv --probs
-probs.csv` (ranking by its output order, count = p_mislabel >= 0.5).
+and `find_label_issues` (count, and its ranked issues ahead of the rest),
+and to `relabel scan labels.csv --probs
+probs.csv` (ranking by its output order, count = p_mislabel >= 0.5 and sum of p).
 
 usage: python3 benches/peer/probs_rank.py RELABEL TABLE.csv [TABLE.csv ...]
 (TABLE.truth.csv beside each: row, true_label, flipped)"""
@@ -35,8 +36,14 @@ def main():
         lr = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
         proba = cross_val_predict(lr, x, y, cv=folds, method="predict_proba")
         quality = get_label_quality_scores(y, proba)
-        issues = find_label_issues(y, proba).sum()
+        ranked_issues = find_label_issues(y, proba, return_indices_ranked_by="self_confidence")
+        issues = len(ranked_issues)
+        # find_label_issues' ranking: its issues first in its order, then the
+        # rest by the label quality score.
+        by_issues = -quality
+        by_issues[ranked_issues] = 2.0 + np.arange(issues)[::-1]
         print(f"{path.stem} cleanlab AUROC {roc_auc_score(flips, -quality):.3f} "
+              f"(find_label_issues order {roc_auc_score(flips, by_issues):.3f}) "
               f"flagged {issues} flipped {flips.sum()}")
         with tempfile.TemporaryDirectory() as d:
             probs = Path(d) / "probs.csv"
@@ -52,7 +59,7 @@ def main():
             place[rows] = -np.arange(len(rows))
             flagged = (ranked["p_mislabel"] >= 0.5).sum()
             print(f"{path.stem} relabel AUROC {roc_auc_score(flips, place):.3f} "
-                  f"flagged {flagged} flipped {flips.sum()}")
+                  f"flagged {flagged} sum p {ranked['p_mislabel'].sum():.1f} flipped {flips.sum()}")
 
 
 if __name__ == "__main__":

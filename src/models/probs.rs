@@ -1,54 +1,70 @@
-//! `probs`: a flip table on top of any classifier's out-of-fold class
+//! `probs`: a flip table under any classifier's out-of-fold class
 //! probabilities (`--probs FILE`).
 //!
-//! The input matrix IS the probabilities, n x K, read as P(true = k | x_i).
-//! The given labels are modelled as drawn through the flip table
-//! gamma[k][j] = P(given = j | true = k), so P(given = j | x_i) =
-//! sum_k gamma[k][j] p_ik. EM over gamma:
+//! The input matrix IS the probabilities, n x K, of a classifier trained on
+//! the given (noisy) labels, so they are read as q_ij = P(given = j | x_i),
+//! not as P(true | x_i): under the flip table gamma[k][j] = P(given = j |
+//! true = k), q_i = sum_k P(true = k | x_i) gamma[k][.]. Reading them as
+//! P(true | x) and putting the table on top would count the noise twice
+//! (the classifier has already spread it) and flag far too few rows.
 //!
-//! - E-step: post_ik = P(true = k | x_i, given_i) ∝ gamma[k][given_i] p_ik;
-//! - M-step: gamma[k][j] = (sum_i post_ik [given_i = j] + a) / (sum_i post_ik + K a)
-//!   with a Dirichlet pseudo-count `a`, then each row made diagonally dominant
-//!   (a true class keeps its own label at least as often as it gives any
-//!   other) by pooling the diagonal with the entries above it: the
-//!   constrained maximiser of the row's multinomial likelihood, so EM stays
-//!   monotone.
+//! Those probabilities alone do not identify gamma (any table explains them
+//! once P(true | x) is chosen to fit), so gamma comes from the confident
+//! joint of Northcutt, Jiang and Chuang (2021, "Confident learning", eq. 1-2,
+//! cleanlab's `compute_confident_joint`): a row counts as truly class k when
+//! q_ik reaches class k's mean self-confidence (the argmax of q when several
+//! classes do), its counts per given label are calibrated to the label's
+//! count, and gamma's row k is the column k of that joint, normalised, with
+//! a Dirichlet pseudo-count and held diagonally dominant. Then
 //!
-//! p_mislabel = 1 - post[i, given_i]. The report says which rows the
-//! constraint bound at the end.
+//! - P(true | x_i) = q_i gamma^+ (the deconvolution; gamma^+ its
+//!   pseudo-inverse), clipped at zero and renormalised: where q_i is more
+//!   confident than any mixture through gamma can be (a classifier that
+//!   resisted the noise), that gives the nearest one-hot reading;
+//! - post_ik = P(true = k | x_i, given_i) ∝ P(true = k | x_i) gamma[k][given_i];
+//! - p_mislabel = 1 - post[i, given_i]; rows the deconvolution rules out of
+//!   their own class (p_mislabel exactly 1) are ordered by confident
+//!   learning's own score, the self-confidence q[i, given_i].
+//!
+//! A decided row's true class is known: it counts in the joint at (given,
+//! decision) and its posterior is one-hot at the decision.
 
 use nalgebra::DMatrix;
 
 use super::numerics::hold_diagonal;
-use super::options::Iterations;
 use super::prologue::{check_inputs, class_name, step};
-use super::{Control, Fit, FitError, GammaTable, Guide, ModelOptions, Progress, RobustModel};
+use super::{
+    Control, Fit, FitError, GammaTable, Guide, ModelOptions, Progress, RobustModel, rank_descending,
+};
 
-/// Dirichlet pseudo-count added to every cell of the flip table's counts:
-/// keeps an unseen flip away from exactly zero without moving a table
-/// estimated from more than a handful of samples.
+/// Dirichlet pseudo-count added to every cell of the flip table's counts
+/// (which are on the scale of samples): keeps an unseen flip away from
+/// exactly zero, so every label stays possible under every true class,
+/// without moving a table estimated from more than a handful of samples.
 pub const PSEUDO_COUNT: f64 = 0.5;
 
 /// A row of probabilities may miss summing to one by this much (rounded
 /// output of another program); it is renormalised.
 pub const ROW_SUM_TOLERANCE: f64 = 0.02;
 
-/// Probabilities below this count as this, so a class a classifier ruled
-/// out can still be the true one when the flip table insists.
-const FLOOR: f64 = 1e-12;
+/// cleanlab's slack on the self-confidence thresholds (`1e-6`), so a row
+/// exactly at its class's mean counts as confident despite rounding.
+const THRESHOLD_SLACK: f64 = 1e-6;
 
-/// The `probs` model: options checked at construction.
+/// Singular values of the flip table below this are treated as zero in its
+/// pseudo-inverse (a table whose rows coincide says nothing about which of
+/// those classes is true).
+const SINGULAR_TOLERANCE: f64 = 1e-10;
+
+/// The `probs` model. It has no options: the flip table is estimated in
+/// closed form.
 #[derive(Clone, Debug)]
-pub struct Probs {
-    iterations: Iterations,
-}
+pub struct Probs;
 
 impl Probs {
-    /// Reads `max_iter` and `tol`.
-    pub fn new(options: &ModelOptions) -> Result<Self, FitError> {
-        Ok(Self {
-            iterations: options.checked_iterations()?,
-        })
+    /// Takes the shared options for the registry's sake; none apply.
+    pub fn new(_options: &ModelOptions) -> Result<Self, FitError> {
+        Ok(Self)
     }
 }
 
@@ -75,49 +91,72 @@ pub fn checked_probabilities(x: &DMatrix<f64>, n_classes: usize) -> Result<DMatr
     Ok(p)
 }
 
-/// The E-step: posterior over true classes given the flip table, and the
-/// log-likelihood of the given labels. A decided row's true class is known:
-/// its posterior is one-hot at the decision and it adds its complete-data
-/// term, so the decision counts in the next M-step as an observed (non-)flip.
-fn e_step(
-    p: &DMatrix<f64>,
-    given: &[usize],
-    gamma: &DMatrix<f64>,
-    guide: &Guide,
-) -> (DMatrix<f64>, f64) {
-    let (n, k) = p.shape();
-    let mut post = DMatrix::zeros(n, k);
-    let mut loglik = 0.0;
+/// Each class's threshold: the mean of q[i, j] over the rows labelled j
+/// (never reached when no row has label j).
+fn thresholds(q: &DMatrix<f64>, given: &[usize]) -> Vec<f64> {
+    let k = q.ncols();
+    let (mut sum, mut count) = (vec![0.0; k], vec![0usize; k]);
     for (i, &g) in given.iter().enumerate() {
-        let mut total = 0.0;
-        for c in 0..k {
-            if guide.trusted(i).is_some_and(|d| d != c) {
-                continue;
-            }
-            let w = gamma[(c, g)] * p[(i, c)].max(FLOOR);
-            post[(i, c)] = w;
-            total += w;
-        }
-        post.row_mut(i).scale_mut(1.0 / total);
-        loglik += total.ln();
+        sum[g] += q[(i, g)];
+        count[g] += 1;
     }
-    (post, loglik)
+    (0..k)
+        .map(|j| match count[j] {
+            0 => f64::INFINITY,
+            c => sum[j] / c as f64 - THRESHOLD_SLACK,
+        })
+        .collect()
 }
 
-/// The M-step: the flip table from the posterior, with the pseudo-count and
-/// the dominance constraint; returns the rows the constraint bound.
-fn m_step(post: &DMatrix<f64>, given: &[usize], gamma: &mut DMatrix<f64>) -> Vec<usize> {
-    let k = post.ncols();
-    let mut counts = DMatrix::from_element(k, k, PSEUDO_COUNT);
-    for (i, &g) in given.iter().enumerate() {
-        for c in 0..k {
-            counts[(c, g)] += post[(i, c)];
+/// The confident guess of row i's true class: the one class whose
+/// probability reaches its threshold, the argmax among several, none when
+/// no class does.
+fn confident_guess(q: &DMatrix<f64>, i: usize, threshold: &[f64]) -> Option<usize> {
+    let mut guess: Option<usize> = None;
+    for (c, &t) in threshold.iter().enumerate() {
+        if q[(i, c)] >= t && guess.is_none_or(|b| q[(i, c)] > q[(i, b)]) {
+            guess = Some(c);
         }
     }
+    guess
+}
+
+/// The calibrated confident joint, K x K, rows the given label and columns
+/// the true class: confident guesses (decisions for decided rows), every
+/// diagonal at least one, each row scaled to its label's count.
+fn confident_joint(q: &DMatrix<f64>, given: &[usize], guide: &Guide) -> DMatrix<f64> {
+    let k = q.ncols();
+    let threshold = thresholds(q, given);
+    let mut joint = DMatrix::zeros(k, k);
+    let mut label_count = vec![0.0; k];
+    for (i, &g) in given.iter().enumerate() {
+        label_count[g] += 1.0;
+        if let Some(t) = guide
+            .trusted(i)
+            .or_else(|| confident_guess(q, i, &threshold))
+        {
+            joint[(g, t)] += 1.0;
+        }
+    }
+    for j in 0..k {
+        joint[(j, j)] = f64::max(joint[(j, j)], 1.0);
+        let total = joint.row(j).sum();
+        joint.row_mut(j).scale_mut(label_count[j] / total);
+    }
+    joint
+}
+
+/// gamma[k][j] = P(given = j | true = k) from the joint's column k, with the
+/// pseudo-count, held diagonally dominant; returns the rows the constraint
+/// bound.
+fn flip_table(joint: &DMatrix<f64>) -> (DMatrix<f64>, Vec<usize>) {
+    let k = joint.nrows();
+    let mut gamma = DMatrix::zeros(k, k);
     let mut bound = Vec::new();
     for c in 0..k {
-        let total = counts.row(c).sum();
-        let mut row: Vec<f64> = counts.row(c).iter().map(|v| v / total).collect();
+        let mut row: Vec<f64> = (0..k).map(|j| joint[(j, c)] + PSEUDO_COUNT).collect();
+        let total: f64 = row.iter().sum();
+        row.iter_mut().for_each(|v| *v /= total);
         if hold_diagonal(&mut row, c) {
             bound.push(c);
         }
@@ -125,13 +164,49 @@ fn m_step(post: &DMatrix<f64>, given: &[usize], gamma: &mut DMatrix<f64>) -> Vec
             gamma[(c, j)] = v;
         }
     }
-    bound
+    (gamma, bound)
 }
 
-/// The starting table: 90% kept, the rest spread evenly.
-fn initial_gamma(k: usize) -> DMatrix<f64> {
-    let off = 0.1 / (k - 1) as f64;
-    DMatrix::from_fn(k, k, |a, b| if a == b { 0.9 } else { off })
+/// P(true | x) = q gamma^+, clipped at zero and renormalised. The rows of
+/// q and gamma sum to one, so the rows of q gamma^+ do too (gamma 1 = 1):
+/// after clipping, each row still holds mass at least one.
+fn deconvolve(q: &DMatrix<f64>, gamma: &DMatrix<f64>) -> Result<DMatrix<f64>, FitError> {
+    let inverse = gamma
+        .clone()
+        .pseudo_inverse(SINGULAR_TOLERANCE)
+        .map_err(|e| FitError::Numerical(format!("the flip table's pseudo-inverse: {e}")))?;
+    let mut p = q * inverse;
+    for mut row in p.row_iter_mut() {
+        row.iter_mut().for_each(|v| *v = v.max(0.0));
+        let total = row.sum();
+        row /= total;
+    }
+    Ok(p)
+}
+
+/// post_ik ∝ P(true = k | x_i) gamma[k][given_i]; one-hot at a decision.
+fn posterior(
+    p: &DMatrix<f64>,
+    given: &[usize],
+    gamma: &DMatrix<f64>,
+    guide: &Guide,
+) -> DMatrix<f64> {
+    let (n, k) = p.shape();
+    let mut post = DMatrix::zeros(n, k);
+    for (i, &g) in given.iter().enumerate() {
+        if let Some(d) = guide.trusted(i) {
+            post[(i, d)] = 1.0;
+            continue;
+        }
+        let mut total = 0.0;
+        for c in 0..k {
+            let w = p[(i, c)] * gamma[(c, g)];
+            post[(i, c)] = w;
+            total += w;
+        }
+        post.row_mut(i).scale_mut(1.0 / total);
+    }
+    post
 }
 
 impl RobustModel for Probs {
@@ -149,52 +224,34 @@ impl RobustModel for Probs {
     ) -> Result<Fit, FitError> {
         check_inputs(x, given, n_classes)?;
         guide.check(given.len(), n_classes)?;
-        let p = checked_probabilities(x, n_classes)?;
-        let Iterations { max_iter, tol } = self.iterations;
-        let mut gamma = initial_gamma(n_classes);
-        // A warm posterior stands in for the first E-step: the first M-step
-        // then starts from the previous fit's table.
-        let (mut post, mut loglik) = match guide.warm_posterior(given.len(), n_classes) {
-            Some(warm) => {
-                let mut w = warm.clone();
-                guide.pin(&mut w);
-                m_step(&w, given, &mut gamma);
-                e_step(&p, given, &gamma, guide)
-            }
-            None => e_step(&p, given, &gamma, guide),
-        };
-        let mut trace = vec![loglik];
-        let (mut converged, mut iterations, mut bound) = (false, 0, Vec::new());
-        while iterations < max_iter {
-            iterations += 1;
-            bound = m_step(&post, given, &mut gamma);
-            let (next_post, next) = e_step(&p, given, &gamma, guide);
-            step(
-                progress,
-                Progress {
-                    stage: "EM",
-                    iteration: iterations,
-                    max_iterations: max_iter,
-                    objective: next,
-                    fraction: iterations as f64 / max_iter as f64,
-                },
-            )?;
-            let change = (next - loglik).abs() / loglik.abs().max(1.0);
-            (post, loglik) = (next_post, next);
-            trace.push(loglik);
-            if change < tol {
-                converged = true;
-                break;
-            }
-        }
+        let q = checked_probabilities(x, n_classes)?;
+        let joint = confident_joint(&q, given, guide);
+        let (gamma, bound) = flip_table(&joint);
+        let p = deconvolve(&q, &gamma)?;
+        let post = posterior(&p, given, &gamma, guide);
+        step(
+            progress,
+            Progress {
+                stage: "flip table",
+                iteration: 1,
+                max_iterations: 1,
+                objective: f64::NAN,
+                fraction: 1.0,
+            },
+        )?;
+        let confidence: Vec<f64> = given.iter().enumerate().map(|(i, &g)| -q[(i, g)]).collect();
         let mut fit = Fit::from_posterior(post, given);
+        fit.suspicion_rank = Some(rank_descending(&confidence));
         fit.gamma = Some(GammaTable {
             p_given_true: gamma,
         });
-        fit.trace = trace;
-        fit.converged = converged;
-        fit.iterations = iterations;
-        fit.extra.scalars.push(("log_likelihood".into(), loglik));
+        fit.converged = true;
+        fit.iterations = 1;
+        fit.iteration_unit = "closed-form estimate";
+        let confident_flips = joint.sum() - joint.trace();
+        fit.extra
+            .scalars
+            .push(("confident_joint_flips".into(), confident_flips));
         fit.extra
             .scalars
             .push(("pseudo_count".into(), PSEUDO_COUNT));

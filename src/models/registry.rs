@@ -67,8 +67,9 @@ pub const MODELS: &[ModelInfo] = &[
     ModelInfo {
         name: "rmda",
         title: "robust mixture discriminant analysis",
-        summary: "unsupervised Gaussian mixture (clusters by BIC) linked to classes by a learned matrix R (Bouveyron & Girard 2009)",
+        summary: "unsupervised Gaussian mixture (covariance and clusters by BIC) linked to classes by a learned matrix R (Bouveyron & Girard 2009)",
         options: &[
+            "covariance_rule",
             "covariance",
             "shrinkage",
             "clusters",
@@ -111,8 +112,8 @@ pub const MODELS: &[ModelInfo] = &[
     ModelInfo {
         name: "probs",
         title: "flip table on a classifier's probabilities",
-        summary: "EM for P(given | true) on any classifier's out-of-fold class probabilities (--probs FILE)",
-        options: &["max_iter", "tol"],
+        summary: "confident joint's P(given | true) under a classifier's out-of-fold probabilities of the given labels (--probs FILE)",
+        options: &[],
     },
     ModelInfo {
         name: "all",

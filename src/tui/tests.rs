@@ -769,17 +769,17 @@ fn the_model_picker_fits_24_lines_with_rmda() {
     assert!(s.contains("Enter on a model fits it"), "{s}");
     assert!(s.contains("(Bouveyron & Girard 2009)"), "{s}");
     app.handle_key(&code(KeyCode::Tab));
-    for _ in 0..9 {
+    for _ in 0..10 {
         press(&mut app, "j");
     }
     let s = screen(&app, 80, 24);
     insta::assert_snapshot!("popup_model_picker_rmda_last_option_80x24", s);
-    assert!(s.contains("seed") && s.contains("of 10"), "{s}");
+    assert!(s.contains("seed") && s.contains("of 11"), "{s}");
     assert!(s.contains("Enter on a model fits it"), "{s}");
     // Tall enough, every option shows and nothing says it scrolls.
     let tall = screen(&app, 80, 40);
     assert!(
-        tall.contains("covariance") && !tall.contains("of 10"),
+        tall.contains("covariance") && !tall.contains("of 11"),
         "{tall}"
     );
 }
