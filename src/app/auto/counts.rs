@@ -52,9 +52,8 @@ pub fn cutoff(p: &[f64]) -> f64 {
     // n-th largest is needed: a selection, not a sort (the review screen
     // recounts the undecided after every decision; on a million rows the
     // sort cost 336 M instructions, the selection 61 M).
-    *known
-        .select_nth_unstable_by(n.min(known.len()) - 1, |a, b| b.total_cmp(a))
-        .1
+    let at = n.min(known.len()) - 1;
+    *known.select_nth_unstable_by(at, |a, b| b.total_cmp(a)).1
 }
 
 /// How many of `p` are at or above `cutoff`.
