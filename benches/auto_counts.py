@@ -58,7 +58,8 @@ def measure(ranking, report, truth):
     return {
         "auroc": auroc,
         "k": k,
-        "flagged": rep["flagged_at_0.5"],
+        "flagged": rep.get("flagged", rep["flagged_at_0.5"]),
+        "flagged_half": rep["flagged_at_0.5"],
         "expected": rep["expected_wrong_labels"],
         "covered": None if count is None else count["low"] <= k <= count["high"],
         "cannot_tell": skill.get("verdict") not in (None, "skill"),
@@ -66,10 +67,10 @@ def measure(ranking, report, truth):
     }
 
 
-def peer(copy, seed):
+def peer(copy, seed, models):
     out = {}
     text = run([sys.executable, str(ROOT / "benches/peer/peer_detection.py"), str(copy),
-                "--seed", str(seed)])
+                "--seed", str(seed), "--models", models])
     for line in text.splitlines():
         m = re.match(r"(\w+)\s+AUROC (\S+) flagged (\d+) flipped (\d+)", line)
         if m:
@@ -117,6 +118,7 @@ def summary(key, draws, peers):
         line += f", {len(draws) - len(told)} where relabel says the data cannot tell"
     mean = lambda f, ds: statistics.mean(f(d) for d in ds) if ds else float("nan")
     ratio_f = mean(lambda d: d["flagged"] / d["k"], told)
+    ratio_h = mean(lambda d: d["flagged_half"] / d["k"], told)
     ratio_e = mean(lambda d: d["expected"] / d["k"], told)
     cover = [d["covered"] for d in told if d["covered"] is not None]
     names = [m for m in peers[0] if m != "k" and all(m in x for x in peers)] if peers else []
@@ -125,7 +127,8 @@ def summary(key, draws, peers):
     cl_ratio = mean(lambda x: x[best_peer][1] / x["k"], peers) if best_peer else float("nan")
     print(line)
     print(f"  AUROC {mean(lambda d: d['auroc'], draws):.4f} (best peer {best_peer} "
-          f"{peer_auc:.4f}); flagged/k {ratio_f:.3f} |-1| {abs(ratio_f - 1):.3f}; "
+          f"{peer_auc:.4f}); flagged/k {ratio_f:.3f} |-1| {abs(ratio_f - 1):.3f} (at 0.5: "
+          f"{ratio_h:.3f} |-1| {abs(ratio_h - 1):.3f}); "
           f"sum p/k {ratio_e:.3f} |-1| {abs(ratio_e - 1):.3f}; cleanlab ({best_peer}) "
           f"flagged/k {cl_ratio:.3f} |-1| {abs(cl_ratio - 1):.3f}; interval held k "
           f"{sum(cover)}/{len(cover)}; chosen "
@@ -142,6 +145,7 @@ def main():
     ap.add_argument("--model", default="auto")
     ap.add_argument("--threads", action="store_true")
     ap.add_argument("--no-peer", action="store_true")
+    ap.add_argument("--peers", default="lr,qda,nb", help="the peer's models (add rf for a forest)")
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -155,7 +159,7 @@ def main():
             odd = threads_differ(a.bin, copy, a.model, ranking, report)
             if odd:
                 print(f"  DIFFERENT BYTES: {copy} under {', '.join(odd)}", flush=True)
-        p = {} if a.no_peer else peer(copy, seed)
+        p = {} if a.no_peer else peer(copy, seed, a.peers)
         if p:
             p["k"] = d["k"]
         g = groups.setdefault((name, kind), ([], []))

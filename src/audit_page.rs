@@ -47,10 +47,6 @@ pub struct AuditInput<'a> {
     pub generated: &'a str,
 }
 
-/// The p_mislabel from which the page counts and lists a sample as
-/// flagged: more likely wrong than right.
-const FLAGGED: f64 = 0.5;
-
 /// The figures the counts section and the summary line share.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Tally {
@@ -59,8 +55,10 @@ pub struct Tally {
     pub kept: usize,
     pub dropped: usize,
     pub undecided: usize,
-    /// Undecided samples with p_mislabel >= 0.5.
+    /// Undecided samples at or above the fit's cutoff ([`Fit::flag_cutoff`]).
     pub flagged_undecided: usize,
+    /// That cutoff.
+    pub cutoff: f64,
     /// Sum of p_mislabel over undecided samples: the wrong labels to
     /// expect among what nobody has looked at yet.
     pub expected_remaining: f64,
@@ -69,9 +67,10 @@ pub struct Tally {
 }
 
 impl Tally {
-    pub fn of(decisions: &[Option<Decision>], p_mislabel: &[f64]) -> Tally {
+    pub fn of(decisions: &[Option<Decision>], p_mislabel: &[f64], cutoff: f64) -> Tally {
         let mut t = Tally {
             samples: decisions.len(),
+            cutoff,
             ..Tally::default()
         };
         for (d, p) in decisions.iter().zip(p_mislabel) {
@@ -83,7 +82,7 @@ impl Tally {
                     t.undecided += 1;
                     if !p.is_nan() {
                         t.expected_remaining += p;
-                        t.flagged_undecided += usize::from(*p >= FLAGGED);
+                        t.flagged_undecided += usize::from(*p >= cutoff);
                     }
                 }
             }
@@ -149,7 +148,7 @@ tr.dropped td.what{color:#212529;font-weight:600;text-decoration:line-through}";
 /// The whole page.
 pub fn render(a: &AuditInput) -> String {
     let ds = a.dataset;
-    let tally = Tally::of(a.decisions, &a.fit.p_mislabel);
+    let tally = Tally::of(a.decisions, &a.fit.p_mislabel, a.fit.flag_cutoff());
     let file = ds.raw.path.display().to_string();
     let name = ds
         .raw
@@ -220,7 +219,7 @@ fn counts_section(t: &Tally, uncounted: Option<&str>) -> String {
         card("dropped", t.dropped.to_string()),
         card("undecided", t.undecided.to_string()),
         card(
-            "flagged, undecided (p_mislabel &ge; 0.5)",
+            &format!("flagged, undecided (p_mislabel &ge; {:.3})", t.cutoff),
             t.flagged_undecided.to_string(),
         ),
         card("wrong labels expected among the undecided", expected),
@@ -336,7 +335,8 @@ fn decisions_section(a: &AuditInput) -> String {
     let ds = a.dataset;
     // The flagged samples nobody decided are part of the story too: what
     // is left to look at.
-    let flagged = |i: usize| a.fit.p_mislabel[i] >= FLAGGED;
+    let cutoff = a.fit.flag_cutoff();
+    let flagged = |i: usize| a.fit.p_mislabel[i] >= cutoff;
     let mut order: Vec<usize> = (0..ds.n_samples())
         .filter(|&i| a.decisions[i].is_some() || a.comments.contains_key(&i) || flagged(i))
         .collect();
@@ -381,7 +381,8 @@ fn decisions_section(a: &AuditInput) -> String {
          Suggestion, p_mislabel and model: this page's fit. Shown when decided: the \
          p_mislabel and model the review screen showed before the sample was first decided \
          (blank where the session did not record it). An undecided row is there because it \
-         is flagged (p_mislabel &ge; 0.5) or for its comment; a comment's time is its own.</p>\n</section>\n"
+         is flagged (p_mislabel &ge; {cutoff:.3}: as many rows as wrong labels the fit expects, \
+         the most likely first) or for its comment; a comment's time is its own.</p>\n</section>\n"
     )
 }
 
@@ -401,7 +402,7 @@ mod tests {
     /// fit gets the sum.
     #[test]
     fn a_fit_whose_flips_are_not_the_datas_gets_no_count_of_wrong_labels() {
-        let t = Tally::of(&[None, None, Some(Decision::Keep)], &[0.25, 0.5, 0.9]);
+        let t = Tally::of(&[None, None, Some(Decision::Keep)], &[0.25, 0.5, 0.9], 0.5);
         let counted = counts_section(&t, None);
         assert!(
             counted.contains("<b>0.8</b>wrong labels expected"),

@@ -256,6 +256,41 @@ fn geo(name: &str, opts: LoadOptions) -> Dataset {
     load(&fixture(name), &opts).unwrap()
 }
 
+/// GEO names a control probe's gene `--Control` (a GDS's IDENTIFIER
+/// column, and platform tables built from it): a placeholder, shown as no
+/// symbol at all.
+#[test]
+fn control_probes_have_no_gene_symbol() {
+    let opts = || LoadOptions {
+        label: Some("disease state".into()),
+        missing: relabel::dataset::MissingPolicy::Mean,
+        ..LoadOptions::default()
+    };
+    let gds = geo("GDS670_head400.soft.gz", opts());
+    let series = geo(
+        "GSE1122_series_matrix.txt.gz",
+        LoadOptions {
+            platform: Some(fixture("GPL80_from_GDS670.annot.gz")),
+            ..opts()
+        },
+    );
+    for ds in [&gds, &series] {
+        let label = |probe: &str| {
+            let j = ds.feature_names.iter().position(|f| f == probe).unwrap();
+            ds.feature_label(j)
+        };
+        // Spike-in controls have the placeholder; a housekeeping gene's
+        // control probe keeps its gene.
+        assert_eq!(label("AFFX-BioB-5_at"), "AFFX-BioB-5_at");
+        assert_eq!(label("AFFX-CreX-3_at"), "AFFX-CreX-3_at");
+        assert_eq!(
+            label("AFFX-HSAC07/X00351_3_at"),
+            "AFFX-HSAC07/X00351_3_at ACTB"
+        );
+        assert!(ds.feature_labels().iter().all(|l| !l.contains("Control")));
+    }
+}
+
 #[test]
 fn a_gds_its_series_matrix_and_its_family_file_read_alike_with_gene_symbols() {
     let opts = || LoadOptions {

@@ -29,12 +29,15 @@ fn assert_no_bar(stderr: &str) {
 fn the_summary_line_gives_the_figures_of_the_written_ranking() {
     let dir = tempfile::tempdir().unwrap();
     let ranking = dir.path().join("ranking.csv");
+    let report = dir.path().join("report.json");
     let out = succeed(
         relabel()
             .arg("scan")
             .arg(sample("iris_noisy.csv"))
             .arg("--out")
-            .arg(&ranking),
+            .arg(&ranking)
+            .arg("--report")
+            .arg(&report),
     );
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
@@ -47,17 +50,42 @@ fn the_summary_line_gives_the_figures_of_the_written_ranking() {
     assert!(line.contains("150 samples,"), "{line}");
     assert!(!line.contains("label alone"), "{line}");
     assert!(
-        line.ends_with(&format!("ranking written to {}", ranking.display())),
+        line.ends_with(&format!(
+            "ranking written to {}, report to {}",
+            ranking.display(),
+            report.display()
+        )),
         "{line}"
     );
 
     let (header, rows) = parse_csv(&std::fs::read_to_string(&ranking).unwrap());
     let col = header.iter().position(|h| h == "p_mislabel").unwrap();
     let p: Vec<f64> = rows.iter().map(|r| r[col].parse().unwrap()).collect();
-    let flagged = p.iter().filter(|v| **v >= 0.5).count();
-    assert_eq!(number_before(line, " flagged"), flagged as f64, "{line}");
-    assert!(line.contains("flagged (p_mislabel >= 0.5)"), "{line}");
+    // Flagged: the rows at or above the fit's cutoff (the report's, in
+    // full; the line's to 3 decimals, the ranking's p_mislabel to 6), as
+    // many as the wrong labels it expects.
+    let report = read_json(&report);
+    let cutoff = report["flag_cutoff"].as_f64().unwrap();
+    let said_cutoff: f64 = line.split("flagged (p_mislabel >= ").nth(1).unwrap()[..5]
+        .parse()
+        .unwrap();
+    assert_eq!(
+        format!("{cutoff:.3}"),
+        format!("{said_cutoff:.3}"),
+        "{line}"
+    );
+    let six = |v: f64| (v * 1e6).round();
+    let at_or_above = p.iter().filter(|v| six(**v) >= six(cutoff)).count();
+    let flagged = number_before(line, " flagged");
+    assert_eq!(flagged, at_or_above as f64, "{line}");
+    assert_eq!(report["flagged"], at_or_above, "{line}");
     let expected: f64 = p.iter().sum();
+    assert_eq!(flagged, expected.round(), "{line}");
+    // Not the majority rule: some flagged row is below one half.
+    assert!(
+        p.iter().any(|v| six(*v) >= six(cutoff) && *v < 0.5),
+        "{cutoff}"
+    );
     let said = number_before(line, " wrong labels expected");
     assert!(line.contains(&format!("about {said:.1} wrong")), "{line}");
     assert!(
@@ -308,6 +336,7 @@ fn the_summary_line_says_when_the_data_cannot_tell() {
     assert!(line.contains("nothing flagged"), "{line}");
     assert_eq!(report["held_out_skill"]["verdict"], "no_skill");
     assert_eq!(report["flagged_at_0.5"], 0);
+    assert_eq!(report["flagged"], 0);
     assert!(report["wrong_labels"].is_null());
     assert_eq!(report["ranked_by_label_only"], true);
 }

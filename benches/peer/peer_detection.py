@@ -3,7 +3,7 @@ out-of-fold probabilities from a scikit-learn model, then cleanlab. Reads a nois
 copy and its truth file as written by `relabel eval DATA --write-noisy NOISY.csv`,
 so both tools rank exactly the same labels.
 
-usage: python3 benches/peer/peer_detection.py NOISY.csv [--models lr,qda,nb]
+usage: python3 benches/peer/peer_detection.py NOISY.csv [--models lr,qda,nb,rf]
        python3 benches/peer/peer_detection.py TABLE.csv --suspects SUSPECTS.csv
 (the second scores against the ids a suspects file lists, for a table whose
 wrong labels are known from the literature, e.g. sample_data/breast_west.csv.gz)
@@ -19,6 +19,7 @@ import pandas as pd
 from cleanlab.filter import find_label_issues
 from cleanlab.rank import get_label_quality_scores
 from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
@@ -30,6 +31,8 @@ MODELS = {
     "lr": lambda: make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)),
     "qda": lambda: QuadraticDiscriminantAnalysis(reg_param=0.1),
     "nb": lambda: GaussianNB(),
+    # scikit-learn's defaults (100 fully grown trees, sqrt(d) features a split).
+    "rf": lambda: RandomForestClassifier(random_state=0),
 }
 
 

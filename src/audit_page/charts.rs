@@ -203,12 +203,13 @@ enum Mark {
 }
 
 impl Mark {
-    fn of(decision: Option<Decision>, p: f64) -> Mark {
+    /// `cutoff`: the fit's ([`Fit::flag_cutoff`]).
+    fn of(decision: Option<Decision>, p: f64, cutoff: f64) -> Mark {
         match decision {
             Some(Decision::Relabel(_)) => Mark::Relabelled,
             Some(Decision::Keep) => Mark::Kept,
             Some(Decision::Drop) => Mark::Dropped,
-            None if p >= 0.5 => Mark::Flagged,
+            None if p >= cutoff => Mark::Flagged,
             None => Mark::Undecided,
         }
     }
@@ -216,7 +217,7 @@ impl Mark {
     fn label(self) -> &'static str {
         match self {
             Mark::Undecided => "undecided",
-            Mark::Flagged => "undecided, p_mislabel &ge; 0.5",
+            Mark::Flagged => "undecided, flagged",
             Mark::Relabelled => "relabelled",
             Mark::Kept => "kept",
             Mark::Dropped => "dropped",
@@ -288,7 +289,8 @@ pub fn scatter(proj: &Projection, a: &AuditInput) -> String {
             pad + (1.0 - (py - y0) / (y1 - y0)) * (plot_h - 2.0 * pad),
         )
     };
-    let mark = |i: usize| Mark::of(a.decisions[i], a.fit.p_mislabel[i]);
+    let cutoff = a.fit.flag_cutoff();
+    let mark = |i: usize| Mark::of(a.decisions[i], a.fit.p_mislabel[i], cutoff);
     let ds = a.dataset;
     // Background first, decided samples last so that they are on top.
     let decided: Vec<usize> = (0..proj.points.len())

@@ -108,7 +108,7 @@ pub fn run(a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
     }
     drop(bar);
     println!(
-        "k = number of flipped labels; flagged = p_mislabel >= 0.5; sum p = sum of p_mislabel (1.0 = calibrated); suggested acc = share of samples whose suggested label is the true one"
+        "k = number of flipped labels; flagged = the round(sum p) most likely wrong (scan's rule); sum p = sum of p_mislabel (1.0 = calibrated); suggested acc = share of samples whose suggested label is the true one"
     );
     if let Some(t) = &a.test {
         let same = |p: &Path| fs::canonicalize(p).ok();

@@ -199,7 +199,11 @@ pub fn report_value(ds: &Dataset, fit: &Fit, info: &RunInfo) -> serde_json::Valu
         // classes and flips, so p_mislabel, is the constraint's.
         "flips_unidentified": fit.flips_unidentified,
         "wall_seconds": info.wall_seconds,
+        // Kept for scripts that read it; `flagged` is what scan's line says:
+        // the rows at or above `flag_cutoff`, as many as the expected count.
         "flagged_at_0.5": fit.p_mislabel.iter().filter(|p| **p >= 0.5).count(),
+        "flagged": fit.flagged(),
+        "flag_cutoff": finite(fit.flag_cutoff()),
         // Each label is wrong with probability p_mislabel: their sum is the
         // number of wrong labels the model expects.
         "expected_wrong_labels": fit.p_mislabel.iter().filter(|p| p.is_finite()).sum::<f64>(),

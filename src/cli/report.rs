@@ -79,7 +79,7 @@ pub fn run(a: &ReportArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), Cli
             ),
         },
     )?;
-    let t = Tally::of(&decisions, &fit.p_mislabel);
+    let t = Tally::of(&decisions, &fit.p_mislabel, fit.flag_cutoff());
     let left = match fit.uncounted() {
         Some(why) => format!("no count of wrong labels: {why}"),
         None => format!(

@@ -111,9 +111,11 @@ pub fn run(a: &ScanArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliEr
 }
 
 /// The one line scan ends with: which model and why, what it found, and
-/// where it went. The figures are those of the ranking: flagged means
-/// p_mislabel >= 0.5, and the expected number of wrong labels is the sum
-/// of p_mislabel (each sample's label is wrong with that probability).
+/// where it went. The figures are those of the ranking: the expected
+/// number of wrong labels is the sum of p_mislabel (each sample's label is
+/// wrong with that probability), and as many rows are flagged, the most
+/// likely wrong first: p_mislabel at or above the fit's cutoff
+/// ([`Fit::flag_cutoff`]; 0.5 where the sum is no count).
 fn summary(a: &ScanArgs, plan: &FitPlan, fit: &Fit, test: Option<String>) -> String {
     let model = match (&fit.extra.selection, &plan.note) {
         (Some(sel), _) => format!(
@@ -136,6 +138,10 @@ fn summary(a: &ScanArgs, plan: &FitPlan, fit: &Fit, test: Option<String>) -> Str
     }
     outputs.extend(test);
     let c = crate::app::auto::counts::count(&fit.p_mislabel);
+    let flagged = match fit.flagged() {
+        0 => "0 flagged".to_string(),
+        n => format!("{n} flagged (p_mislabel >= {:.3})", fit.flag_cutoff()),
+    };
     // Said on the line a script's log keeps: otherwise the figures read as
     // a ranking, and within each label the list is file order.
     let found = match (&fit.extra.held_out_skill, fit.uncounted()) {
@@ -143,16 +149,15 @@ fn summary(a: &ScanArgs, plan: &FitPlan, fit: &Fit, test: Option<String>) -> Str
             format!("the data cannot tell which labels are wrong: {why}; nothing flagged")
         }
         _ if fit.label_only => format!(
-            "{} flagged (p_mislabel >= 0.5), about {:.1} wrong labels expected (ranked by the given label alone: the classifier kept no feature; see the report's notes)",
-            c.flagged, c.expected
+            "{flagged}, about {:.1} wrong labels expected (ranked by the given label alone: the classifier kept no feature; see the report's notes)",
+            c.expected
         ),
         _ if fit.flips_unidentified => format!(
-            "{} flagged (p_mislabel >= 0.5), about {:.1} wrong labels expected (not a count: the flip table ended on the diagonal-dominance constraint; see the report's notes)",
-            c.flagged, c.expected
+            "{flagged}, about {:.1} wrong labels expected (not a count: the flip table ended on the diagonal-dominance constraint; see the report's notes)",
+            c.expected
         ),
         _ => format!(
-            "{} flagged (p_mislabel >= 0.5), about {:.1} wrong labels expected ({}-{}, {:.0}% interval)",
-            c.flagged,
+            "{flagged}, about {:.1} wrong labels expected ({}-{}, {:.0}% interval)",
             c.expected,
             c.low,
             c.high,

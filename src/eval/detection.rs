@@ -21,8 +21,9 @@ pub struct NoiseConfig {
 #[derive(Clone, Debug, PartialEq)]
 pub struct DetectionScores {
     pub n_flipped: usize,
-    /// Samples with p_mislabel >= 0.5, and the sum of p_mislabel: both
-    /// should be close to `n_flipped` when p_mislabel is a probability.
+    /// Samples flagged ([`crate::models::Fit::flagged`]: as many as the sum of
+    /// p_mislabel, the most likely wrong first), and that sum: both should
+    /// be close to `n_flipped` when p_mislabel is a probability.
     pub flagged: usize,
     pub expected: f64,
     pub auroc: f64,
@@ -89,7 +90,7 @@ pub fn run_detection(
         };
         out.push(DetectionScores {
             n_flipped: k,
-            flagged: fit.p_mislabel.iter().filter(|p| **p >= 0.5).count(),
+            flagged: fit.flagged(),
             expected: fit.p_mislabel.iter().filter(|p| p.is_finite()).sum(),
             auroc: auroc(&order, &injected.flipped).unwrap_or(f64::NAN),
             average_precision: average_precision(&order, &injected.flipped).unwrap_or(f64::NAN),

@@ -211,7 +211,8 @@ impl HeldOutSkill {
 /// interval is `low..=high`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WrongLabelCount {
-    /// Samples with p_mislabel >= 0.5.
+    /// Samples at or above the cutoff (`app::auto::counts::cutoff`): as
+    /// many as the sum rounds to, the most likely wrong first.
     pub flagged: usize,
     /// The sum of p_mislabel.
     pub expected: f64,

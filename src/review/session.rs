@@ -101,6 +101,9 @@ pub struct Session {
     sort: SortKey,
     descending: bool,
     threshold: f64,
+    /// The curator set `threshold` (now or in the journal); until then it
+    /// is the fit's own cutoff ([`Fit::flag_cutoff`]).
+    threshold_set: bool,
     view: Vec<usize>,
     cursor: usize,
     search: Option<String>,
@@ -169,7 +172,8 @@ impl Session {
             filter: Filter::default(),
             sort: SortKey::PMislabel,
             descending: true,
-            threshold: 0.5,
+            threshold: crate::app::auto::counts::MAJORITY,
+            threshold_set: false,
             view: Vec::new(),
             cursor: 0,
             search: None,
@@ -333,6 +337,7 @@ impl Session {
                 Entry::Export { .. } => self.exported_now(),
                 Entry::Threshold { value, .. } if value.is_finite() => {
                     self.threshold = value.clamp(0.0, 1.0);
+                    self.threshold_set = true;
                 }
                 Entry::Threshold { .. } => {}
                 Entry::Comment {
@@ -460,13 +465,17 @@ impl Session {
         };
         self.rank = Some(rank);
         let refit = self.pin_next;
+        let was = self.threshold;
+        if !self.threshold_set {
+            self.threshold = fit.flag_cutoff();
+        }
         let old = self.fit.replace(fit);
         self.reranked = match (&old, &self.fit) {
             (Some(old), Some(new)) if refit => Some(Reranked::of(
                 old,
                 new,
                 |i| self.decisions[i].is_none(),
-                self.threshold,
+                (was, self.threshold),
             )),
             _ => None,
         };
@@ -1013,6 +1022,7 @@ impl Session {
             time: now(),
         })?;
         self.threshold = t;
+        self.threshold_set = true;
         Ok(())
     }
 

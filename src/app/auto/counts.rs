@@ -10,6 +10,16 @@
 //! exact to well under one count). The interval is the count's spread given
 //! the fit; it says nothing of the fit's own error, which the benchmark
 //! measures (docs/RESULTS.md).
+//!
+//! The flagged count follows the same number. Cutting p_mislabel at 0.5
+//! is a rule for one row (more likely wrong than right), not a count: where
+//! a fit's p_mislabel are spread, most wrong labels sit below 0.5 while
+//! their sum is right (RESULTS.md). So a fit flags its round(sum p) most
+//! likely wrong rows, cleanlab's default (`prune_by_noise_rate`: remove as
+//! many rows as the estimated noise, most suspect first; Northcutt, Jiang
+//! and Chuang, "Confident learning", JAIR 2021, section 3.2): the cutoff is
+//! the p_mislabel of the last of them, and a row tied with it is flagged
+//! too.
 
 use crate::models::{Fit, WrongLabelCount};
 
@@ -22,6 +32,54 @@ const EXACT_WORK: usize = 20_000_000;
 /// A p_mislabel this close to 0 or 1 is a sure draw.
 const SURE: f64 = 1e-12;
 
+/// Where the sum of p_mislabel is no count ([`Fit::uncounted`]: no
+/// held-out skill, ranked by label alone, flips unidentified), a row is
+/// flagged when it is more likely wrong than right.
+pub const MAJORITY: f64 = 0.5;
+
+/// The p_mislabel at or above which a row is flagged: that of the
+/// round(sum p)-th most likely wrong row (NaN ignored), or 1 when the sum
+/// rounds to none (every p is then below 0.5, so no row reaches 1).
+pub fn cutoff(p: &[f64]) -> f64 {
+    let mut known: Vec<f64> = p.iter().copied().filter(|v| !v.is_nan()).collect();
+    let expected: f64 = known.iter().sum();
+    let n = expected.round() as usize;
+    if n == 0 {
+        return 1.0;
+    }
+    // The p_mislabel of more than `expected` rows are positive, so the
+    // n-th is positive and no row of p_mislabel 0 is ever flagged. Only the
+    // n-th largest is needed: a selection, not a sort (the review screen
+    // recounts the undecided after every decision; on a million rows the
+    // sort cost 336 M instructions, the selection 61 M).
+    let at = n.min(known.len()) - 1;
+    *known.select_nth_unstable_by(at, |a, b| b.total_cmp(a)).1
+}
+
+/// How many of `p` are at or above `cutoff`.
+pub fn at_or_above(p: &[f64], cutoff: f64) -> usize {
+    p.iter().filter(|&&v| v >= cutoff).count()
+}
+
+impl Fit {
+    /// The p_mislabel from which this fit flags a row ([`cutoff`], or
+    /// [`MAJORITY`] where its p_mislabel are no count): what scan's line,
+    /// the report, the audit page and the review screen's first threshold
+    /// use.
+    pub fn flag_cutoff(&self) -> f64 {
+        if self.uncounted().is_some() {
+            MAJORITY
+        } else {
+            cutoff(&self.p_mislabel)
+        }
+    }
+
+    /// The rows at or above [`Fit::flag_cutoff`].
+    pub fn flagged(&self) -> usize {
+        at_or_above(&self.p_mislabel, self.flag_cutoff())
+    }
+}
+
 /// The count of `fit`'s wrong labels, or `None` when its p_mislabel are
 /// no count ([`Fit::uncounted`]).
 pub fn of_fit(fit: &Fit) -> Option<WrongLabelCount> {
@@ -33,7 +91,7 @@ pub fn of_fit(fit: &Fit) -> Option<WrongLabelCount> {
 /// the undecided is `count` of theirs.
 pub fn count(p: &[f64]) -> WrongLabelCount {
     let known: Vec<f64> = p.iter().copied().filter(|v| !v.is_nan()).collect();
-    let flagged = known.iter().filter(|&&v| v >= 0.5).count();
+    let flagged = at_or_above(&known, cutoff(&known));
     let expected: f64 = known.iter().sum();
     let sure = known.iter().filter(|&&v| v >= 1.0 - SURE).count();
     let open: Vec<f64> = known
@@ -148,12 +206,45 @@ mod tests {
         let c = count(&[0.3; 100]);
         assert_eq!((c.low, c.high), (21, 39));
         assert!((c.expected - 30.0).abs() < 1e-9);
-        assert_eq!(c.flagged, 0);
+        // 30 expected among 100 alike: all tie with the 30th, all flagged.
+        assert_eq!(c.flagged, 100);
         // Sure draws add themselves; NaN is no draw.
         let mut p = vec![0.3; 100];
         p.extend([1.0, 1.0, 0.0, f64::NAN]);
         let c = count(&p);
-        assert_eq!((c.low, c.high, c.flagged), (23, 41, 2));
+        assert_eq!((c.low, c.high), (23, 41));
+    }
+
+    #[test]
+    fn a_fit_flags_as_many_rows_as_it_expects_most_likely_first() {
+        // Sum 2.6: the three most likely wrong, though two are below 0.5.
+        let p = [0.9, 0.05, 0.45, 0.0, 0.4, 0.3, 0.2, 0.3];
+        assert_eq!(cutoff(&p), 0.4);
+        assert_eq!(at_or_above(&p, cutoff(&p)), 3);
+        assert_eq!(count(&p).flagged, 3);
+        // A tie with the last is flagged too; NaN is no row.
+        let p = [0.9, 0.5, 0.5, 0.1, f64::NAN];
+        assert_eq!((cutoff(&p), at_or_above(&p, cutoff(&p))), (0.5, 3));
+        // 3.8 expected: the fourth is a 0.3, tied with nine others, and a
+        // threshold cannot split a tie: all eleven (0.5 would flag one).
+        let mut p = vec![0.3; 10];
+        p.push(0.8);
+        assert_eq!(count(&p).flagged, 11);
+        // A sum under one half flags nothing, at no cutoff a row reaches.
+        let p = [0.2, 0.1, 0.0];
+        assert_eq!((cutoff(&p), count(&p).flagged), (1.0, 0));
+        assert_eq!(count(&[]).flagged, 0);
+    }
+
+    #[test]
+    fn a_fit_without_a_count_flags_what_is_more_likely_wrong_than_right() {
+        use nalgebra::DMatrix;
+        let post = DMatrix::from_row_slice(4, 2, &[0.6, 0.4, 0.7, 0.3, 0.7, 0.3, 0.2, 0.8]);
+        let mut fit = Fit::from_posterior(post, &[0, 0, 0, 0]);
+        // Sum 1.8: the two most likely wrong, 0.8 and 0.4.
+        assert_eq!((fit.flag_cutoff(), fit.flagged()), (0.4, 2));
+        fit.label_only = true;
+        assert_eq!((fit.flag_cutoff(), fit.flagged()), (MAJORITY, 1));
     }
 
     #[test]

@@ -47,7 +47,7 @@ pub fn run(paper: Paper, a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Re
         Paper::ShiftTable6 => run.print(shift_papers::table6(
             run.scale,
             a.repeats,
-            seed,
+            &options,
             &run.tick(),
         )),
         Paper::RmdaSim2 => run.print(rmda_papers::simulation(

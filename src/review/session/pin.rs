@@ -24,7 +24,9 @@ pub(super) struct Pin {
 /// What a refit changed among the undecided samples.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Reranked {
-    /// Now at or above the threshold, below it before.
+    /// Now at or above the threshold, below it before (each fit at the
+    /// threshold it was shown with: the fit's own cutoff follows the fit
+    /// until the curator sets one).
     pub rose: usize,
     /// Below the threshold now, at or above it before.
     pub fell: usize,
@@ -33,13 +35,18 @@ pub struct Reranked {
 }
 
 impl Reranked {
-    pub fn of(old: &Fit, new: &Fit, undecided: impl Fn(usize) -> bool, threshold: f64) -> Reranked {
+    pub fn of(
+        old: &Fit,
+        new: &Fit,
+        undecided: impl Fn(usize) -> bool,
+        (cut_before, cut_now): (f64, f64),
+    ) -> Reranked {
         let mut r = Reranked::default();
         let n = old.p_mislabel.len().min(new.p_mislabel.len());
         for i in (0..n).filter(|&i| undecided(i)) {
             let (was, is) = (
-                old.p_mislabel[i] >= threshold,
-                new.p_mislabel[i] >= threshold,
+                old.p_mislabel[i] >= cut_before,
+                new.p_mislabel[i] >= cut_now,
             );
             r.rose += usize::from(is && !was);
             r.fell += usize::from(was && !is);

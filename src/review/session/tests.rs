@@ -1182,7 +1182,9 @@ fn a_changed_input_is_refused_until_the_curator_chooses() {
     assert!(!cleaned.contains("g,7,p"), "the loaded bytes: {cleaned}");
 }
 
-/// The threshold the curator set comes back with the session.
+/// Until the curator sets a threshold it is the fit's own cutoff (as many
+/// rows as the fit expects wrong labels); the one the curator set wins over
+/// every fit and comes back with the session.
 #[test]
 fn the_threshold_is_kept_with_the_session() {
     let (store, _dir, input) = stored_input();
@@ -1196,9 +1198,19 @@ fn the_threshold_is_kept_with_the_session() {
     };
     let mut s = open();
     assert_eq!(s.threshold(), 0.5);
+    let f = fit(s.dataset());
+    // p_mislabel .1 .9 .2 .05 .7 .01: about 2 wrong, b and e.
+    s.set_fit("test", f.clone());
+    assert_eq!(s.threshold(), f.flag_cutoff());
+    assert_eq!((s.threshold(), s.counts().flagged), (0.7, 2));
     s.set_threshold(0.3).unwrap();
+    s.set_fit("test", f.clone());
+    assert_eq!(s.threshold(), 0.3);
     drop(s);
-    assert_eq!(open().threshold(), 0.3);
+    let mut s = open();
+    assert_eq!(s.threshold(), 0.3);
+    s.set_fit("test", f);
+    assert_eq!(s.threshold(), 0.3);
 }
 
 /// Issue 50: a refit keeps the row being read in its place with the
