@@ -70,17 +70,22 @@ impl InPty {
         String::from_utf8_lossy(&self.output.lock().unwrap()).into_owned()
     }
 
-    /// Waits until the output holds `what`.
-    fn wait_for(&self, what: &str) {
+    /// Waits until `seen()` (the output, or the screen) holds `what`.
+    fn wait_until_in(&self, what: &str, seen: impl Fn() -> String) {
         let start = Instant::now();
-        while !self.text().contains(what) {
+        while !seen().contains(what) {
             assert!(
                 start.elapsed() < Duration::from_secs(60),
-                "no {what:?} on the screen: {:?}",
-                self.text()
+                "no {what:?} on the screen:\n{}",
+                seen()
             );
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Waits until the output holds `what`.
+    fn wait_for(&self, what: &str) {
+        self.wait_until_in(what, || self.text());
     }
 
     /// The screen as the terminal shows it now: the output replayed on the
@@ -136,15 +141,7 @@ impl InPty {
 
     /// Waits until the screen shows `what`.
     fn wait_to_show(&self, what: &str) {
-        let start = Instant::now();
-        while !self.screen().contains(what) {
-            assert!(
-                start.elapsed() < Duration::from_secs(60),
-                "no {what:?} on the screen:\n{}",
-                self.screen()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        self.wait_until_in(what, || self.screen());
     }
 
     fn signal(&self, name: &str) {
