@@ -1641,6 +1641,23 @@ fn enter_shows_the_whole_record() {
     assert!(app.popup.is_none());
 }
 
+/// Esc then q typed quickly reach relabel as one key, Alt-q (tmux sends
+/// them so within its escape-time): the record view closes and the screen
+/// quits, as for the two keys. Before, Alt-q was read as q alone, which
+/// closed the view, and the screen stayed.
+#[test]
+fn esc_and_a_key_sent_as_one_alt_key_are_both_read() {
+    let mut app = fitted(demo());
+    app.handle_key(&code(KeyCode::Enter));
+    assert!(matches!(app.popup, Some(Popup::Record(_))));
+    app.handle_key(&KeyEvent::new(KeyCode::Char('q'), KeyModifiers::ALT));
+    assert!(app.popup.is_none());
+    assert!(app.quit, "q after Esc did not quit");
+    let mut app = fitted(demo());
+    app.handle_key(&KeyEvent::new(KeyCode::Char('j'), KeyModifiers::ALT));
+    assert_eq!(app.session.cursor(), 1, "Alt-j: Esc, then one down");
+}
+
 /// Issue 50: a model of shifts heads its column "shift", not "gamma".
 #[test]
 fn a_model_of_shifts_heads_its_column_shift() {
