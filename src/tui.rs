@@ -25,6 +25,7 @@ pub mod keys;
 pub mod list;
 pub mod loading;
 pub mod model_pane;
+pub mod pane_frame;
 pub mod popup;
 pub mod status;
 pub mod terminal;

@@ -1,6 +1,6 @@
 //! Faults from outside the program (issue 51): no terminal, standard output
 //! redirected, signals, a 50 MB line, a journal of a newer format, a full
-//! disk under the journal. The
+//! disk under the journal, the input changed on disk during a review. The
 //! review screen runs in a pseudo-terminal here, as in a terminal window,
 //! so what it leaves the terminal in can be read back.
 #![allow(clippy::unwrap_used)]
@@ -70,17 +70,78 @@ impl InPty {
         String::from_utf8_lossy(&self.output.lock().unwrap()).into_owned()
     }
 
-    /// Waits until the output holds `what`.
-    fn wait_for(&self, what: &str) {
+    /// Waits until `seen()` (the output, or the screen) holds `what`.
+    fn wait_until_in(&self, what: &str, seen: impl Fn() -> String) {
         let start = Instant::now();
-        while !self.text().contains(what) {
+        while !seen().contains(what) {
             assert!(
                 start.elapsed() < Duration::from_secs(60),
-                "no {what:?} on the screen: {:?}",
-                self.text()
+                "no {what:?} on the screen:\n{}",
+                seen()
             );
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Waits until the output holds `what`.
+    fn wait_for(&self, what: &str) {
+        self.wait_until_in(what, || self.text());
+    }
+
+    /// The screen as the terminal shows it now: the output replayed on the
+    /// 80 x 24 grid (cursor moves, clears and printed characters; colours
+    /// and modes skipped), a line a row. ratatui redraws only the cells
+    /// that changed, so a sentence is whole on the grid, not in the output.
+    fn screen(&self) -> String {
+        let text = self.text();
+        let mut grid = vec![vec![' '; 80]; 24];
+        let (mut row, mut col) = (0usize, 0usize);
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\x1b' if chars.peek() == Some(&'[') => {
+                    chars.next();
+                    let mut params = String::new();
+                    let mut end = ' ';
+                    for d in chars.by_ref() {
+                        if ('@'..='~').contains(&d) {
+                            end = d;
+                            break;
+                        }
+                        params.push(d);
+                    }
+                    let mut at = params.split(';').map(|p| p.parse::<usize>().unwrap_or(1));
+                    match end {
+                        'H' => {
+                            row = at.next().unwrap_or(1).saturating_sub(1);
+                            col = at.next().unwrap_or(1).saturating_sub(1);
+                        }
+                        'J' if params == "2" => grid = vec![vec![' '; 80]; 24],
+                        _ => {}
+                    }
+                }
+                '\x1b' => {
+                    chars.next();
+                }
+                '\r' => col = 0,
+                '\n' => row += 1,
+                c if !c.is_control() => {
+                    if let Some(cell) = grid.get_mut(row).and_then(|r| r.get_mut(col)) {
+                        *cell = c;
+                    }
+                    col += 1;
+                }
+                _ => {}
+            }
+        }
+        grid.iter()
+            .map(|r| r.iter().collect::<String>() + "\n")
+            .collect()
+    }
+
+    /// Waits until the screen shows `what`.
+    fn wait_to_show(&self, what: &str) {
+        self.wait_until_in(what, || self.screen());
     }
 
     fn signal(&self, name: &str) {
@@ -338,4 +399,50 @@ fn a_full_disk_during_a_review_loses_nothing_saved_and_recovers() {
         "the last decision is not the journal's last entry: {text}"
     );
     assert!(whole.len() >= 2, "{text}");
+}
+
+/// Issue 51, fault 5: the input changes on disk during a review (a row
+/// appended, a label cell edited, the file cut in half). `e` then says so
+/// and offers the choices instead of writing the version loaded at start
+/// under the cleaned file's name (what it did before: "exported
+/// iris.cleaned.csv", the outside change silently reverted); choosing the
+/// export writes the loaded version under a name that says so.
+#[test]
+fn a_changed_input_is_named_before_an_export() {
+    let original = std::fs::read_to_string(sample("iris.csv")).unwrap();
+    let appended = format!("{original}151,setosa,5,3.4,1.5,0.2\n");
+    let edited = original.replacen("1,setosa,", "1,versicolor,", 1);
+    let halved = original[..original.len() / 2].to_string();
+    for changed in [appended, edited, halved] {
+        let home = tempfile::tempdir().unwrap();
+        let iris = home.path().join("iris.csv");
+        std::fs::write(&iris, &original).unwrap();
+        let mut screen = spawn(RELABEL, &[iris.to_str().unwrap()], home.path());
+        screen.wait_to_show("samples");
+        screen.writer.write_all(b" ").unwrap();
+        screen.wait_to_show("kept");
+        std::fs::write(&iris, &changed).unwrap();
+        screen.writer.write_all(b"e").unwrap();
+        screen.wait_to_show("iris.csv changed on disk since it was loaded");
+        let shown = screen.screen();
+        assert!(
+            shown.contains("against the loaded version (*.as-loaded.*)"),
+            "{shown}"
+        );
+        assert!(shown.contains("r reopen the file as it is now"), "{shown}");
+        let written = |name: &str| home.path().join(name).exists();
+        assert!(
+            !written("iris.cleaned.csv") && !written("iris.audit.csv"),
+            "exported without a word: {shown}"
+        );
+        screen.writer.write_all(b"e").unwrap();
+        screen.wait_to_show("exported");
+        let cleaned = std::fs::read_to_string(home.path().join("iris.as-loaded.cleaned.csv"));
+        assert_eq!(cleaned.unwrap(), original, "not the loaded version");
+        assert!(!written("iris.cleaned.csv"));
+        assert_eq!(std::fs::read_to_string(&iris).unwrap(), changed);
+        screen.writer.write_all(b"q").unwrap();
+        assert_eq!(screen.exit_code(), 0, "{}", screen.screen());
+        screen.assert_cooked();
+    }
 }

@@ -256,23 +256,57 @@ fn geo(name: &str, opts: LoadOptions) -> Dataset {
     load(&fixture(name), &opts).unwrap()
 }
 
-#[test]
-fn a_gds_its_series_matrix_and_its_family_file_read_alike_with_gene_symbols() {
-    let opts = || LoadOptions {
+/// GSE1122's options: its label, missing values filled.
+fn gse1122_options() -> LoadOptions {
+    LoadOptions {
         label: Some("disease state".into()),
         missing: relabel::dataset::MissingPolicy::Mean,
         ..LoadOptions::default()
-    };
-    let gds = geo("GDS670_head400.soft.gz", opts());
+    }
+}
+
+/// GDS670 (GSE1122's GDS) and GSE1122's series matrix with a platform
+/// table built from the GDS's IDENTIFIER column.
+fn gds_and_series() -> (Dataset, Dataset) {
+    let gds = geo("GDS670_head400.soft.gz", gse1122_options());
     let series = geo(
         "GSE1122_series_matrix.txt.gz",
         LoadOptions {
             platform: Some(fixture("GPL80_from_GDS670.annot.gz")),
-            ..opts()
+            ..gse1122_options()
         },
     );
-    let family = geo("GSE1122_family.soft.gz", opts());
-    let bare = geo("GSE1122_series_matrix.txt.gz", opts());
+    (gds, series)
+}
+
+/// GEO names a control probe's gene `--Control` (a GDS's IDENTIFIER
+/// column, and platform tables built from it): a placeholder, shown as no
+/// symbol at all.
+#[test]
+fn control_probes_have_no_gene_symbol() {
+    let (gds, series) = gds_and_series();
+    for ds in [&gds, &series] {
+        let label = |probe: &str| {
+            let j = ds.feature_names.iter().position(|f| f == probe).unwrap();
+            ds.feature_label(j)
+        };
+        // Spike-in controls have the placeholder; a housekeeping gene's
+        // control probe keeps its gene.
+        assert_eq!(label("AFFX-BioB-5_at"), "AFFX-BioB-5_at");
+        assert_eq!(label("AFFX-CreX-3_at"), "AFFX-CreX-3_at");
+        assert_eq!(
+            label("AFFX-HSAC07/X00351_3_at"),
+            "AFFX-HSAC07/X00351_3_at ACTB"
+        );
+        assert!(ds.feature_labels().iter().all(|l| !l.contains("Control")));
+    }
+}
+
+#[test]
+fn a_gds_its_series_matrix_and_its_family_file_read_alike_with_gene_symbols() {
+    let (gds, series) = gds_and_series();
+    let family = geo("GSE1122_family.soft.gz", gse1122_options());
+    let bare = geo("GSE1122_series_matrix.txt.gz", gse1122_options());
     // 400 probes, 19 of them null in every sample.
     assert_eq!((gds.n_samples(), gds.n_features()), (15, 381));
     assert_eq!(gds.class_counts(), [5, 5, 5]);

@@ -25,7 +25,7 @@ fn every_simulated_experiment_runs_on_its_smoke_setting() {
         ("rlr-synth", "minus lr"),
         ("rmda-sim2", "RLDA"),
         ("rmda-sim3", "RMDA defaults"),
-        ("rmda-defaults", "BIC over families"),
+        ("rmda-defaults", "the old default"),
         ("rnda-fig1", "true parameters"),
         ("rnda-fig2", "depuration"),
         ("rnda-fig4", "per class"),

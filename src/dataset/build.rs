@@ -7,7 +7,7 @@ use nalgebra::DMatrix;
 
 use super::cells::{CellAt, MAX_MAGNITUDE, RawColumn};
 use super::decimal_comma;
-use super::grid::{Grid, Labels};
+use super::grid::{Grid, Labels, no_samples};
 use super::log_scale::{self, LogRule, LogScale};
 use super::read::err;
 use super::shown::{as_arg, counted, name_list, name_list_of, shown};
@@ -356,17 +356,6 @@ fn without_constant(
         .collect();
     let (kept_features, names) = leave_out(features, &mut values, n, &constant);
     Ok((kept_features, values, kept_means, names))
-}
-
-/// The error of a table with a header and nothing under it.
-pub(super) fn no_samples(path: &Path) -> DataError {
-    err(
-        path,
-        1,
-        0,
-        "the table has a header but no samples".into(),
-        "add data rows",
-    )
 }
 
 /// There are samples, and every one has a label.

@@ -434,7 +434,7 @@ fn header_only(path: &Path, bytes: &[u8], rec: &RecordSpan, delimiter: u8) -> Da
     }
     match no_numbers_for_names(path, &first, fields, rec.line) {
         Err(e) if numbers => e,
-        _ => super::build::no_samples(path),
+        _ => no_samples(path),
     }
 }
 
@@ -918,4 +918,15 @@ fn column_texts(bytes: &[u8], records: &[RecordSpan], delimiter: u8, f: usize) -
             field_text(&content[scratch[f].clone()]).trim().to_string()
         })
         .collect()
+}
+
+/// The error of a table with a header and nothing under it.
+pub(super) fn no_samples(path: &Path) -> DataError {
+    err(
+        path,
+        1,
+        0,
+        "the table has a header but no samples".into(),
+        "add data rows",
+    )
 }

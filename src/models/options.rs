@@ -133,6 +133,13 @@ pub struct ModelOptions {
     /// its own; rlr's L1 penalty weighs features in their own units (a
     /// paper's own preprocessed table).
     pub standardize: bool,
+    /// rmda: how the clusters' covariance is chosen. "bic" (the default):
+    /// with the number of clusters, by BIC over spherical clusters (on the
+    /// features as given and standardised), diagonal, tied and full ones
+    /// (Bouveyron & Girard section 3.3), while `covariance` and
+    /// `standardize` are at their defaults; "fixed", or either of them
+    /// set otherwise: the `covariance` and `standardize` given.
+    pub covariance_rule: String,
     /// cbt: mislabelling probabilities alpha_k = P(true class != k | given
     /// label k), one per class "0.1,0.2" or one for all "0.1"; `None`
     /// estimates them by the leave-one-out predictive likelihood.
@@ -174,6 +181,7 @@ impl Default for ModelOptions {
             clusters_per_class: None,
             restarts: 4,
             standardize: true,
+            covariance_rule: "bic".into(),
             alpha: None,
             levels: 4,
             bdra: None,

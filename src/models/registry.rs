@@ -67,8 +67,9 @@ pub const MODELS: &[ModelInfo] = &[
     ModelInfo {
         name: "rmda",
         title: "robust mixture discriminant analysis",
-        summary: "unsupervised Gaussian mixture (clusters by BIC) linked to classes by a learned matrix R (Bouveyron & Girard 2009)",
+        summary: "unsupervised Gaussian mixture (covariance and clusters by BIC) linked to classes by a learned matrix R (Bouveyron & Girard 2009)",
         options: &[
+            "covariance_rule",
             "covariance",
             "shrinkage",
             "clusters",

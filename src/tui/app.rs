@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 use std::time::Instant;
 
-use crossterm::event::{KeyEvent, MouseEvent};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent};
 use ratatui::layout::Rect;
 use ratatui::widgets::TableState;
 
@@ -344,6 +344,16 @@ impl App {
     // ----- keys -----
 
     pub fn handle_key(&mut self, key: &KeyEvent) {
+        // A terminal sends Esc and a key typed right after it as that key
+        // with Alt (tmux does so within its escape-time, 500 ms by default):
+        // no binding uses Alt, so it is read as the two keys it was.
+        if key.modifiers.contains(KeyModifiers::ALT) {
+            let mut plain = *key;
+            plain.modifiers.remove(KeyModifiers::ALT);
+            self.handle_key(&KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+            self.handle_key(&plain);
+            return;
+        }
         if self.popup.is_some() {
             self.handle_popup_key(key);
             return;

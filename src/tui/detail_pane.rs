@@ -9,8 +9,8 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::app::{App, Pane};
 use super::keys::{Action, digit_range};
+use super::pane_frame::pane_block;
 use super::text::{bar, clip_line, num, pad, short, width, wrap_words};
-use super::ui::pane_block;
 
 /// "1-9" when the relabel keys are the digits, else the keys one by one.
 fn relabel_keys(app: &App) -> String {

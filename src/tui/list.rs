@@ -11,8 +11,8 @@ use ratatui::widgets::{Cell, Paragraph, Row, StatefulWidget, Table, TableState, 
 
 use super::app::{App, Pane};
 use super::keys::Action;
+use super::pane_frame::pane_block;
 use super::text::{bar, distinct, num, pad_left, short};
-use super::ui::pane_block;
 
 pub mod columns;
 

@@ -14,9 +14,9 @@ use ratatui::widgets::{
 
 use super::app::{App, Pane};
 use super::keys::Action;
+use super::pane_frame::pane_block;
 use super::text::{distinct, integral_or, num, pad, width};
 use super::theme::Theme;
-use super::ui::pane_block;
 use crate::models::{Fit, GammaTable, NamedMatrix};
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {

@@ -769,17 +769,17 @@ fn the_model_picker_fits_24_lines_with_rmda() {
     assert!(s.contains("Enter on a model fits it"), "{s}");
     assert!(s.contains("(Bouveyron & Girard 2009)"), "{s}");
     app.handle_key(&code(KeyCode::Tab));
-    for _ in 0..9 {
+    for _ in 0..10 {
         press(&mut app, "j");
     }
     let s = screen(&app, 80, 24);
     insta::assert_snapshot!("popup_model_picker_rmda_last_option_80x24", s);
-    assert!(s.contains("seed") && s.contains("of 10"), "{s}");
+    assert!(s.contains("seed") && s.contains("of 11"), "{s}");
     assert!(s.contains("Enter on a model fits it"), "{s}");
     // Tall enough, every option shows and nothing says it scrolls.
     let tall = screen(&app, 80, 40);
     assert!(
-        tall.contains("covariance") && !tall.contains("of 10"),
+        tall.contains("covariance") && !tall.contains("of 11"),
         "{tall}"
     );
 }
@@ -1639,6 +1639,23 @@ fn enter_shows_the_whole_record() {
     assert!(short.contains("record 1-"), "{short}");
     app.handle_key(&code(KeyCode::Enter));
     assert!(app.popup.is_none());
+}
+
+/// Esc then q typed quickly reach relabel as one key, Alt-q (tmux sends
+/// them so within its escape-time): the record view closes and the screen
+/// quits, as for the two keys. Before, Alt-q was read as q alone, which
+/// closed the view, and the screen stayed.
+#[test]
+fn esc_and_a_key_sent_as_one_alt_key_are_both_read() {
+    let mut app = fitted(demo());
+    app.handle_key(&code(KeyCode::Enter));
+    assert!(matches!(app.popup, Some(Popup::Record(_))));
+    app.handle_key(&KeyEvent::new(KeyCode::Char('q'), KeyModifiers::ALT));
+    assert!(app.popup.is_none());
+    assert!(app.quit, "q after Esc did not quit");
+    let mut app = fitted(demo());
+    app.handle_key(&KeyEvent::new(KeyCode::Char('j'), KeyModifiers::ALT));
+    assert_eq!(app.session.cursor(), 1, "Alt-j: Esc, then one down");
 }
 
 /// Issue 50: a model of shifts heads its column "shift", not "gamma".

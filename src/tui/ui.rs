@@ -7,29 +7,15 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::text::Line;
-use ratatui::widgets::{Block, Widget};
+use ratatui::widgets::Widget;
 
 use super::app::{App, Pane};
-use super::theme::Theme;
 use super::{detail_pane, list, model_pane, status};
 
 /// Screens at least this wide show list, detail and model side by side.
 const WIDE: u16 = 110;
 /// The detail pane's feature lines need this much beside a wide list.
 const RIGHT_MIN: u16 = 46;
-
-/// A pane's frame; the focused one stands out.
-pub fn pane_block<'a>(title: &str, focused: bool, theme: &Theme) -> Block<'a> {
-    let style = if focused {
-        theme.focused_border
-    } else {
-        theme.unfocused_border
-    };
-    Block::bordered()
-        .title(Line::from(format!(" {title} ")))
-        .border_style(style)
-}
 
 /// The list's width on a wide screen: what it wants, between 55% of the
 /// screen and what leaves the detail pane its minimum.

@@ -153,10 +153,19 @@ pub fn evaluate(
     let tasks: Vec<(usize, usize)> = (0..candidates.len())
         .flat_map(|c| (0..FOLDS).map(move |f| (c, f)))
         .collect();
-    let sampled = inputs.select(&sample.rows);
+    // A sample of every row (a table of at most SAMPLE_ROWS rows) is read
+    // in place: a copy of a wide matrix would double the memory of the fit.
+    let selected;
+    let sampled = if sample.rows.len() == inputs.n_samples() {
+        inputs
+    } else {
+        selected = inputs.select(&sample.rows);
+        &selected
+    };
     let job = Job {
         candidates,
-        inputs: &sampled,
+        runners: runners(inputs, sample.rows.len(), tasks.len()),
+        inputs: sampled,
         sample,
         options,
         stop: AtomicBool::new(false),
@@ -212,10 +221,44 @@ struct Fold {
     p_given: DMatrix<f64>,
 }
 
+/// Copies of the training rows this small are nothing next to a machine's
+/// memory: fits that make them run one per thread whatever the table.
+const SMALL_COPIES: usize = 64 << 20;
+
+/// How many fits run side by side: one per thread, while the copies of the
+/// training rows they make (four fifths of the sample each) together take
+/// no more memory than the table's matrix itself, or [`SMALL_COPIES`]. A
+/// wide matrix whose sample is the whole table (54,675 probes x 200 arrays)
+/// then fits one fold at a time, so that the fit stays within 3 times the
+/// matrix (issue 49). The results do not depend on it: each fit runs on one
+/// thread and they are put back in task order.
+fn runners(inputs: &FitInputs<'_>, sampled: usize, tasks: usize) -> usize {
+    let columns = inputs.features.ncols() + inputs.levels.as_ref().map_or(0, |l| l.ncols());
+    let row_bytes = columns * std::mem::size_of::<f64>();
+    let threads = rayon::current_num_threads();
+    side_by_side(row_bytes, sampled, inputs.n_samples(), tasks, threads)
+}
+
+/// [`runners`] for rows of `row_bytes`, `sampled` of the table's `rows`.
+fn side_by_side(
+    row_bytes: usize,
+    sampled: usize,
+    rows: usize,
+    tasks: usize,
+    threads: usize,
+) -> usize {
+    let copy = row_bytes * sampled * (FOLDS - 1) / FOLDS;
+    let budget = (row_bytes * rows).max(SMALL_COPIES);
+    let by_memory = budget.checked_div(copy).unwrap_or(usize::MAX);
+    threads.min(by_memory).clamp(1, tasks.max(1))
+}
+
 struct Job<'a> {
     candidates: &'a [Candidate],
+    /// Fits run side by side ([`runners`]).
+    runners: usize,
     /// The sample's rows of the table.
-    inputs: &'a FitInputs<'static>,
+    inputs: &'a FitInputs<'a>,
     sample: &'a Sample,
     options: &'a ModelOptions,
     stop: AtomicBool,
@@ -231,7 +274,7 @@ impl Job<'_> {
     ) -> Result<Vec<TaskOut>, FitError> {
         let next = AtomicUsize::new(0);
         let (tx, rx) = mpsc::channel::<usize>();
-        let runners = rayon::current_num_threads().clamp(1, tasks.len().max(1));
+        let runners = self.runners;
         let results = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..runners)
                 .map(|_| {
@@ -299,9 +342,10 @@ impl Job<'_> {
         };
         let k = self.inputs.n_classes();
         let fitted = cand.fit_classifier(&train_inputs, &train_labels, k, self.options, &mut cb)?;
-        let test_inputs = self.inputs.select(&held);
-        let p_true = fitted.predict(&test_inputs);
         let flips = profile_flip_table(&fitted.predict(&train_inputs), &train_labels);
+        // The training rows' copy goes before the held rows' is made.
+        drop(train_inputs);
+        let p_true = fitted.predict(&self.inputs.select(&held));
         let p_given = &p_true * &flips;
         if p_given.iter().any(|v| !v.is_finite()) {
             return Err(FitError::Numerical(
@@ -417,6 +461,19 @@ pub fn stratified_folds(
 mod tests {
     use super::*;
     use crate::models::no_progress;
+
+    /// Issue 49: a wide matrix sampled whole fits one fold at a time; a
+    /// small table, or a small sample of a large one, one per thread.
+    #[test]
+    fn fits_run_side_by_side_while_their_copies_fit_in_the_matrix() {
+        let probes = 54_675 * 8;
+        assert_eq!(side_by_side(probes, 200, 200, 5, 2), 1);
+        assert_eq!(side_by_side(probes, 1000, 10_000, 5, 2), 2);
+        assert_eq!(side_by_side(4 * 8, 150, 150, 35, 2), 2);
+        assert_eq!(side_by_side(4 * 8, 150, 150, 35, 8), 8);
+        assert_eq!(side_by_side(4 * 8, 150, 150, 1, 8), 1);
+        assert_eq!(side_by_side(0, 150, 150, 5, 2), 2);
+    }
 
     fn two_blobs(n: usize, flip_every: usize) -> (DMatrix<f64>, Vec<usize>) {
         let mut rng = crate::rng::Rng::new(3);

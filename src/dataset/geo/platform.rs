@@ -56,11 +56,14 @@ impl GeneSymbols {
 }
 
 /// `DDR1 /// MIR4640` (GEO's separator of several genes) as `DDR1/MIR4640`.
+/// GEO's placeholders are no genes: `---` (none known) and `--Control` (a
+/// control probe, in a GDS's IDENTIFIER column); no gene symbol begins
+/// with a dash.
 fn tidy(symbol: &str) -> String {
     symbol
         .split("///")
         .map(str::trim)
-        .filter(|s| !s.is_empty() && *s != "---")
+        .filter(|s| !s.is_empty() && !s.starts_with('-'))
         .collect::<Vec<_>>()
         .join("/")
 }
@@ -179,11 +182,15 @@ mod tests {
             (2, "200000_s_at\tPRP8 factor\tPRPF8"),
             (3, "200001_at\tcalpain\tCAPNS1 /// MIR4640"),
             (4, "200002_at\tnothing\t"),
+            (5, "AFFX-BioB-3_at\t\t--Control"),
+            (6, "AFFX-CreX-5_at\t\t---"),
         ];
         let s = from_table("GPL97".into(), &lines).unwrap();
         assert_eq!(s.get("200000_s_at"), Some("PRPF8"));
         assert_eq!(s.get("200001_at"), Some("CAPNS1/MIR4640"));
         assert_eq!(s.get("200002_at"), None);
+        assert_eq!(s.get("AFFX-BioB-3_at"), None, "a control probe is no gene");
+        assert_eq!(s.get("AFFX-CreX-5_at"), None);
         assert_eq!(s.len(), 2);
         let none = [(1, "ID\tGB_ACC"), (2, "1\tU02079")];
         assert!(from_table("x".into(), &none).is_none());

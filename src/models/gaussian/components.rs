@@ -198,7 +198,6 @@ impl GaussianComponents {
         shrinkage: Option<f64>,
         names: &(dyn Fn(usize) -> String + Sync),
     ) -> Result<Self, FitError> {
-        let p = x.ncols();
         let k = weights.ncols();
         debug_assert_eq!(weights.nrows(), x.nrows());
         let totals: Vec<f64> = (0..k).map(|c| weights.column(c).sum()).collect();
@@ -216,42 +215,7 @@ impl GaussianComponents {
 
         let (shrink, log_dets, whitening) = match family {
             CovarianceFamily::Full | CovarianceFamily::Tied => {
-                let scatters: Vec<DMatrix<f64>> = (0..k)
-                    .into_par_iter()
-                    .map(|c| weighted_scatter(x, &weights.column(c).into_owned(), &means[c]))
-                    .collect();
-                let kish: Vec<f64> = (0..k)
-                    .map(|c| {
-                        let w = weights.column(c);
-                        totals[c] * totals[c] / w.norm_squared().max(1e-300)
-                    })
-                    .collect();
-                if family == CovarianceFamily::Tied {
-                    let total: f64 = totals.iter().sum();
-                    let pooled = scatters
-                        .into_iter()
-                        .fold(DMatrix::zeros(p, p), |acc, s| acc + s)
-                        / total;
-                    let n_eff = kish.iter().sum::<f64>();
-                    let (s, ld, w) = factor_full(pooled, shrinkage, n_eff, &names(0))?;
-                    (vec![s; k], vec![ld; k], vec![w; k])
-                } else {
-                    let results: Vec<_> = scatters
-                        .into_par_iter()
-                        .enumerate()
-                        .map(|(c, s)| factor_full(s / totals[c], shrinkage, kish[c], &names(c)))
-                        .collect();
-                    let mut sh = Vec::with_capacity(k);
-                    let mut ld = Vec::with_capacity(k);
-                    let mut wh = Vec::with_capacity(k);
-                    for r in results {
-                        let (s, l, w) = r?;
-                        sh.push(s);
-                        ld.push(l);
-                        wh.push(w);
-                    }
-                    (sh, ld, wh)
-                }
+                full_covariances(x, weights, &totals, &means, family, shrinkage, names)?
             }
             CovarianceFamily::Diag | CovarianceFamily::Spherical => {
                 let mut sh = Vec::with_capacity(k);
@@ -323,6 +287,16 @@ impl GaussianComponents {
     /// the whitened means: one matrix product then whitens a block for all
     /// components, far faster than K products with p columns each.
     fn stacked_whitening(&self) -> Option<(DMatrix<f64>, Vec<DVector<f64>>)> {
+        // Diagonal whitenings need no stack: deciding before allocating
+        // keeps a diagonal fit at O(p) memory (54,675 features asked for a
+        // p x Kp matrix of 47.8 GB).
+        if !self
+            .whitening
+            .iter()
+            .all(|w| matches!(w, Whitening::Full(_)))
+        {
+            return None;
+        }
         let p = self.means.first().map_or(0, |m| m.len());
         let k = self.n_components();
         let mut stacked = DMatrix::zeros(p, k * p);
@@ -383,8 +357,7 @@ impl GaussianComponents {
             out.extend(mean.iter());
             match w {
                 Whitening::Full(w) => {
-                    let l = inverse_lower(w);
-                    let cov = &l * l.transpose();
+                    let cov = covariance_of(w);
                     for j in 0..cov.ncols() {
                         out.extend(cov.column(j).iter().skip(j));
                     }
@@ -518,6 +491,159 @@ fn weighted_variances(x: Scaled<'_>, w: &DVector<f64>, mu: &DVector<f64>) -> DVe
     )
 }
 
+type Factored = (Vec<f64>, Vec<f64>, Vec<Whitening>);
+
+/// The full (or tied) covariances of the components, each shrunk, floored
+/// and factored within the directions in which the rows vary at all
+/// ([`DataRange`]).
+fn full_covariances(
+    x: Scaled<'_>,
+    weights: &DMatrix<f64>,
+    totals: &[f64],
+    means: &[DVector<f64>],
+    family: CovarianceFamily,
+    shrinkage: Option<f64>,
+    names: &(dyn Fn(usize) -> String + Sync),
+) -> Result<Factored, FitError> {
+    let (p, k) = (x.ncols(), weights.ncols());
+    let scatters: Vec<DMatrix<f64>> = (0..k)
+        .into_par_iter()
+        .map(|c| weighted_scatter(x, &weights.column(c).into_owned(), &means[c]))
+        .collect();
+    let kish: Vec<f64> = (0..k)
+        .map(|c| {
+            let w = weights.column(c);
+            totals[c] * totals[c] / w.norm_squared().max(1e-300)
+        })
+        .collect();
+    let range = DataRange::of(&scatters, totals, means);
+    if family == CovarianceFamily::Tied {
+        let total: f64 = totals.iter().sum();
+        let pooled = scatters
+            .into_iter()
+            .fold(DMatrix::zeros(p, p), |acc, s| acc + s)
+            / total;
+        let n_eff = kish.iter().sum::<f64>();
+        let (s, ld, w) = range.factor(pooled, shrinkage, n_eff, &names(0))?;
+        return Ok((vec![s; k], vec![ld; k], vec![w; k]));
+    }
+    let results: Vec<_> = scatters
+        .into_par_iter()
+        .enumerate()
+        .map(|(c, s)| range.factor(s / totals[c], shrinkage, kish[c], &names(c)))
+        .collect();
+    let mut out: Factored = (
+        Vec::with_capacity(k),
+        Vec::with_capacity(k),
+        Vec::with_capacity(k),
+    );
+    for r in results {
+        let (s, l, w) = r?;
+        out.0.push(s);
+        out.1.push(l);
+        out.2.push(w);
+    }
+    Ok(out)
+}
+
+/// Below this fraction of the largest variance, a direction of the rows'
+/// total covariance counts as one in which no row varies (the same relative
+/// scale as [`factor_full`]'s ridge).
+const NULL_VARIANCE: f64 = 1e-9;
+
+/// The directions in which the rows vary. Collinear features (the one-hot
+/// levels of a categorical column sum to one) leave directions in which no
+/// row varies; every component's covariance is singular there, and its
+/// shrinkage alone (different per class) would set the variance, so the
+/// log-determinants, the likelihood and the posterior: one class took every
+/// row (issue 48, a 7032 x 19 table with 10 string columns). Those
+/// directions say nothing about the class: each covariance is estimated in
+/// the range and given unit variance across it, the same for every
+/// component (no row or mean differs there, so only the log-determinant
+/// sees it, and equally).
+enum DataRange {
+    /// The rows vary in every direction (the usual case: nothing changes).
+    Whole,
+    /// Orthonormal bases of the range (p x r) and of the null space (p x m).
+    Split(DMatrix<f64>, DMatrix<f64>),
+}
+
+impl DataRange {
+    /// From the components' scatters and means: their total scatter, the
+    /// rows' covariance about the overall mean. A Cholesky factor with every
+    /// pivot above [`NULL_VARIANCE`] proves the range whole without the
+    /// eigen-decomposition.
+    fn of(scatters: &[DMatrix<f64>], totals: &[f64], means: &[DVector<f64>]) -> Self {
+        let p = means.first().map_or(0, |m| m.len());
+        let n: f64 = totals.iter().sum();
+        let centre = means
+            .iter()
+            .zip(totals)
+            .fold(DVector::zeros(p), |acc, (m, t)| acc + m * *t)
+            / n;
+        let mut total = scatters.iter().fold(DMatrix::zeros(p, p), |acc, s| acc + s);
+        for (m, &t) in means.iter().zip(totals) {
+            let d = m - &centre;
+            total += &d * d.transpose() * t;
+        }
+        total /= n;
+        let scale = total.diagonal().max().max(1e-300);
+        let whole = total.clone().cholesky().is_some_and(|chol| {
+            let pivots = chol.l().diagonal();
+            pivots.iter().all(|v| v * v > NULL_VARIANCE * scale)
+        });
+        if whole {
+            return Self::Whole;
+        }
+        let eigen = total.symmetric_eigen();
+        let largest = eigen.eigenvalues.max().max(1e-300);
+        let (kept, null): (Vec<usize>, Vec<usize>) =
+            (0..p).partition(|&j| eigen.eigenvalues[j] > NULL_VARIANCE * largest);
+        if null.is_empty() {
+            return Self::Whole;
+        }
+        let basis = |cols: &[usize]| {
+            DMatrix::from_fn(p, cols.len(), |i, j| eigen.eigenvectors[(i, cols[j])])
+        };
+        Self::Split(basis(&kept), basis(&null))
+    }
+
+    /// [`factor_full`] within the range; the whitening then maps the range
+    /// through the factor and the null space through the identity.
+    fn factor(
+        &self,
+        cov: DMatrix<f64>,
+        shrinkage: Option<f64>,
+        n_eff: f64,
+        name: &str,
+    ) -> Result<(f64, f64, Whitening), FitError> {
+        let Self::Split(range, null) = self else {
+            let (s, log_det, w) = factor_full(cov, shrinkage, n_eff, name)?;
+            return Ok((s, log_det, Whitening::Full(w)));
+        };
+        let inner = range.tr_mul(&cov) * range;
+        let (s, log_det, w) = factor_full(inner, shrinkage, n_eff, name)?;
+        let (p, r) = range.shape();
+        let mut whitening = DMatrix::zeros(p, p);
+        whitening.rows_mut(0, r).copy_from(&(w * range.transpose()));
+        whitening.rows_mut(r, p - r).copy_from(&null.transpose());
+        Ok((s, log_det, Whitening::Full(whitening)))
+    }
+}
+
+/// Sigma from its whitening factor W (Sigma^{-1} = W^T W): through the
+/// triangular inverse when W is a Cholesky factor's inverse, as it is
+/// unless [`DataRange`] split the features.
+fn covariance_of(w: &DMatrix<f64>) -> DMatrix<f64> {
+    if w.upper_triangle() == DMatrix::from_diagonal(&w.diagonal()) {
+        let l = inverse_lower(w);
+        return &l * l.transpose();
+    }
+    w.tr_mul(w)
+        .try_inverse()
+        .unwrap_or_else(|| DMatrix::zeros(w.nrows(), w.ncols()))
+}
+
 /// The inverse of a lower-triangular matrix (itself lower triangular).
 fn inverse_lower(l: &DMatrix<f64>) -> DMatrix<f64> {
     let p = l.nrows();
@@ -532,7 +658,7 @@ fn factor_full(
     shrinkage: Option<f64>,
     n_eff: f64,
     name: &str,
-) -> Result<(f64, f64, Whitening), FitError> {
+) -> Result<(f64, f64, DMatrix<f64>), FitError> {
     let p = cov.nrows();
     let avg = cov.trace() / p as f64;
     let s = shrinkage.unwrap_or_else(|| oas_shrinkage(&cov, n_eff));
@@ -556,7 +682,7 @@ fn factor_full(
             let inv = l
                 .solve_lower_triangular(&DMatrix::identity(p, p))
                 .ok_or_else(|| FitError::Numerical(format!("covariance of {name} is singular")))?;
-            return Ok((s, log_det, Whitening::Full(inv)));
+            return Ok((s, log_det, inv));
         }
         ridge *= 100.0;
     }
@@ -635,6 +761,48 @@ mod tests {
                 g.log_densities(&x).iter().all(|v| v.is_finite()),
                 "{family}"
             );
+        }
+    }
+
+    /// Two classes of 3 features (different spreads), and the same rows
+    /// with a fourth feature that is the sum of the three.
+    fn with_a_redundant_column() -> (DMatrix<f64>, DMatrix<f64>, DMatrix<f64>) {
+        let mut rng = crate::rng::Rng::new(3);
+        let n = 400;
+        let x = DMatrix::from_fn(n, 3, |i, j| {
+            let spread = if i < n / 2 { 1.0 } else { 2.5 };
+            spread * rng.normal() + (i >= n / 2) as usize as f64 * (j as f64 - 1.0)
+        });
+        let mut wide = DMatrix::zeros(n, 4);
+        wide.columns_mut(0, 3).copy_from(&x);
+        for i in 0..n {
+            wide[(i, 3)] = x.row(i).sum();
+        }
+        let w = DMatrix::from_fn(n, 2, |i, c| ((i >= n / 2) as usize == c) as usize as f64);
+        (x, wide, w)
+    }
+
+    #[test]
+    fn a_redundant_feature_leaves_the_class_densities_as_they_were() {
+        // Issue 48: collinear features (one-hot levels summing to one) made
+        // every covariance singular along their sum, where each class's own
+        // ridge or shrinkage alone set the log-determinant: the classes'
+        // densities then differed by that, not by the data. Unshrunk, the
+        // Gaussian fit is affine invariant, so the redundant column must not
+        // move the difference between the classes' log-densities.
+        let (x, wide, w) = with_a_redundant_column();
+        for family in [CovarianceFamily::Full, CovarianceFamily::Tied] {
+            let narrow = GaussianComponents::estimate(&x, &w, family, Some(0.0), &names).unwrap();
+            let full = GaussianComponents::estimate(&wide, &w, family, Some(0.0), &names).unwrap();
+            let (a, b) = (narrow.log_densities(&x), full.log_densities(&wide));
+            for i in 0..x.nrows() {
+                let gap = (a[(i, 1)] - a[(i, 0)]) - (b[(i, 1)] - b[(i, 0)]);
+                assert!(gap.abs() < 1e-6, "{family} row {i}: off by {gap}");
+            }
+            // The flat round trip (SQUAREM's) keeps the split covariance.
+            let back = full.with_flat(&full.to_flat()).unwrap();
+            let c = back.log_densities(&wide);
+            assert!((&c - &b).amax() < 1e-6, "{family}");
         }
     }
 

@@ -112,4 +112,28 @@ mod option_tests {
         shrinkage_above_1: Nda::new, "shrinkage" = "1.5";
         negative_shrinkage: Nda::new, "shrinkage" = "-0.1";
     }
+
+    #[test]
+    fn a_diagonal_covariance_of_very_many_features_fits_in_o_p_memory() {
+        // Issue 48: --cov diag on 54,675 probes asked for a features x
+        // (classes x features) matrix, 47.8 GB; at 60,000 features that
+        // stack would be 57.6 GB. Where memory is overcommitted the
+        // untouched allocation passes unnoticed, so this checks that such a
+        // fit runs, not its peak.
+        let (n, p) = (12, 60_000);
+        let mut rng = crate::rng::Rng::new(1);
+        let given: Vec<usize> = (0..n).map(|i| i % 2).collect();
+        let x = DMatrix::from_fn(n, p, |i, j| {
+            rng.normal() + (j < 10 && given[i] == 1) as usize as f64 * 3.0
+        });
+        let options = ModelOptions {
+            covariance: crate::models::CovarianceFamily::Diag,
+            ..ModelOptions::default()
+        };
+        let fit = Nda::new(&options)
+            .unwrap()
+            .fit(&x, &given, 2, &mut crate::models::no_progress())
+            .unwrap();
+        assert!(fit.posterior.iter().all(|v| v.is_finite()));
+    }
 }

@@ -10,6 +10,7 @@ pub fn accepted(option: &str) -> &'static str {
         "max_iter" => "a whole number, at least 1",
         "tol" => "a small positive number, e.g. 1e-7",
         "covariance" => "full, tied, diag or spherical",
+        "covariance_rule" => "bic (chosen with the clusters) or fixed (covariance as set)",
         "shrinkage" => "a number from 0 to 1; empty: chosen from the data",
         "gamma" => {
             "a flip table \"0.9,0.1;0.05,0.95\" (a row per true class) or a flip rate per \

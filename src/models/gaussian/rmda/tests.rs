@@ -345,25 +345,26 @@ fn without_standardising_the_clusters_live_in_the_given_units() {
 #[test]
 fn a_large_table_chooses_the_clusters_on_a_subsample_and_ends_at_the_full_fit() {
     let (x, _, given) = four_clusters(60_000, [0.2, 0.1], 3);
-    let model = Rmda::new(&spherical(None)).unwrap();
+    let model = Rmda::new(&ModelOptions {
+        standardize: false,
+        ..spherical(None)
+    })
+    .unwrap();
     let range = model.clusters.range(2, x.nrows()).unwrap();
     let keys = row_keys(x.as_slice(), x.nrows(), 0);
-    let ((sub, ..), note) = model
-        .mixture_step(
-            Rows { z: &x, keys: &keys },
-            &given,
-            2,
-            range.clone(),
-            &mut no_progress(),
-        )
+    let chosen = model
+        .mixture_step(&x, &keys, &given, 2, range.clone(), &mut no_progress())
         .unwrap();
+    let (sub, note) = (chosen.mixture, chosen.note);
+    let z = chosen.standardizer.apply(&x);
+    let settings = model.settings_for(chosen.model);
     let (whole, ..) = model
         .choose_mixture(
-            Rows { z: &x, keys: &keys },
+            Rows { z: &z, keys: &keys },
             &given,
             2,
             range,
-            Gauge::WHOLE,
+            (&settings, Gauge::WHOLE),
             &mut no_progress(),
         )
         .unwrap();
@@ -379,4 +380,113 @@ fn a_large_table_chooses_the_clusters_on_a_subsample_and_ends_at_the_full_fit() 
     assert_eq!(sub.n_samples, 60_000);
     // The whole fit's kept start ran its small EM on every row too.
     assert!(sub.iterations <= whole.iterations);
+}
+
+/// The default rule compares the five mixture models by BIC on the
+/// features' own scale; on spherical clusters in features of very
+/// different units, the spherical model on the features as given loses
+/// (it needs one variance for every unit), and a covariance the user names
+/// is fitted alone.
+#[test]
+fn the_default_chooses_the_covariance_by_bic_in_the_features_own_units() {
+    let (mut x, _, given) = four_clusters(800, [0.1, 0.1], 12);
+    x.column_mut(2).scale_mut(1000.0);
+    let f = fit_with(ModelOptions::default(), &x, &given);
+    let compared = f
+        .extra
+        .lists
+        .iter()
+        .find(|(name, _)| name.starts_with("mixture models compared"))
+        .map(|(_, l)| l.clone())
+        .unwrap();
+    assert_eq!(compared.len(), BIC_MODELS.len(), "{compared:?}");
+    let bic_of = |prefix: &str| -> f64 {
+        let line = compared.iter().find(|l| l.starts_with(prefix)).unwrap();
+        line.split("BIC ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    // One variance for axes a thousand times apart fits far worse than
+    // the same family on standardised features, in the features' units.
+    assert!(bic_of("spherical, features as given") > bic_of("spherical, standardised"));
+    assert_eq!(f.extra.scalar("clusters"), Some(4.0));
+    assert!(
+        f.extra
+            .notes
+            .iter()
+            .any(|n| n.contains("chosen by BIC over 5"))
+    );
+    // Named: one model, no comparison.
+    let named = fit_with(
+        ModelOptions {
+            covariance: CovarianceFamily::Tied,
+            clusters: Some(4),
+            ..ModelOptions::default()
+        },
+        &x,
+        &given,
+    );
+    assert!(
+        !named
+            .extra
+            .lists
+            .iter()
+            .any(|(n, _)| n.starts_with("mixture models"))
+    );
+    let fixed = ModelOptions {
+        covariance_rule: "fixed".into(),
+        ..ModelOptions::default()
+    };
+    assert_eq!(Rmda::new(&fixed).unwrap().models.len(), 1);
+    let bad = ModelOptions {
+        covariance_rule: "cv".into(),
+        ..ModelOptions::default()
+    };
+    let e = Rmda::new(&bad).unwrap_err().to_string();
+    assert!(e.contains("covariance_rule"), "{e}");
+}
+
+/// Parameter recovery: data drawn from RMDA's own model (spherical
+/// clusters, each cluster's labels drawn from its column of R) gives back
+/// the clusters' number, their family and R within sampling error.
+#[test]
+fn the_default_recovers_the_model_it_was_drawn_from() {
+    let (x, clusters, given) = four_clusters(3000, [0.2, 0.1], 13);
+    let f = fit_with(ModelOptions::default(), &x, &given);
+    assert_eq!(f.extra.scalar("clusters"), Some(4.0));
+    assert!(
+        f.extra.notes.iter().any(|n| n.contains("(spherical")),
+        "{:?}",
+        f.extra.notes
+    );
+    let r = r_matrix(&f);
+    let hard: Vec<usize> = f
+        .extra
+        .sample_columns
+        .iter()
+        .find(|c| c.name == "cluster")
+        .unwrap()
+        .values
+        .iter()
+        .map(|&v| v as usize - 1)
+        .collect();
+    for j in 0..4 {
+        // The generating cluster most of fitted cluster j's rows come from.
+        let mut votes = [0usize; 4];
+        for (h, c) in hard.iter().zip(&clusters) {
+            if *h == j {
+                votes[*c] += 1;
+            }
+        }
+        let source = argmax(votes.iter().map(|&v| v as f64));
+        let class = source % 2;
+        // P(class | cluster) is 1 - flip of its class: 0.8 / 0.9.
+        let want = 1.0 - [0.2, 0.1][class];
+        assert!((r[(j, class)] - want).abs() < 0.05, "cluster {j}: {r}");
+    }
 }
