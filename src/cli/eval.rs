@@ -7,6 +7,7 @@ use anyhow::Context;
 
 mod microarray;
 mod papers;
+mod run;
 
 use super::args::{DataArgs, EvalArgs, ModelArgs};
 use super::progress::Bar;

@@ -3,7 +3,7 @@
 //! arrays with a wrong label.
 
 use super::super::progress::Bar;
-use super::papers::{Run, needs_data};
+use super::run::{Run, needs_data};
 use crate::cli::CliError;
 use crate::cli::args::{DataArgs, EvalArgs};
 use crate::dataset::Dataset;

@@ -11,6 +11,7 @@ use clap::ValueEnum;
 use super::super::progress::Bar;
 
 use super::microarray;
+use super::run::{Run, needs_data};
 
 pub fn run(paper: Paper, a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Result<(), CliError> {
     let options = model.model_options()?;
@@ -112,77 +113,6 @@ pub fn run(paper: Paper, a: &EvalArgs, data: &DataArgs, model: &ModelArgs) -> Re
             Ok(())
         }
     }
-}
-
-/// What every experiment's printing shares.
-pub(super) struct Run<'a> {
-    pub scale: Scale,
-    pub repeats: Option<usize>,
-    pub seed: u64,
-    pub bar: &'a Bar,
-}
-
-/// A table the experiment prints.
-trait Printed {
-    fn text(&self) -> String;
-}
-
-impl Printed for rmda_papers::ContaminationCheck {
-    fn text(&self) -> String {
-        self.to_table()
-    }
-}
-
-impl Printed for rnda_papers::Curve {
-    fn text(&self) -> String {
-        self.to_table()
-    }
-}
-
-impl Printed for shift_papers::Table1 {
-    fn text(&self) -> String {
-        self.to_table()
-    }
-}
-
-impl Printed for shift_papers::Table6 {
-    fn text(&self) -> String {
-        self.to_table()
-    }
-}
-
-impl Printed for rnda_papers::Fig1 {
-    fn text(&self) -> String {
-        self.to_table()
-    }
-}
-
-impl Run<'_> {
-    /// Prints a block of text with the bar off the screen.
-    pub fn say(&self, text: String) {
-        self.bar.suspend(|| println!("{}", text.trim_end()));
-    }
-
-    fn print<T: Printed, E: Into<CliError>>(&self, result: Result<T, E>) -> Result<(), CliError> {
-        let t = result.map_err(Into::into)?;
-        self.say(t.text());
-        Ok(())
-    }
-
-    /// The experiment's progress, on the bar.
-    pub fn tick(&self) -> impl Fn(f64, String) + Sync + '_ {
-        |f, m| self.bar.set(f, m)
-    }
-}
-
-pub(super) fn needs_data<'a>(
-    a: &'a EvalArgs,
-    paper: &str,
-    what: &str,
-) -> Result<&'a std::path::Path, CliError> {
-    a.data
-        .as_deref()
-        .ok_or_else(|| CliError::BadInput(format!("{paper} needs {what} as DATA")))
 }
 
 /// Bootkrajang & Kaban (2011) Fig. 3 on DATA (the paper: iris, wine).

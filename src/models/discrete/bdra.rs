@@ -19,7 +19,7 @@ use rayon::prelude::*;
 
 use crate::models::numerics::log_add_exp;
 
-use crate::models::registry::MAX_DISCRETE_LEVELS;
+use super::MAX_DISCRETE_LEVELS;
 
 mod symbols;
 
