@@ -39,8 +39,12 @@ def noisy(r, y, k, rate, kind):
     g = y.copy()
     n = len(y)
     if kind == "oneway":
+        # The rate is the flip probability of the source class (class 0 -> 1),
+        # as for the other kinds: a share of n taken from one class of two
+        # flipped 60% of it at 30%, past the diagonal dominance every robust
+        # model (and the truth itself) needs to tell flips from the class.
         src = np.flatnonzero(y == 0)
-        g[r.choice(src, int(round(rate * n)), replace=False)] = 1
+        g[r.choice(src, int(round(rate * len(src))), replace=False)] = 1
         return g
     idx = r.choice(n, int(round(rate * n)), replace=False)
     if kind == "pair":
