@@ -21,35 +21,24 @@ pub(super) trait Printed {
     fn text(&self) -> String;
 }
 
-impl Printed for rmda_papers::ContaminationCheck {
-    fn text(&self) -> String {
-        self.to_table()
-    }
+/// The experiments' tables all print themselves with `to_table`.
+macro_rules! printed_by_to_table {
+    ($($t:ty),+ $(,)?) => {
+        $(impl Printed for $t {
+            fn text(&self) -> String {
+                self.to_table()
+            }
+        })+
+    };
 }
 
-impl Printed for rnda_papers::Curve {
-    fn text(&self) -> String {
-        self.to_table()
-    }
-}
-
-impl Printed for shift_papers::Table1 {
-    fn text(&self) -> String {
-        self.to_table()
-    }
-}
-
-impl Printed for shift_papers::Table6 {
-    fn text(&self) -> String {
-        self.to_table()
-    }
-}
-
-impl Printed for rnda_papers::Fig1 {
-    fn text(&self) -> String {
-        self.to_table()
-    }
-}
+printed_by_to_table!(
+    rmda_papers::ContaminationCheck,
+    rnda_papers::Curve,
+    rnda_papers::Fig1,
+    shift_papers::Table1,
+    shift_papers::Table6,
+);
 
 impl Run<'_> {
     /// Prints a block of text with the bar off the screen.
