@@ -158,7 +158,8 @@ impl FitPlan {
             }
             Planned::Chosen(c, kept) => {
                 let (selection, skill) = kept.as_ref();
-                let mut fit = fit_candidate(*c, inputs, labels, guide, &self.options, progress)?;
+                let mut fit =
+                    fit_candidate(*c, inputs, labels, guide, &self.options, None, progress)?;
                 fit.extra.selection = Some(selection.clone());
                 let recount = self.recount.lock().ok().and_then(|r| r.clone());
                 if let Some(note) = recount.and_then(|r| r.apply(&mut fit)) {
@@ -220,13 +221,15 @@ impl FitPlan {
             skill,
             fallbacks,
             held_out,
+            fold_fits,
             sample,
         } = chosen;
         let mut kept: Option<(Fit, HeldOutSkill, Candidate)> = None;
         let mut passed = Vec::new();
         let mut first_error = None;
         for (c, s) in std::iter::once((candidate, skill)).chain(fallbacks) {
-            match fit_candidate(c, inputs, labels, guide, &self.options, progress) {
+            let done = fold_fits.iter().find(|(d, _)| *d == c).map(|(_, f)| f);
+            match fit_candidate(c, inputs, labels, guide, &self.options, done, progress) {
                 Ok(fit) => {
                     let why = fit.uncounted().map(str::to_string);
                     // The first fit stands unless a later one can count.

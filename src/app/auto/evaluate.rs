@@ -17,13 +17,13 @@
 //! table of scores.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 
 use nalgebra::DMatrix;
 
 use super::candidates::Candidate;
 use crate::app::inputs::FitInputs;
-use crate::models::{Control, FitError, ModelOptions, Progress};
+use crate::models::{Classifier, Control, FitError, ModelOptions, Progress};
 use crate::rng::row_keys;
 
 /// Folds of the cross-validation (K = 5, the usual choice: Hastie,
@@ -150,13 +150,41 @@ pub fn evaluate(
     options: &ModelOptions,
     progress: &mut dyn FnMut(Progress) -> Control,
 ) -> Result<ScoreTable, FitError> {
+    evaluate_keeping(candidates, inputs, sample, options, progress).map(|(table, _)| table)
+}
+
+/// A plain classifier's fold fits when the sample is the whole table: the
+/// very out-of-fold step its fit on every row makes
+/// ([`super::fit::fit_candidate`]), kept so that it is not made twice.
+pub struct FoldFits {
+    /// Per row: the label the fits were given.
+    pub given: Vec<usize>,
+    /// Per row: its fold (the sample's).
+    pub folds: Vec<Option<usize>>,
+    /// n x K: out-of-fold P(true | x) (rows never held out are NaN).
+    pub oof: DMatrix<f64>,
+    /// The five fold classifiers, in fold order.
+    pub members: Vec<Arc<dyn Classifier>>,
+}
+
+/// [`evaluate`], also handing back each plain candidate's [`FoldFits`]
+/// when the sample is every row and every fold holds rows out (`None`
+/// otherwise, one entry per candidate).
+pub fn evaluate_keeping(
+    candidates: &[Candidate],
+    inputs: &FitInputs<'_>,
+    sample: &Sample,
+    options: &ModelOptions,
+    progress: &mut dyn FnMut(Progress) -> Control,
+) -> Result<(ScoreTable, Vec<Option<FoldFits>>), FitError> {
     let tasks: Vec<(usize, usize)> = (0..candidates.len())
         .flat_map(|c| (0..FOLDS).map(move |f| (c, f)))
         .collect();
     // A sample of every row (a table of at most SAMPLE_ROWS rows) is read
     // in place: a copy of a wide matrix would double the memory of the fit.
     let selected;
-    let sampled = if sample.rows.len() == inputs.n_samples() {
+    let whole = sample.rows.len() == inputs.n_samples();
+    let sampled = if whole {
         inputs
     } else {
         selected = inputs.select(&sample.rows);
@@ -168,17 +196,19 @@ pub fn evaluate(
         inputs: sampled,
         sample,
         options,
+        keep: whole,
         stop: AtomicBool::new(false),
     };
     let mut results = job.run(&tasks, progress)?;
     let k = inputs.n_classes();
     let s = sample.rows.len();
-    let outcomes = candidates
+    let (outcomes, kept) = candidates
         .iter()
         .enumerate()
         .map(|(c, cand)| {
             let mut p_true = DMatrix::from_element(s, k, f64::NAN);
             let mut p_given = p_true.clone();
+            let mut members = Vec::with_capacity(FOLDS);
             for f in 0..FOLDS {
                 match std::mem::replace(&mut results[c * FOLDS + f], Ok(None)) {
                     Ok(Some(fold)) => {
@@ -186,27 +216,43 @@ pub fn evaluate(
                             p_true.set_row(j, &fold.p_true.row(i));
                             p_given.set_row(j, &fold.p_given.row(i));
                         }
+                        members.extend(fold.classifier);
                     }
                     Ok(None) => {}
                     Err(e) => {
-                        return Outcome::Dropped {
-                            name: cand.name(),
-                            reason: one_line(&e),
-                        };
+                        let reason = one_line(&e);
+                        return (
+                            Outcome::Dropped {
+                                name: cand.name(),
+                                reason,
+                            },
+                            None,
+                        );
                     }
                 }
             }
-            Outcome::Scored(HeldOut {
-                name: cand.name(),
-                p_true,
-                p_given,
-            })
+            let kept = (members.len() == FOLDS).then(|| FoldFits {
+                given: sample.given.clone(),
+                folds: sample.folds.clone(),
+                oof: p_true.clone(),
+                members,
+            });
+            let name = cand.name();
+            (
+                Outcome::Scored(HeldOut {
+                    name,
+                    p_true,
+                    p_given,
+                }),
+                kept,
+            )
         })
-        .collect();
-    Ok(ScoreTable {
+        .unzip();
+    let table = ScoreTable {
         sample: sample.clone(),
         outcomes,
-    })
+    };
+    Ok((table, kept))
 }
 
 /// An error as one line of a note.
@@ -219,6 +265,8 @@ struct Fold {
     rows: Vec<usize>,
     p_true: DMatrix<f64>,
     p_given: DMatrix<f64>,
+    /// A plain classifier's, when the job keeps them.
+    classifier: Option<Arc<dyn Classifier>>,
 }
 
 /// Copies of the training rows this small are nothing next to a machine's
@@ -261,6 +309,9 @@ struct Job<'a> {
     inputs: &'a FitInputs<'a>,
     sample: &'a Sample,
     options: &'a ModelOptions,
+    /// Keep plain classifiers' fold fits ([`FoldFits`]): the sample is
+    /// every row.
+    keep: bool,
     stop: AtomicBool,
 }
 
@@ -352,10 +403,12 @@ impl Job<'_> {
                 "its held-out probabilities were not numbers".into(),
             ));
         }
+        let keep = self.keep && matches!(cand, Candidate::Plain(_));
         Ok(Some(Fold {
             rows: held,
             p_true,
             p_given,
+            classifier: keep.then(|| fitted.classifier()),
         }))
     }
 }

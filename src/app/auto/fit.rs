@@ -7,7 +7,9 @@ use nalgebra::DMatrix;
 
 use super::candidates::{Candidate, PLAIN, ROBUST};
 use super::decide::{Choice, Row, decide};
-use super::evaluate::{FOLDS, HeldOut, Outcome, Sample, content_keys, evaluate, stratified_folds};
+use super::evaluate::{
+    FOLDS, FoldFits, HeldOut, Outcome, Sample, content_keys, evaluate_keeping, stratified_folds,
+};
 use super::skill;
 use super::work::{EVALUATION_WORK, work};
 use crate::app::inputs::FitInputs;
@@ -31,6 +33,9 @@ pub struct Chosen {
     /// the check of the count of the one fitted
     /// ([`super::recount::Recount`]).
     pub held_out: Vec<(Candidate, HeldOut)>,
+    /// Plain classifiers' fold fits on a sample of every row: their fit on
+    /// every row starts from them ([`fit_candidate`]).
+    pub fold_fits: Vec<(Candidate, FoldFits)>,
     pub sample: Sample,
 }
 
@@ -60,10 +65,11 @@ pub fn choose(
             skill: too_few(first).1,
             fallbacks: candidates[1..].iter().map(|&c| too_few(c)).collect(),
             held_out: Vec::new(),
+            fold_fits: Vec::new(),
             sample,
         });
     }
-    let table = evaluate(&candidates, inputs, &sample, options, progress)?;
+    let (table, kept) = evaluate_keeping(&candidates, inputs, &sample, options, progress)?;
     let (n, k) = (labels.len(), inputs.n_classes());
     let scored: Vec<(Candidate, &HeldOut)> = candidates
         .iter()
@@ -109,6 +115,11 @@ pub fn choose(
             .map(|(c, h)| (c, skill::test(h, &sample, smallest)))
             .collect(),
         held_out: scored.iter().map(|(c, h)| (*c, (*h).clone())).collect(),
+        fold_fits: candidates
+            .iter()
+            .zip(kept)
+            .filter_map(|(c, f)| Some((*c, f?)))
+            .collect(),
         selection,
         sample,
     })
@@ -240,13 +251,16 @@ fn within_bound(
 }
 
 /// `c` fitted on every row: a robust model as it is; a plain classifier's
-/// out-of-fold probabilities under `probs`' flip table.
+/// out-of-fold probabilities under `probs`' flip table. `done` is the
+/// evaluation's fold fits of `c`, used when they are the very fits this
+/// would make (the same labels in the same folds).
 pub fn fit_candidate(
     c: Candidate,
     inputs: &FitInputs<'_>,
     labels: &[usize],
     guide: &Guide,
     options: &ModelOptions,
+    done: Option<&FoldFits>,
     progress: &mut dyn FnMut(Progress) -> Control,
 ) -> Result<Fit, FitError> {
     let k = inputs.n_classes();
@@ -260,26 +274,12 @@ pub fn fit_candidate(
     let keys = content_keys(inputs, options.seed);
     let all: Vec<usize> = (0..labels.len()).collect();
     let folds = stratified_folds(&all, &trusted, k, &keys);
-    let mut oof = DMatrix::from_element(labels.len(), k, f64::NAN);
-    let mut members: Vec<(f64, Arc<dyn Classifier>)> = Vec::with_capacity(FOLDS);
-    for f in 0..FOLDS {
-        let (held, train): (Vec<usize>, Vec<usize>) =
-            all.iter().partition(|&&i| folds[i] == Some(f));
-        let train_labels: Vec<usize> = train.iter().map(|&i| trusted[i]).collect();
-        let mut step = |mut p: Progress| {
-            p.fraction = (f as f64 + p.fraction.clamp(0.0, 1.0)) / (FOLDS + 1) as f64;
-            progress(p)
-        };
-        let fitted =
-            c.fit_classifier(&inputs.select(&train), &train_labels, k, options, &mut step)?;
-        let p = fitted.predict(&inputs.select(&held));
-        for (r, &i) in held.iter().enumerate() {
-            oof.set_row(i, &p.row(r));
-        }
-        members.push((1.0 / FOLDS as f64, fitted.classifier()));
-    }
+    let (mut oof, members) = match done.filter(|d| d.given == trusted && d.folds == folds) {
+        Some(d) => (d.oof.clone(), d.members.clone()),
+        None => out_of_fold(c, inputs, &trusted, &folds, options, progress)?,
+    };
     // Rows of a class too small to hold out are predicted by every fold.
-    let mean = WeightedClassifier(members);
+    let mean = WeightedClassifier::equal(members);
     let never: Vec<usize> = all
         .iter()
         .copied()
@@ -298,4 +298,102 @@ pub fn fit_candidate(
         c.name()
     ));
     Ok(fit)
+}
+
+/// A plain classifier's out-of-fold P(true | x) over `folds` (rows in no
+/// fold are NaN) and its fold fits, in fold order.
+fn out_of_fold(
+    c: Candidate,
+    inputs: &FitInputs<'_>,
+    labels: &[usize],
+    folds: &[Option<usize>],
+    options: &ModelOptions,
+    progress: &mut dyn FnMut(Progress) -> Control,
+) -> Result<(DMatrix<f64>, Vec<Arc<dyn Classifier>>), FitError> {
+    let k = inputs.n_classes();
+    let mut oof = DMatrix::from_element(labels.len(), k, f64::NAN);
+    let mut members = Vec::with_capacity(FOLDS);
+    for f in 0..FOLDS {
+        let (held, train): (Vec<usize>, Vec<usize>) =
+            (0..labels.len()).partition(|&i| folds[i] == Some(f));
+        let train_labels: Vec<usize> = train.iter().map(|&i| labels[i]).collect();
+        let mut step = |mut p: Progress| {
+            p.fraction = (f as f64 + p.fraction.clamp(0.0, 1.0)) / (FOLDS + 1) as f64;
+            progress(p)
+        };
+        let fitted =
+            c.fit_classifier(&inputs.select(&train), &train_labels, k, options, &mut step)?;
+        let p = fitted.predict(&inputs.select(&held));
+        for (r, &i) in held.iter().enumerate() {
+            oof.set_row(i, &p.row(r));
+        }
+        members.push(fitted.classifier());
+    }
+    Ok((oof, members))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::{Guide, no_progress};
+
+    /// Three overlapping classes, every seventh label moved on by one.
+    fn table(n: usize) -> (DMatrix<f64>, Vec<usize>) {
+        let x = DMatrix::from_fn(n, 2, |i, j| {
+            let class = (i % 3) as f64;
+            let wobble = ((i * 7919 + j * 104_729) % 1000) as f64 / 1000.0 - 0.5;
+            class * (1.0 + j as f64) + 1.5 * wobble
+        });
+        let given = (0..n)
+            .map(|i| if i % 7 == 0 { (i + 1) % 3 } else { i % 3 })
+            .collect();
+        (x, given)
+    }
+
+    #[test]
+    fn the_evaluations_fold_fits_are_the_final_fits_own_when_the_sample_is_the_table() {
+        let (x, given) = table(300);
+        let inputs = FitInputs::of_matrix(&x, 3);
+        let options = ModelOptions::default();
+        let chosen = choose(&inputs, &given, &options, &mut no_progress()).unwrap();
+        assert_eq!(chosen.sample.rows.len(), 300);
+        let (c, done) = chosen
+            .fold_fits
+            .iter()
+            .find(|(c, _)| *c == Candidate::Plain("lr"))
+            .expect("lr's fold fits are kept on a sample of every row");
+        assert!(
+            chosen
+                .fold_fits
+                .iter()
+                .all(|(c, _)| matches!(c, Candidate::Plain(_)))
+        );
+        let guide = Guide::default();
+        let fit = |d| fit_candidate(*c, &inputs, &given, &guide, &options, d, &mut no_progress());
+        let (again, reused) = (fit(None).unwrap(), fit(Some(done)).unwrap());
+        assert_eq!(again.p_mislabel, reused.p_mislabel);
+        assert_eq!(again.suggested, reused.suggested);
+        // Fold fits of other labels are not this fit's: they are refitted.
+        let mut other = given.clone();
+        other[1] = 2;
+        let refit = fit_candidate(
+            *c,
+            &inputs,
+            &other,
+            &guide,
+            &options,
+            Some(done),
+            &mut no_progress(),
+        );
+        let plain = fit_candidate(
+            *c,
+            &inputs,
+            &other,
+            &guide,
+            &options,
+            None,
+            &mut no_progress(),
+        );
+        assert_eq!(refit.unwrap().p_mislabel, plain.unwrap().p_mislabel);
+    }
 }
