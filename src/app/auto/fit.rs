@@ -300,6 +300,9 @@ pub fn fit_candidate(
     Ok(fit)
 }
 
+/// Out-of-fold P(true | x) and the fold classifiers.
+type OutOfFold = (DMatrix<f64>, Vec<Arc<dyn Classifier>>);
+
 /// A plain classifier's out-of-fold P(true | x) over `folds` (rows in no
 /// fold are NaN) and its fold fits, in fold order.
 fn out_of_fold(
@@ -309,7 +312,7 @@ fn out_of_fold(
     folds: &[Option<usize>],
     options: &ModelOptions,
     progress: &mut dyn FnMut(Progress) -> Control,
-) -> Result<(DMatrix<f64>, Vec<Arc<dyn Classifier>>), FitError> {
+) -> Result<OutOfFold, FitError> {
     let k = inputs.n_classes();
     let mut oof = DMatrix::from_element(labels.len(), k, f64::NAN);
     let mut members = Vec::with_capacity(FOLDS);
@@ -333,6 +336,7 @@ fn out_of_fold(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use crate::models::{Guide, no_progress};
