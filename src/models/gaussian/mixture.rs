@@ -105,15 +105,8 @@ impl GaussianMixture {
     /// Free parameters: K - 1 proportions, K p means and the covariances of
     /// the family (shrinkage is not counted: it is a fixed rule, not fitted).
     pub fn n_parameters(&self) -> usize {
-        let k = self.n_clusters();
         let p = self.components.means.first().map_or(0, |m| m.len());
-        let cov = match self.components.family {
-            CovarianceFamily::Full => k * p * (p + 1) / 2,
-            CovarianceFamily::Tied => p * (p + 1) / 2,
-            CovarianceFamily::Diag => k * p,
-            CovarianceFamily::Spherical => k,
-        };
-        k - 1 + k * p + cov
+        mixture_parameters(self.components.family, p, self.n_clusters())
     }
 
     /// Schwarz's criterion as `-2 log L + nu log n` (lower is better).
@@ -151,6 +144,18 @@ impl GaussianMixture {
             })
             .collect()
     }
+}
+
+/// Free parameters of a `k`-cluster mixture of `family` in `p` features:
+/// K - 1 proportions, K p means and the covariances.
+pub fn mixture_parameters(family: CovarianceFamily, p: usize, k: usize) -> usize {
+    let cov = match family {
+        CovarianceFamily::Full => k * p * (p + 1) / 2,
+        CovarianceFamily::Tied => p * (p + 1) / 2,
+        CovarianceFamily::Diag => k * p,
+        CovarianceFamily::Spherical => k,
+    };
+    k.saturating_sub(1) + k * p + cov
 }
 
 fn cluster_name(j: usize) -> String {

@@ -34,7 +34,8 @@ use nalgebra::DMatrix;
 use crate::models::gaussian::kmeans::kmeans_plus_plus;
 use crate::models::gaussian::mixture::{
     BIC_SCAN, BicScan, Gauge, GaussianMixture, MixtureSettings, Partition, Starts,
-    continue_mixture, fit_mixture_from, require_more_samples_than_features, select_by_bic,
+    continue_mixture, fit_mixture_from, mixture_parameters, require_more_samples_than_features,
+    select_by_bic,
 };
 use crate::models::gaussian::subsample;
 use crate::models::numerics::{class_counts, relative_change};
@@ -124,6 +125,12 @@ impl MixtureModel {
             (CovarianceFamily::Spherical, Scaling::PerFeature) => p,
             _ => 0,
         }
+    }
+
+    /// Free parameters of a `k`-cluster mixture of this model in `d`
+    /// features, as BIC counts them (the scales included).
+    fn parameters(self, d: usize, k: usize) -> usize {
+        mixture_parameters(self.family, d, k) + self.scale_parameters(d)
     }
 
     fn standardizer(self, x: &DMatrix<f64>) -> Standardizer {
@@ -514,6 +521,8 @@ struct Step1 {
     scale_parameters: usize,
     /// BIC per number of clusters fitted, in the units of the fit.
     bic: Vec<(usize, f64)>,
+    /// The rows `bic` was computed on (the model's own subsample, or all).
+    bic_rows: usize,
     /// Numbers of clusters every start of which degenerated.
     skipped: Vec<usize>,
     /// Per number of clusters, the starts that gave an admissible mixture.
@@ -541,8 +550,9 @@ impl Step1 {
     }
 }
 
-/// Rows per free parameter of one cluster in the subsample that carries
-/// the BIC scan (see [`subsample`]). Fewer than rNDA's: here the subsample
+/// Rows per free parameter of one cluster a class (the default range's
+/// smallest mixture) in a model's subsample, which carries the model's BIC
+/// scan (see [`subsample`]). Fewer than rNDA's: here the subsample
 /// does nearly all the work (every start's small EM for every number of
 /// clusters, 15 starts at 200k x 20) and the continuation on all rows is a
 /// single EM, so the scan's cost is what the subsample must cut. At 20
@@ -551,14 +561,86 @@ impl Step1 {
 /// BIC differ by thousands (2578 between 5 and 6 clusters on gauss_200k).
 const RMDA_ROWS_PER_PARAMETER: usize = 20;
 
-/// The table step 1 reads: the features, each row's key, the given labels
-/// and the rows to fit on (all when `None`).
-type TableRows<'a> = (
-    &'a DMatrix<f64>,
-    &'a [u64],
-    &'a [usize],
-    Option<&'a [usize]>,
-);
+/// Rows per free parameter of the largest mixture a model's subsample must
+/// hold for its BIC scan to fit that mixture there. Sized for one cluster a
+/// class at [`RMDA_ROWS_PER_PARAMETER`], a subsample holds about this many
+/// at the default range's top (four clusters a class): 5 is the rate the
+/// scan ran at before each model had its own subsample (the full
+/// covariance's at 4K), made a bound. A parameter's standard error is then
+/// under half its own scale (1/sqrt(5)); a subsample never fits more
+/// clusters than it supports at this rate ([`Rmda::supported_range`]), so
+/// a cheap model's small subsample never runs a scan its rows cannot back.
+const SCAN_ROWS_PER_PARAMETER: usize = 5;
+
+/// The table step 1 reads: the features, each row's key and the given
+/// labels.
+type Table<'a> = (&'a DMatrix<f64>, &'a [u64], &'a [usize]);
+
+/// A model of step 1 and the rows it chooses its number of clusters on
+/// (all when `None`).
+type ModelRows<'a> = (MixtureModel, Option<&'a [usize]>);
+
+/// The rows the models are compared on: the largest subsample, which holds
+/// every other (each takes the rows of the smallest keys of every class,
+/// by a share that grows with its parameters); all rows (`None`) when some
+/// model has no subsample.
+fn common_rows(subsamples: &[Option<Vec<usize>>]) -> Option<&[usize]> {
+    if subsamples.iter().any(Option::is_none) {
+        return None;
+    }
+    subsamples
+        .iter()
+        .flatten()
+        .max_by_key(|r| r.len())
+        .map(Vec::as_slice)
+}
+
+/// How subsamples carried step 1 (`None` when none did): the rows each
+/// model chose its clusters on, the rows they were compared on, and the
+/// continuation `to_all` (the rows compared on and the continued mixture)
+/// on all `n` rows.
+fn subsample_note(
+    chosen: &Step1,
+    fits: &[ModelRows<'_>],
+    to_all: Option<(usize, &GaussianMixture)>,
+    n: usize,
+) -> Option<String> {
+    let own = fits
+        .iter()
+        .find(|(m, _)| *m == chosen.model)
+        .and_then(|(_, r)| *r)?;
+    let k = chosen.mixture.n_clusters();
+    let mut note = if fits.len() > 1 {
+        let each: Vec<String> = fits
+            .iter()
+            .map(|(m, r)| format!("{} rows for {}", r.map_or(n, <[usize]>::len), m.describe()))
+            .collect();
+        let compared_on = to_all.map_or(n, |(rows, _)| rows);
+        format!(
+            "each mixture model's number of clusters (BIC) and starts were chosen on a \
+             stratified subsample sized by its parameters ({}); the models were \
+             compared by BIC on the same {compared_on} rows, each continued there by EM \
+             (the BIC series is the chosen model's own {} rows)",
+            each.join("; "),
+            own.len()
+        )
+    } else {
+        format!(
+            "the number of clusters (BIC) and the starts were chosen on a stratified \
+             subsample of {} rows, where the {k}-cluster EM ran {} iteration(s) (the BIC \
+             series is the subsample's)",
+            own.len(),
+            chosen.mixture.iterations
+        )
+    };
+    if let Some((_, m)) = to_all {
+        note.push_str(&format!(
+            "; the chosen mixture then ran {} iteration(s) on all {n} rows to convergence",
+            m.iterations
+        ));
+    }
+    Some(note)
+}
 
 /// Step 1's rows: the scaled features and each row's key (from its raw
 /// values), which the subsample and the k-means++ starts draw by.
@@ -569,26 +651,50 @@ struct Rows<'a> {
 }
 
 impl Rmda {
-    /// When and how much of a table of `d` columns and `n_classes` classes
-    /// step 1 chooses its mixture on (see [`subsample`]): a class's share of
-    /// the K = n_classes mixture, one cluster, of the model with the most
-    /// parameters (every model is compared on the same rows).
-    fn plan(&self, d: usize, n_classes: usize) -> subsample::Plan {
-        let per_cluster = self
-            .models
-            .iter()
-            .map(|m| subsample::gaussian_params(m.family, d, n_classes))
-            .max()
-            .unwrap_or(0)
-            + 1;
-        subsample::Plan::gaussian(per_cluster, RMDA_ROWS_PER_PARAMETER)
+    /// How much of a table of `d` columns and `n_classes` classes `model`
+    /// chooses its number of clusters on (see [`subsample`]):
+    /// [`RMDA_ROWS_PER_PARAMETER`] rows per parameter of the range's
+    /// smallest mixture and [`SCAN_ROWS_PER_PARAMETER`] of its largest, so
+    /// that every number of clusters the scan may fit is supported. Each
+    /// model is sized by its own parameters: a spherical mixture in 20
+    /// dimensions needs a tenth of a full one's rows.
+    fn plan(
+        model: MixtureModel,
+        d: usize,
+        n_classes: usize,
+        range: &RangeInclusive<usize>,
+    ) -> subsample::Plan {
+        let rows = (RMDA_ROWS_PER_PARAMETER * model.parameters(d, *range.start()))
+            .max(SCAN_ROWS_PER_PARAMETER * model.parameters(d, *range.end()));
+        // The plan's quota is the rarest class's rows and every class keeps
+        // the same share, so the subsample holds n_classes quotas or more.
+        subsample::Plan::gaussian(rows.div_ceil(n_classes.max(1)), 1)
     }
 
-    /// Step 1 on every row, or on a large table (see [`subsample`]) on a
-    /// stratified subsample whose chosen mixture is then continued on
-    /// every row to the usual convergence test; with a note saying so.
-    /// Should the continuation lose a cluster, the chosen model's step 1
-    /// runs on every row.
+    /// `range` up to the most clusters of `model` that `rows` rows support
+    /// at [`SCAN_ROWS_PER_PARAMETER`], never below its start (which the
+    /// plan sizes the subsample for).
+    fn supported_range(
+        model: MixtureModel,
+        d: usize,
+        rows: usize,
+        range: RangeInclusive<usize>,
+    ) -> RangeInclusive<usize> {
+        let lo = *range.start();
+        let top = range
+            .take_while(|&k| SCAN_ROWS_PER_PARAMETER * model.parameters(d, k) <= rows)
+            .last()
+            .unwrap_or(lo);
+        lo..=top.max(lo)
+    }
+
+    /// Step 1 on every row, or on a large table (see [`subsample`]) on
+    /// stratified subsamples: each model's number of clusters (BIC) and
+    /// starts on its own subsample, the models compared by BIC on the
+    /// largest of them, the chosen mixture then continued on every row to
+    /// the usual convergence test; with a note saying so. Should the
+    /// continuation lose a cluster, the chosen model's step 1 runs on
+    /// every row.
     fn mixture_step(
         &self,
         x: &DMatrix<f64>,
@@ -602,29 +708,41 @@ impl Rmda {
             start: 0.0,
             span: MIXTURE_SHARE,
         };
-        let rows =
-            subsample::stratified_above(given, n_classes, &self.plan(x.ncols(), n_classes), keys);
-        let Some(rows) = rows else {
-            return self.choose_model(
-                (x, keys, given, None),
-                n_classes,
-                range,
-                &self.models,
-                whole,
-                progress,
-            );
-        };
-        let sub = Some(rows.as_slice());
+        let d = x.ncols();
+        let subsamples: Vec<Option<Vec<usize>>> = self
+            .models
+            .iter()
+            .map(|&m| {
+                let plan = Self::plan(m, d, n_classes, &range);
+                subsample::stratified_above(given, n_classes, &plan, keys)
+            })
+            .collect();
+        let fits: Vec<ModelRows<'_>> = self
+            .models
+            .iter()
+            .zip(&subsamples)
+            .map(|(&m, rows)| (m, rows.as_deref()))
+            .collect();
+        let table = (x, keys, given);
+        let common = common_rows(&subsamples);
+        if subsamples.iter().all(Option::is_none) {
+            return self.choose_model(table, &fits, None, n_classes, range, whole, progress);
+        }
         let chosen = self.choose_model(
-            (x, keys, given, sub),
+            table,
+            &fits,
+            common,
             n_classes,
             range.clone(),
-            &self.models,
             whole.part(0, 2),
             progress,
         )?;
+        let Some(common) = common else {
+            // Compared on every row already.
+            let note = subsample_note(&chosen, &fits, None, x.nrows());
+            return Ok(Step1 { note, ..chosen });
+        };
         let settings = self.settings_for(chosen.model);
-        let sub_iterations = chosen.mixture.iterations;
         let z = chosen.standardizer.apply(x);
         match continue_mixture(
             &z,
@@ -634,19 +752,10 @@ impl Rmda {
             progress,
         ) {
             Ok(m) => {
-                let note = format!(
-                    "the mixture model and number of clusters (BIC) and the starts were chosen \
-                     on a stratified subsample of {} rows, where the {}-cluster EM ran \
-                     {sub_iterations} iteration(s); it then ran {} on all {} rows to \
-                     convergence (the BIC series is the subsample's)",
-                    rows.len(),
-                    m.n_clusters(),
-                    m.iterations,
-                    x.nrows()
-                );
+                let note = subsample_note(&chosen, &fits, Some((common.len(), &m)), x.nrows());
                 return Ok(Step1 {
                     mixture: m,
-                    note: Some(note),
+                    note,
                     ..chosen
                 });
             }
@@ -654,10 +763,11 @@ impl Rmda {
             Err(e) => return Err(e),
         }
         let mut again = self.choose_model(
-            (x, keys, given, None),
+            table,
+            &[(chosen.model, None)],
+            None,
             n_classes,
             range,
-            &[chosen.model],
             whole,
             progress,
         )?;
@@ -665,66 +775,43 @@ impl Rmda {
         Ok(again)
     }
 
-    /// Each of `models` on the rows `rows` of the table (all when `None`),
-    /// its number of clusters by BIC; the admissible one of least BIC on
-    /// the features' own scale, else the one of least BIC. A model that
-    /// cannot be fitted is skipped while another can.
+    /// Each of `fits` (a model and the rows it chooses its number of
+    /// clusters on, all when `None`), compared by BIC on the rows `common`
+    /// (all when `None`; every model's rows are among them): the
+    /// admissible one of least BIC on the features' own scale, else the
+    /// one of least BIC. A model that cannot be fitted is skipped while
+    /// another can.
     fn choose_model(
         &self,
-        (x, keys, given, rows): TableRows<'_>,
+        table: Table<'_>,
+        fits: &[ModelRows<'_>],
+        common: Option<&[usize]>,
         n_classes: usize,
         range: RangeInclusive<usize>,
-        models: &[MixtureModel],
         gauge: Gauge,
         progress: &mut dyn FnMut(Progress) -> Control,
     ) -> Result<Step1, FitError> {
         let mut best: Option<(Step1, f64)> = None;
         let mut compared = Vec::new();
         let mut last_error = None;
-        for (i, &model) in models.iter().enumerate() {
-            let standardizer = model.standardizer(x);
-            let z = standardizer.apply(x);
-            let (z, keys, given) = match rows {
-                Some(r) => (
-                    z.select_rows(r.iter()),
-                    r.iter().map(|&i| keys[i]).collect(),
-                    r.iter().map(|&i| given[i]).collect(),
-                ),
-                None => (z, keys.to_vec(), given.to_vec()),
-            };
-            let settings = self.settings_for(model);
-            let part = gauge.part(i, models.len());
-            let fitted = self.choose_mixture(
-                Rows { z: &z, keys: &keys },
-                &given,
+        for (i, &(model, rows)) in fits.iter().enumerate() {
+            let part = gauge.part(i, fits.len());
+            let fitted = self.fit_model(
+                table,
+                (model, rows, common),
                 n_classes,
                 range.clone(),
-                (&settings, part),
+                part,
                 progress,
             );
-            let (mixture, bic, skipped, admissible_starts) = match fitted {
-                Ok(f) => f,
-                Err(e @ (FitError::Numerical(_) | FitError::InvalidInput(_)))
-                    if models.len() > 1 =>
-                {
+            let step = match fitted {
+                Ok(s) => s,
+                Err(e @ (FitError::Numerical(_) | FitError::InvalidInput(_))) if fits.len() > 1 => {
                     compared.push(format!("{}: not fitted ({e})", model.describe()));
                     last_error = Some(e);
                     continue;
                 }
                 Err(e) => return Err(e),
-            };
-            let log_scale = standardizer.scale.iter().map(|s| s.ln()).sum();
-            let step = Step1 {
-                model,
-                standardizer,
-                mixture,
-                log_scale,
-                scale_parameters: model.scale_parameters(x.ncols()),
-                bic,
-                skipped,
-                admissible_starts,
-                compared: Vec::new(),
-                note: None,
             };
             let own = step.own_scale(step.mixture.bic(), step.mixture.n_samples);
             let ok = step.admissible();
@@ -751,10 +838,82 @@ impl Rmda {
                 FitError::Numerical("no mixture model could be fitted".into())
             }));
         };
-        if models.len() > 1 {
+        if fits.len() > 1 {
             best.compared = compared;
         }
         Ok(best)
+    }
+
+    /// One model of step 1: its number of clusters by BIC on its rows (all
+    /// when `None`, else at most as many as they support), then, when the
+    /// models are compared on other rows (`common`, which hold its own),
+    /// its mixture continued there by EM, so that every model's BIC is the
+    /// maximised likelihood of the same rows with its own penalty.
+    fn fit_model(
+        &self,
+        (x, keys, given): Table<'_>,
+        (model, rows, common): (MixtureModel, Option<&[usize]>, Option<&[usize]>),
+        n_classes: usize,
+        range: RangeInclusive<usize>,
+        gauge: Gauge,
+        progress: &mut dyn FnMut(Progress) -> Control,
+    ) -> Result<Step1, FitError> {
+        let standardizer = model.standardizer(x);
+        let z = standardizer.apply(x);
+        let settings = self.settings_for(model);
+        let moves = rows != common;
+        let (fit_gauge, move_gauge) = if moves {
+            (gauge.part(0, 2), gauge.part(1, 2))
+        } else {
+            (gauge, gauge)
+        };
+        let (mixture, bic, skipped, admissible_starts) = match rows {
+            Some(r) => {
+                let z_r = z.select_rows(r.iter());
+                let keys_r: Vec<u64> = r.iter().map(|&i| keys[i]).collect();
+                let given_r: Vec<usize> = r.iter().map(|&i| given[i]).collect();
+                let range = Self::supported_range(model, x.ncols(), r.len(), range);
+                let rows = Rows {
+                    z: &z_r,
+                    keys: &keys_r,
+                };
+                let setup = (&settings, fit_gauge);
+                self.choose_mixture(rows, &given_r, n_classes, range, setup, progress)?
+            }
+            None => {
+                let rows = Rows { z: &z, keys };
+                let setup = (&settings, fit_gauge);
+                self.choose_mixture(rows, given, n_classes, range, setup, progress)?
+            }
+        };
+        let bic_rows = mixture.n_samples;
+        let mixture = if moves {
+            let z_common = common.map_or_else(|| z.clone(), |c| z.select_rows(c.iter()));
+            let rows = z_common.nrows();
+            continue_mixture(&z_common, mixture, &settings, move_gauge, progress).map_err(|e| {
+                match e {
+                    FitError::Numerical(_) => FitError::Numerical(format!(
+                        "a cluster was lost on the {rows} rows the models are compared on"
+                    )),
+                    e => e,
+                }
+            })?
+        } else {
+            mixture
+        };
+        Ok(Step1 {
+            model,
+            log_scale: standardizer.scale.iter().map(|s| s.ln()).sum(),
+            scale_parameters: model.scale_parameters(x.ncols()),
+            standardizer,
+            mixture,
+            bic,
+            bic_rows,
+            skipped,
+            admissible_starts,
+            compared: Vec::new(),
+            note: None,
+        })
     }
 
     /// Step 1 on the rows `z` for one model: the mixture of the lowest BIC
@@ -883,7 +1042,7 @@ fn report(
             .into(),
         points: bic
             .iter()
-            .map(|&(kk, b)| (kk as f64, chosen.own_scale(b, mixture.n_samples)))
+            .map(|&(kk, b)| (kk as f64, chosen.own_scale(b, chosen.bic_rows)))
             .collect(),
     });
     extra.series.push(NamedSeries {

@@ -490,3 +490,101 @@ fn the_default_recovers_the_model_it_was_drawn_from() {
         assert!((r[(j, class)] - want).abs() < 0.05, "cluster {j}: {r}");
     }
 }
+
+/// Each model's subsample holds what its scan may fit: 20 rows a parameter
+/// of one cluster a class and 5 of the range's top, whatever the family,
+/// so a cheap family's subsample is small and a full one's large.
+#[test]
+fn each_models_subsample_supports_its_whole_range() {
+    let (d, n_classes) = (20, 5);
+    let given: Vec<usize> = (0..200_000).map(|i| i % n_classes).collect();
+    let range = 5..=20;
+    let mut sizes = Vec::new();
+    for model in BIC_MODELS {
+        let plan = Rmda::plan(model, d, n_classes, &range);
+        let rows = plan.rows(&given, n_classes).unwrap();
+        assert!(
+            rows >= RMDA_ROWS_PER_PARAMETER * model.parameters(d, 5),
+            "{model:?}"
+        );
+        assert!(
+            rows >= SCAN_ROWS_PER_PARAMETER * model.parameters(d, 20),
+            "{model:?}"
+        );
+        assert_eq!(Rmda::supported_range(model, d, rows, range.clone()), range);
+        sizes.push(rows);
+    }
+    // Spherical (as given) needs about a tenth of the full covariance's
+    // rows (22 parameters a cluster for 231).
+    assert!(sizes[4] >= 9 * sizes[0], "{sizes:?}");
+    // Fewer rows than the top needs cap the range where 5 rows a parameter
+    // end, and never below its start.
+    let full = BIC_MODELS[4];
+    let capped = Rmda::supported_range(full, d, 5 * full.parameters(d, 9) + 1, range.clone());
+    assert_eq!(capped, 5..=9);
+    assert_eq!(Rmda::supported_range(full, d, 10, range), 5..=5);
+}
+
+/// The default on a table large enough to subsample: each model chooses
+/// its clusters on its own subsample, at most as many as those rows
+/// support; the models are compared on the largest subsample, which holds
+/// every other; and the model the data were drawn from wins with its
+/// number of clusters.
+#[test]
+fn on_a_large_table_each_model_chooses_its_clusters_on_its_own_subsample() {
+    let (x, _, given) = four_clusters(60_000, [0.2, 0.1], 21);
+    let model = Rmda::new(&ModelOptions::default()).unwrap();
+    let range = model.clusters.range(2, x.nrows()).unwrap();
+    let keys = row_keys(x.as_slice(), x.nrows(), 0);
+    let d = x.ncols();
+    let subsamples: Vec<Vec<usize>> = BIC_MODELS
+        .iter()
+        .map(|&m| {
+            let plan = Rmda::plan(m, d, 2, &range);
+            subsample::stratified_above(&given, 2, &plan, &keys).unwrap()
+        })
+        .collect();
+    let common = subsamples.iter().max_by_key(|r| r.len()).unwrap();
+    for rows in &subsamples {
+        assert!(rows.iter().all(|i| common.binary_search(i).is_ok()));
+    }
+    assert!(common.len() < x.nrows() / 10, "{}", common.len());
+    let chosen = model
+        .mixture_step(&x, &keys, &given, 2, range.clone(), &mut no_progress())
+        .unwrap();
+    assert_eq!(
+        chosen.compared.len(),
+        BIC_MODELS.len(),
+        "{:?}",
+        chosen.compared
+    );
+    for ((m, rows), line) in BIC_MODELS.iter().zip(&subsamples).zip(&chosen.compared) {
+        assert!(line.starts_with(&m.describe()), "{line}");
+        let k: usize = line
+            .split(": ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let supported = Rmda::supported_range(*m, d, rows.len(), range.clone());
+        assert!(
+            supported.contains(&k),
+            "{line}: {} rows support {supported:?}",
+            rows.len()
+        );
+    }
+    assert_eq!(chosen.model.family, CovarianceFamily::Spherical);
+    assert_eq!(chosen.mixture.n_clusters(), 4);
+    assert_eq!(chosen.mixture.n_samples, x.nrows());
+    let note = chosen.note.unwrap();
+    assert!(
+        note.contains(&format!(
+            "compared by BIC on the same {} rows",
+            common.len()
+        )),
+        "{note}"
+    );
+}
