@@ -726,12 +726,11 @@ impl Rmda {
         let table = (x, keys, given);
         let common = common_rows(&subsamples);
         if subsamples.iter().all(Option::is_none) {
-            return self.choose_model(table, &fits, None, n_classes, range, whole, progress);
+            return self.choose_model(table, (&fits, None), n_classes, range, whole, progress);
         }
         let chosen = self.choose_model(
             table,
-            &fits,
-            common,
+            (&fits, common),
             n_classes,
             range.clone(),
             whole.part(0, 2),
@@ -764,8 +763,7 @@ impl Rmda {
         }
         let mut again = self.choose_model(
             table,
-            &[(chosen.model, None)],
-            None,
+            (&[(chosen.model, None)], None),
             n_classes,
             range,
             whole,
@@ -784,8 +782,7 @@ impl Rmda {
     fn choose_model(
         &self,
         table: Table<'_>,
-        fits: &[ModelRows<'_>],
-        common: Option<&[usize]>,
+        (fits, common): (&[ModelRows<'_>], Option<&[usize]>),
         n_classes: usize,
         range: RangeInclusive<usize>,
         gauge: Gauge,
