@@ -41,6 +41,7 @@ use cv_watch::CvWatch;
 mod coupled;
 mod cv_watch;
 mod large;
+mod relaxed;
 
 /// The path runs from lambda_max down to this fraction of it.
 const PATH_RATIO: f64 = 0.01;
@@ -1420,7 +1421,11 @@ impl RobustModel for ShiftLr {
             why,
             settled,
         };
-        let posterior = theta_posterior(x, &standardizer, &point.theta, k);
+        let mut posterior = theta_posterior(x, &standardizer, &point.theta, k);
+        if choice.is_some() {
+            // A cross-validated kappa's shrinkage of theta's scale ([`relaxed`]).
+            posterior = relaxed::relaxed(&posterior, &labels).0;
+        }
         let fit = finish(posterior, given, k, standardizer, point, walked, guide);
         Ok(with_theta_penalty(fit, pen, choice))
     }
@@ -1455,10 +1460,15 @@ impl ShiftLr {
                 (held_out, folds.len())
             }
         };
+        // The held-out predictions' scale and class intercepts, refitted
+        // (see [`relaxed`]): the penalty's shrinkage of theta's scale would
+        // leave the class shares, noisy ones included, to rank the rows.
+        let (posterior, scale) = relaxed::relaxed(&posterior, labels);
         let why = format!(
             "lambda chosen by training accuracy (1.000): theta alone fits every training \
              label, so no shift can add to it (the path's first point); each row is scored \
-             by theta fitted without its fold ({folds} folds)"
+             by theta fitted without its fold ({folds} folds), its scale (x {scale:.2}) and \
+             class intercepts refitted on the given labels"
         );
         let walked = Walked {
             entries: entries(std::slice::from_ref(&point), given.len()),
