@@ -61,7 +61,8 @@ pub(super) fn relaxed(held_out: &DMatrix<f64>, labels: &[usize]) -> (DMatrix<f64
         let Some(chol) = neg.cholesky() else { break };
         let step = chol.solve(&grad);
         let decrement = grad.dot(&step);
-        if !(decrement > DECREMENT_TOL) {
+        // NaN (a degenerate solve) stops too.
+        if decrement.is_nan() || decrement <= DECREMENT_TOL {
             break;
         }
         // Backtrack until the likelihood rises (concave: a short enough
@@ -252,9 +253,9 @@ mod tests {
         let p = DMatrix::from_fn(n, 3, |i, c| if c == labels[i] { 0.5 } else { 0.25 });
         let (q, b) = relaxed(&p, &labels);
         assert!(b > 1.0);
-        for i in 0..n {
+        for (i, &y) in labels.iter().enumerate() {
             assert!((q.row(i).sum() - 1.0).abs() < 1e-12);
-            assert_eq!(crate::models::argmax(q.row(i).iter().copied()), labels[i]);
+            assert_eq!(crate::models::argmax(q.row(i).iter().copied()), y);
         }
     }
 }
