@@ -326,8 +326,7 @@ pub enum CellEdit {
 
 /// Reads a file (gzip recognised by its content) into a dataset.
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
-    let bytes = read::read_regular_file(path)?;
-    load_bytes(path, bytes, opts)
+    load_file(path, opts, None)
 }
 
 /// What a load reports as it reads the records of a table: the fraction
@@ -341,8 +340,27 @@ pub fn load_with_progress(
     opts: &LoadOptions,
     progress: Progress<'_>,
 ) -> Result<Dataset, DataError> {
+    load_file(path, opts, Some(progress))
+}
+
+/// Reads the file at `path`: a series matrix as it is decompressed, so
+/// that its text is never held whole beside its matrix (a GEO matrix of
+/// an Affymetrix array is tens of MB of each); any other file whole.
+fn load_file(
+    path: &Path,
+    opts: &LoadOptions,
+    progress: Option<Progress<'_>>,
+) -> Result<Dataset, DataError> {
+    let (file, len) = read::open_regular_file(path)?;
+    let platform = opts.platform.as_deref().map(read_platform).transpose()?;
+    let streamable = opts.sheet.is_none() && !sheet::is_workbook(path, &[]);
+    if let Some((mut input, size)) = read::content_stream(file, len).filter(|_| streamable)
+        && let Some(table) = geo::streamed_grid(path, &mut *input, size, opts, platform.as_ref())?
+    {
+        return geo_dataset(path, table, opts, platform);
+    }
     let bytes = read::read_regular_file(path)?;
-    load_bytes_in(path, bytes, opts, Some(progress))
+    load_bytes_in(path, bytes, opts, progress, platform)
 }
 
 /// Builds a dataset from a file's bytes already in memory; `path` names it
@@ -350,16 +368,18 @@ pub fn load_with_progress(
 /// by their container (zip or OLE) and extension; both become a CSV that
 /// stands for them (a labels sheet for GEO), which is what an export writes.
 pub fn load_bytes(path: &Path, bytes: Vec<u8>, opts: &LoadOptions) -> Result<Dataset, DataError> {
-    load_bytes_in(path, bytes, opts, None)
+    let platform = opts.platform.as_deref().map(read_platform).transpose()?;
+    load_bytes_in(path, bytes, opts, None, platform)
 }
 
+/// `platform`: the symbols of `--platform`, read before the file.
 fn load_bytes_in(
     path: &Path,
     bytes: Vec<u8>,
     opts: &LoadOptions,
     progress: Option<Progress<'_>>,
+    platform: Option<GeneSymbols>,
 ) -> Result<Dataset, DataError> {
-    let platform = opts.platform.as_deref().map(read_platform).transpose()?;
     let workbook = sheet::is_workbook(path, &bytes)
         .then(|| sheet::to_csv(path, &bytes, opts))
         .transpose()?;
@@ -381,22 +401,7 @@ fn load_bytes_in(
         )?;
         let table = geo::grid(path, &bytes, kind, opts, platform.as_ref())?;
         drop(bytes);
-        let records = read::scan(&table.sheet).records;
-        let raw = RawTable {
-            path: path.to_path_buf(),
-            bytes: table.sheet,
-            gzip: false,
-            title: Vec::new(),
-            encoding: TextEncoding::Utf8,
-            delimiter: b',',
-            records,
-            format: SourceFormat::Geo,
-        };
-        let extras = Extras {
-            symbols: platform.or(table.symbols),
-            notes: table.notes,
-        };
-        return finish(path, table.grid, raw, opts, extras);
+        return geo_dataset(path, table, opts, platform);
     }
     refuse_unless(
         path,
@@ -457,6 +462,31 @@ fn load_bytes_in(
         notes: Vec::new(),
     };
     finish(path, grid, raw, opts, extras)
+}
+
+/// A GEO file's dataset: its labels sheet stands for it as the raw table.
+fn geo_dataset(
+    path: &Path,
+    table: geo::GeoTable,
+    opts: &LoadOptions,
+    platform: Option<GeneSymbols>,
+) -> Result<Dataset, DataError> {
+    let records = read::scan(&table.sheet).records;
+    let raw = RawTable {
+        path: path.to_path_buf(),
+        bytes: table.sheet,
+        gzip: false,
+        title: Vec::new(),
+        encoding: TextEncoding::Utf8,
+        delimiter: b',',
+        records,
+        format: SourceFormat::Geo,
+    };
+    let extras = Extras {
+        symbols: platform.or(table.symbols),
+        notes: table.notes,
+    };
+    finish(path, table.grid, raw, opts, extras)
 }
 
 /// An option that does not apply to this file is refused, never ignored.

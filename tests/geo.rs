@@ -615,3 +615,111 @@ fn the_report_and_the_audit_page_name_probes_with_their_symbols() {
     let first = selected[0].split(" (").next().unwrap();
     assert!(html.contains(first), "no {first} on the page");
 }
+
+/// The fields of two loads of one file that must be equal.
+fn assert_same(a: &Dataset, b: &Dataset, what: &str) {
+    assert_eq!(a.x, b.x, "{what}");
+    assert_eq!(a.feature_labels(), b.feature_labels(), "{what}");
+    assert_eq!(a.ids, b.ids, "{what}");
+    assert_eq!(a.classes, b.classes, "{what}");
+    assert_eq!(a.labels, b.labels, "{what}");
+    assert_eq!(a.reader_notes, b.reader_notes, "{what}");
+    assert_eq!(a.raw.bytes, b.raw.bytes, "{what}");
+    assert_eq!(a.constant, b.constant, "{what}");
+    assert_eq!(a.empty, b.empty, "{what}");
+}
+
+/// A series matrix is read as it is decompressed, so that its text is
+/// never held whole beside its matrix: whatever its compression, line
+/// ends, blank lines or encoding, it loads exactly as its bytes read whole
+/// do, and a file that cannot be read fails with the same message.
+#[test]
+fn a_series_matrix_read_as_a_stream_loads_as_it_does_read_whole() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let gz = std::fs::read(fixture("GSE1122_series_matrix.txt.gz")).unwrap();
+    let text = gunzip(&fixture("GSE1122_series_matrix.txt.gz"));
+    let crlf = text.replace('\n', "\r\n\r\n");
+    let long = longer(&text, 10);
+    let mut gz_crlf = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz_crlf.write_all(crlf.as_bytes()).unwrap();
+    // One byte that is not UTF-8 in a sample field: the whole file is then
+    // Windows-1252, which a stream cannot know until its end.
+    let mut latin1 = text
+        .replacen(
+            "!Sample_source_name_ch1\t\"",
+            "!Sample_source_name_ch1\t\"caf\u{1} ",
+            1,
+        )
+        .into_bytes();
+    let at = latin1.iter().position(|&b| b == 1).unwrap();
+    latin1[at] = 0xE9;
+    let variants: Vec<(&str, Vec<u8>)> = vec![
+        ("GSE1122_series_matrix.txt.gz", gz.clone()),
+        ("plain_series_matrix.txt", text.clone().into_bytes()),
+        ("long_series_matrix.txt", long.into_bytes()),
+        ("crlf_series_matrix.txt.gz", gz_crlf.finish().unwrap()),
+        ("latin1_series_matrix.txt", latin1),
+        ("cut_series_matrix.txt.gz", gz[..gz.len() * 2 / 3].to_vec()),
+        (
+            "cut_series_matrix.txt",
+            text.as_bytes()[..text.len() / 2].to_vec(),
+        ),
+    ];
+    let options = [
+        gse1122_options(),
+        LoadOptions {
+            ignore: vec!["AFFX-*".into()],
+            platform: Some(fixture("GPL80_from_GDS670.annot.gz")),
+            ..gse1122_options()
+        },
+    ];
+    for opts in &options {
+        for (name, bytes) in &variants {
+            let file = dir.path().join(name);
+            std::fs::write(&file, bytes).unwrap();
+            let streamed = load(&file, opts);
+            let whole = relabel::dataset::load_bytes(&file, bytes.clone(), opts);
+            let cut = name.starts_with("cut");
+            assert_eq!(
+                streamed.is_ok(),
+                !cut,
+                "{name}: {:?}",
+                streamed.as_ref().err()
+            );
+            match (&streamed, &whole) {
+                (Ok(a), Ok(b)) => assert_same(a, b, name),
+                (Err(a), Err(b)) => assert_eq!(format!("{a:?}"), format!("{b:?}"), "{name}"),
+                _ => panic!(
+                    "{name}: streamed {:?}, whole {:?}",
+                    streamed.is_ok(),
+                    whole.is_ok()
+                ),
+            }
+        }
+    }
+}
+
+/// A series matrix with its probes `times` over (`ID`, `ID_r1`, ...): a
+/// table longer than one block of the streamed read.
+fn longer(text: &str, times: usize) -> String {
+    let (head, rest) = text.split_once("\"ID_REF\"").unwrap();
+    let (table, tail) = rest.split_once("!series_matrix_table_end").unwrap();
+    let (header, rows) = table.split_once('\n').unwrap();
+    let mut out = format!("{head}\"ID_REF\"{header}\n");
+    for r in 0..times {
+        for row in rows.lines() {
+            let (probe, values) = row.split_once('\t').unwrap();
+            let probe = probe.trim_end_matches('"');
+            let again = if r == 0 {
+                String::new()
+            } else {
+                format!("_r{r}")
+            };
+            out.push_str(&format!("{probe}{again}\"\t{values}\n"));
+        }
+    }
+    out.push_str("!series_matrix_table_end");
+    out.push_str(tail);
+    out
+}

@@ -917,9 +917,11 @@ fn feature_columns(
     means: &[Option<f64>],
 ) -> Columns {
     let m = kept.len();
-    let mut feature_names = Vec::new();
+    // One name and one source per column at least (a string column gives
+    // a name per level): sized once, not grown by doubling.
+    let mut feature_names = Vec::with_capacity(features.len());
     let mut categorical = Vec::new();
-    let mut sources = Vec::new();
+    let mut sources = Vec::with_capacity(features.len());
     if !features.iter().any(is_text) {
         let p = features.len();
         if m < n {

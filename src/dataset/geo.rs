@@ -20,6 +20,7 @@ mod fuzz;
 mod platform;
 mod series;
 mod soft;
+mod stream;
 mod table;
 
 pub use fields::LabelField;
@@ -145,7 +146,17 @@ pub(super) struct Ignore<'a> {
     platform: Option<&'a GeneSymbols>,
 }
 
-impl Ignore<'_> {
+impl<'a> Ignore<'a> {
+    fn new(opts: &LoadOptions, platform: Option<&'a GeneSymbols>) -> Self {
+        Self {
+            patterns: super::glob::patterns(&opts.ignore)
+                .into_iter()
+                .map(|p| (p, false))
+                .collect(),
+            platform,
+        }
+    }
+
     /// Whether `--ignore` leaves out this probe (by its id, or its gene
     /// symbol: `--platform`'s, else `own`, the file's).
     pub fn drops(&mut self, probe: &str, own: Option<&str>) -> bool {
@@ -190,14 +201,40 @@ pub fn grid(
     check_options(path, opts)?;
     let text = String::from_utf8_lossy(bytes);
     let lines = numbered(&text);
-    let mut ignore = Ignore {
-        patterns: super::glob::patterns(&opts.ignore)
-            .into_iter()
-            .map(|p| (p, false))
-            .collect(),
-        platform,
-    };
+    let mut ignore = Ignore::new(opts, platform);
     let parsed = parse(path, &lines, kind, &mut ignore, true)?;
+    assemble(path, parsed, &ignore, opts)
+}
+
+/// [`grid`] of a series matrix read from `input` (decompressed text of
+/// `size` bytes, when known) as it is decompressed, never whole: `None`
+/// when `input` is not a series matrix that reads as a stream exactly as
+/// it reads whole (see [`stream`]); the caller then reads it whole.
+pub fn streamed_grid(
+    path: &Path,
+    input: &mut dyn std::io::BufRead,
+    size: Option<u64>,
+    opts: &LoadOptions,
+    platform: Option<&GeneSymbols>,
+) -> Result<Option<GeoTable>, DataError> {
+    if check_options(path, opts).is_err() {
+        return Ok(None);
+    }
+    let mut ignore = Ignore::new(opts, platform);
+    match stream::series(path, input, size, &mut ignore) {
+        Some(parsed) => assemble(path, parsed, &ignore, opts).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The grid and labels sheet of a file parsed, once every `--ignore`
+/// pattern is known to have matched a probe.
+fn assemble(
+    path: &Path,
+    parsed: Parsed,
+    ignore: &Ignore<'_>,
+    opts: &LoadOptions,
+) -> Result<GeoTable, DataError> {
     if let Some((unused, _)) = ignore.patterns.iter().find(|(_, used)| !used) {
         return Err(err(
             path,

@@ -211,28 +211,68 @@ fn wrong_delimiter(path: &Path, header: &[u8], given: u8) -> Result<(), DataErro
 /// it: a FIFO with no writer would block forever in open(), and a device
 /// like /dev/zero never ends. A symlink to a regular file is followed.
 pub fn read_regular_file(path: &Path) -> Result<Vec<u8>, DataError> {
-    let cannot = |e: std::io::Error| {
-        err(
-            path,
-            0,
-            0,
-            format!("cannot read the file: {e}"),
-            "check the path and that you may read it",
-        )
-    };
+    let (mut file, len) = open_regular_file(path)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    file.read_to_end(&mut bytes)
+        .map_err(|e| cannot_read(path, e))?;
+    Ok(bytes)
+}
+
+/// The file at `path` opened, and its length, after the checks of
+/// [`read_regular_file`].
+pub fn open_regular_file(path: &Path) -> Result<(std::fs::File, u64), DataError> {
+    let cannot = |e| cannot_read(path, e);
     let meta = std::fs::metadata(path).map_err(cannot)?;
     if !meta.is_file() {
         return Err(not_regular(path, &meta.file_type()));
     }
-    let mut file = std::fs::File::open(path).map_err(cannot)?;
+    let file = std::fs::File::open(path).map_err(cannot)?;
     // It may have been replaced between the look and the open.
     let meta = file.metadata().map_err(cannot)?;
     if !meta.is_file() {
         return Err(not_regular(path, &meta.file_type()));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.read_to_end(&mut bytes).map_err(cannot)?;
-    Ok(bytes)
+    Ok((file, meta.len()))
+}
+
+fn cannot_read(path: &Path, e: std::io::Error) -> DataError {
+    err(
+        path,
+        0,
+        0,
+        format!("cannot read the file: {e}"),
+        "check the path and that you may read it",
+    )
+}
+
+/// A file's content as a stream, decompressed as it is read when it is
+/// gzip, and the length of that content when known: the file's for plain
+/// text; for gzip, the length its trailer records (modulo 4 GiB, of the
+/// last member: a hint, not a promise). `None` when the file cannot be
+/// read (the whole-file reader then says why).
+pub fn content_stream(
+    mut file: std::fs::File,
+    len: u64,
+) -> Option<(Box<dyn std::io::BufRead>, Option<u64>)> {
+    use std::io::{BufReader, Seek, SeekFrom};
+    // Large enough that reads and inflation go in big steps.
+    const BUFFER: usize = 1 << 18;
+    let mut magic = [0u8; 2];
+    let gzip = file.read_exact(&mut magic).is_ok() && magic == GZIP_MAGIC;
+    if !gzip {
+        file.seek(SeekFrom::Start(0)).ok()?;
+        return Some((Box::new(BufReader::with_capacity(BUFFER, file)), Some(len)));
+    }
+    let mut trailer = [0u8; 4];
+    file.seek(SeekFrom::End(-4)).ok()?;
+    file.read_exact(&mut trailer).ok()?;
+    file.seek(SeekFrom::Start(0)).ok()?;
+    let decoder = flate2::read::MultiGzDecoder::new(BufReader::with_capacity(BUFFER, file));
+    let size = u64::from(u32::from_le_bytes(trailer));
+    Some((
+        Box::new(BufReader::with_capacity(BUFFER, decoder)),
+        Some(size),
+    ))
 }
 
 fn not_regular(path: &Path, kind: &std::fs::FileType) -> DataError {

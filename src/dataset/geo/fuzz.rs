@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 
-use super::super::{LoadOptions, MissingPolicy, load_bytes};
+use super::super::{LoadOptions, MissingPolicy, load, load_bytes};
 use super::fields::MAX_LINE;
 
 /// The fixtures of `tests/geo.rs`, decompressed.
@@ -149,9 +149,33 @@ fn input() -> impl Strategy<Value = (Vec<u8>, usize)> {
         })
 }
 
+/// The file read from disk, where a series matrix is read as a stream,
+/// gives what its bytes read whole give: the same dataset or the same error.
+fn check_streamed(bytes: &[u8], opts: &LoadOptions) -> Result<(), TestCaseError> {
+    let dir = tempfile::tempdir().map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let path = dir.path().join("GSE1_series_matrix.txt");
+    std::fs::write(&path, bytes).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let whole_here = load_bytes(&path, bytes.to_vec(), opts);
+    match (load(&path, opts), whole_here) {
+        (Ok(a), Ok(b)) => {
+            prop_assert_eq!(&a.x, &b.x);
+            prop_assert_eq!(a.feature_labels(), b.feature_labels());
+            prop_assert_eq!(&a.ids, &b.ids);
+            prop_assert_eq!(&a.labels, &b.labels);
+            prop_assert_eq!(&a.reader_notes, &b.reader_notes);
+            prop_assert_eq!(&a.raw.bytes, &b.raw.bytes);
+        }
+        (Err(a), Err(b)) => prop_assert_eq!(format!("{a:?}"), format!("{b:?}")),
+        (a, b) => prop_assert!(false, "streamed {:?}, whole {:?}", a.is_ok(), b.is_ok()),
+    }
+    Ok(())
+}
+
 fn check((bytes, options): &(Vec<u8>, usize)) -> Result<(), TestCaseError> {
     let path = Path::new("GSE1_series_matrix.txt");
-    let ds = match load_bytes(path, bytes.clone(), &option_sets()[*options]) {
+    let whole = load_bytes(path, bytes.clone(), &option_sets()[*options]);
+    check_streamed(bytes, &option_sets()[*options])?;
+    let ds = match whole {
         Ok(ds) => ds,
         Err(e) => {
             // One line as the curator reads it: `relabel: ` and the message.

@@ -41,44 +41,59 @@ pub fn parse(
     ignore: &mut Ignore<'_>,
     with_table: bool,
 ) -> Result<Parsed, DataError> {
-    let begin = marker(lines, "!series_matrix_table_begin").ok_or_else(|| {
-        err(
-            path,
-            0,
-            0,
-            "this series matrix has no !series_matrix_table_begin line: the file was cut short"
-                .into(),
-            "download it again",
-        )
-    })?;
-    let end =
-        marker(&lines[begin..], "!series_matrix_table_end").map_or(lines.len(), |e| begin + e);
+    let begin = marker(lines, TABLE_BEGIN).ok_or_else(|| no_table(path))?;
+    let end = marker(&lines[begin..], TABLE_END).map_or(lines.len(), |e| begin + e);
     let (head, rows) = (&lines[..begin], &lines[begin + 1..end]);
-    let what = match value_of(head, "!Series_geo_accession") {
-        Some(gse) => format!("the series matrix of {}", one_line(gse)),
-        None => "this series matrix".to_string(),
-    };
-    let samples: Vec<String> = match rows.first() {
-        Some((_, header)) => table::header_samples(header).0,
-        None => sample_row(head, "!Sample_geo_accession").unwrap_or_default(),
-    };
-    let fields = sample_fields(head, samples.len());
-    let mut parsed = Parsed {
-        samples,
-        fields,
-        ..Parsed::default()
-    };
-    if rows.len() <= 1 && !parsed.samples.is_empty() {
-        return Err(no_values(path, &what, head, parsed.samples.len()));
-    }
+    let mut parsed = of_head(path, head, rows.first().map(|&(_, h)| h), rows.len())?;
     if with_table {
-        let t = table::read(path, &what, rows, ignore)?;
+        let t = table::read(path, &parsed.what, rows, ignore)?;
         parsed.samples = t.samples;
         parsed.features = t.features;
         parsed.values = t.values;
     }
-    parsed.what = what;
     Ok(parsed)
+}
+
+pub const TABLE_BEGIN: &str = "!series_matrix_table_begin";
+pub const TABLE_END: &str = "!series_matrix_table_end";
+
+pub fn no_table(path: &Path) -> DataError {
+    err(
+        path,
+        0,
+        0,
+        "this series matrix has no !series_matrix_table_begin line: the file was cut short".into(),
+        "download it again",
+    )
+}
+
+/// What the lines before the table say (the series, its samples and their
+/// fields), given the table's header line and how many lines the table
+/// has, header included: a table without data rows is refused here.
+pub fn of_head(
+    path: &Path,
+    head: &[(usize, &str)],
+    header: Option<&str>,
+    rows: usize,
+) -> Result<Parsed, DataError> {
+    let what = match value_of(head, "!Series_geo_accession") {
+        Some(gse) => format!("the series matrix of {}", one_line(gse)),
+        None => "this series matrix".to_string(),
+    };
+    let samples: Vec<String> = match header {
+        Some(header) => table::header_samples(header).0,
+        None => sample_row(head, "!Sample_geo_accession").unwrap_or_default(),
+    };
+    let fields = sample_fields(head, samples.len());
+    if rows <= 1 && !samples.is_empty() {
+        return Err(no_values(path, &what, head, samples.len()));
+    }
+    Ok(Parsed {
+        what,
+        samples,
+        fields,
+        ..Parsed::default()
+    })
 }
 
 /// The quoted values of the first header line named `key`, one per sample.

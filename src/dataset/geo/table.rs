@@ -59,66 +59,115 @@ pub fn read(
     lines: &[(usize, &str)],
     ignore: &mut Ignore<'_>,
 ) -> Result<ProbeTable, DataError> {
-    let Some(((header_line, header), rows)) = lines.split_first() else {
-        return Err(err(
-            path,
-            0,
-            0,
-            format!("the data table of {what} has no header line"),
-            "check that the file is complete (download it again)",
-        ));
-    };
-    let (samples, skip) = header_samples(header);
-    if samples.is_empty() {
-        return Err(err(
-            path,
-            *header_line,
-            0,
-            format!("the data table of {what} has no sample columns"),
-            "check that the file is complete (download it again)",
-        ));
-    }
-    let mut identifiers = Vec::new();
-    let mut kept: Vec<(usize, &str, &str)> = Vec::with_capacity(rows.len());
-    for &(line, row) in rows {
-        let mut cells = row.splitn(3, '\t');
-        let probe = unquote(cells.next().unwrap_or_default());
-        let identifier = (skip == 2).then(|| unquote(cells.next().unwrap_or_default()));
-        if let Some(id) = identifier.filter(|i| !i.is_empty()) {
-            identifiers.push((probe.to_string(), id.to_string()));
+    let mut reader = Reader::new(path, what, lines.first().copied())?;
+    reader.add(lines.get(1..).unwrap_or_default(), ignore)?;
+    Ok(reader.finish())
+}
+
+/// A probe table read a block of lines at a time, so that a reader of a
+/// stream holds one block of text, never the whole file, beside the matrix.
+pub struct Reader<'p> {
+    path: &'p Path,
+    /// Fields before the first value: the probe id (and a GDS's IDENTIFIER).
+    skip: usize,
+    table: ProbeTable,
+}
+
+impl<'p> Reader<'p> {
+    /// The reader of the table whose header line is `header`.
+    pub fn new(
+        path: &'p Path,
+        what: &str,
+        header: Option<(usize, &str)>,
+    ) -> Result<Self, DataError> {
+        let Some((header_line, header)) = header else {
+            return Err(err(
+                path,
+                0,
+                0,
+                format!("the data table of {what} has no header line"),
+                "check that the file is complete (download it again)",
+            ));
+        };
+        let (samples, skip) = header_samples(header);
+        if samples.is_empty() {
+            return Err(err(
+                path,
+                header_line,
+                0,
+                format!("the data table of {what} has no sample columns"),
+                "check that the file is complete (download it again)",
+            ));
         }
-        if !ignore.drops(probe, identifier) {
-            kept.push((line, probe, row));
-        }
+        let table = ProbeTable {
+            samples,
+            ..ProbeTable::default()
+        };
+        Ok(Self { path, skip, table })
     }
-    let n = samples.len();
-    let mut values = vec![f64::NAN; kept.len() * n];
-    let read_row = |&(line, probe, row): &(usize, &str, &str), out: &mut [f64]| {
-        read_probe(path, (line, probe, row), skip, out)
-    };
-    let features = match kept
-        .par_iter()
-        .zip(values.par_chunks_mut(n))
-        .map(|(row, out)| read_row(row, out))
-        .collect::<Result<Vec<RawColumn>, DataError>>()
-    {
-        Ok(features) => features,
-        // Which line a parallel read stops at varies: the first bad line
-        // in the file is found again in order, so the message never does.
-        Err(e) => {
-            let mut scratch = vec![0.0; n];
-            for row in &kept {
-                read_row(row, &mut scratch)?;
+
+    /// Room for `probes` more probes, so that the matrix is allocated once
+    /// at about its size rather than grown by doubling.
+    pub fn reserve(&mut self, probes: usize) {
+        let n = self.table.samples.len();
+        self.table.features.reserve_exact(probes);
+        self.table.values.reserve_exact(probes.saturating_mul(n));
+    }
+
+    /// The next probe lines, in the file's order.
+    pub fn add(
+        &mut self,
+        rows: &[(usize, &str)],
+        ignore: &mut Ignore<'_>,
+    ) -> Result<(), DataError> {
+        let (path, skip) = (self.path, self.skip);
+        let mut kept: Vec<(usize, &str, &str)> = Vec::with_capacity(rows.len());
+        for &(line, row) in rows {
+            let mut cells = row.splitn(3, '\t');
+            let probe = unquote(cells.next().unwrap_or_default());
+            let identifier = (skip == 2).then(|| unquote(cells.next().unwrap_or_default()));
+            if let Some(id) = identifier.filter(|i| !i.is_empty()) {
+                self.table
+                    .identifiers
+                    .push((probe.to_string(), id.to_string()));
             }
-            return Err(e);
+            if !ignore.drops(probe, identifier) {
+                kept.push((line, probe, row));
+            }
         }
-    };
-    Ok(ProbeTable {
-        samples,
-        features,
-        values,
-        identifiers,
-    })
+        let n = self.table.samples.len();
+        let start = self.table.values.len();
+        self.table.values.resize(start + kept.len() * n, f64::NAN);
+        let read_row = |&(line, probe, row): &(usize, &str, &str), out: &mut [f64]| {
+            read_probe(path, (line, probe, row), skip, out)
+        };
+        let features = match kept
+            .par_iter()
+            .zip(self.table.values[start..].par_chunks_mut(n))
+            .map(|(row, out)| read_row(row, out))
+            .collect::<Result<Vec<RawColumn>, DataError>>()
+        {
+            Ok(features) => features,
+            // Which line a parallel read stops at varies: the first bad line
+            // in the file is found again in order, so the message never does.
+            Err(e) => {
+                let mut scratch = vec![0.0; n];
+                for row in &kept {
+                    read_row(row, &mut scratch)?;
+                }
+                return Err(e);
+            }
+        };
+        self.table.features.extend(features);
+        Ok(())
+    }
+
+    /// The table read, holding no more room than its probes take.
+    pub fn finish(mut self) -> ProbeTable {
+        self.table.values.shrink_to_fit();
+        self.table.features.shrink_to_fit();
+        self.table
+    }
 }
 
 /// One probe's line into `out` (one value per sample): `null` and the
