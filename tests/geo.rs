@@ -602,6 +602,13 @@ fn the_report_and_the_audit_page_name_probes_with_their_symbols() {
             .any(|s| s.split(" (").next().unwrap().contains(' ')),
         "no symbol in {selected:?}"
     );
+    // The page is made from a review session: one with a decision, in a
+    // store of the test's own (never the home directory's).
+    let data_home = tempfile::tempdir().unwrap();
+    let store = data_home.path().join("relabel").join("sessions");
+    let (mut session, _) = relabel::review::Session::open(ds, Some(&store)).unwrap();
+    session.keep(0).unwrap();
+    drop(session);
     let page = dir.path().join("a.html");
     succeed(
         relabel()
@@ -609,7 +616,8 @@ fn the_report_and_the_audit_page_name_probes_with_their_symbols() {
             .arg(&file)
             .args(args)
             .arg("--out")
-            .arg(&page),
+            .arg(&page)
+            .env("XDG_DATA_HOME", data_home.path()),
     );
     let html = std::fs::read_to_string(&page).unwrap();
     let first = selected[0].split(" (").next().unwrap();
