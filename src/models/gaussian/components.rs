@@ -324,15 +324,15 @@ impl GaussianComponents {
             let mut acc = vec![0.0; m];
             match (&whitened, stacked, &self.whitening[c]) {
                 (Some(z), Some((_, shifts)), _) => {
-                    add_squared_norms(&mut acc, &z.columns(c * p, p), &shifts[c]);
+                    add_squared_norms(&mut acc, z, c * p, &shifts[c]);
                 }
                 (_, _, Whitening::Full(w)) => {
-                    add_squared_norms(&mut acc, &(xb * w.transpose()), &(w * &self.means[c]));
+                    add_squared_norms(&mut acc, &(xb * w.transpose()), 0, &(w * &self.means[c]));
                 }
                 (_, _, Whitening::Diag(inv_sd)) => {
                     for j in 0..p {
                         let (mu, is) = (self.means[c][j], inv_sd[j]);
-                        for (a, v) in acc.iter_mut().zip(xb.column(j).iter()) {
+                        for (a, v) in acc.iter_mut().zip(xb.column(j).as_slice()) {
                             let d = (v - mu) * is;
                             *a += d * d;
                         }
@@ -340,8 +340,8 @@ impl GaussianComponents {
                 }
             }
             let constant = -0.5 * (p as f64 * LN_2PI + self.log_dets[c]);
-            for (i, d) in acc.into_iter().enumerate() {
-                out[(i, c)] = constant - 0.5 * d;
+            for (o, d) in out.column_mut(c).as_mut_slice().iter_mut().zip(acc) {
+                *o = constant - 0.5 * d;
             }
         }
         out
@@ -434,18 +434,14 @@ impl GaussianComponents {
     }
 }
 
-/// Adds `||z_i - shift||^2` to `acc[i]`: rows of `z` are `W x_i`, so this
-/// is the Mahalanobis distance `||W (x_i - mu)||^2` with `shift = W mu`,
-/// shift and square taken in one pass.
-fn add_squared_norms<S>(
-    acc: &mut [f64],
-    z: &nalgebra::Matrix<f64, nalgebra::Dyn, nalgebra::Dyn, S>,
-    shift: &DVector<f64>,
-) where
-    S: nalgebra::storage::Storage<f64, nalgebra::Dyn, nalgebra::Dyn>,
-{
-    for (col, sj) in z.column_iter().zip(shift.iter()) {
-        for (a, v) in acc.iter_mut().zip(col.iter()) {
+/// Adds `||z_i - shift||^2` to `acc[i]`, `z_i` the row i of the columns
+/// `first..first + shift.len()` of `z`: rows of `z` are `W x_i`, so this is
+/// the Mahalanobis distance `||W (x_i - mu)||^2` with `shift = W mu`, shift
+/// and square taken in one pass. Columns are read as slices, which the
+/// compiler vectorises (nalgebra's strided iterator does not).
+fn add_squared_norms(acc: &mut [f64], z: &DMatrix<f64>, first: usize, shift: &DVector<f64>) {
+    for (j, sj) in shift.iter().enumerate() {
+        for (a, v) in acc.iter_mut().zip(z.column(first + j).as_slice()) {
             let d = v - sj;
             *a += d * d;
         }
@@ -464,7 +460,7 @@ fn weighted_scatter(x: Scaled<'_>, w: &DVector<f64>, mu: &DVector<f64>) -> DMatr
         let mut block = x.block(s, len);
         for j in 0..p {
             let m = mu[j];
-            for (v, swv) in block.column_mut(j).iter_mut().zip(&sw) {
+            for (v, swv) in block.column_mut(j).as_mut_slice().iter_mut().zip(&sw) {
                 *v = (*v - m) * swv;
             }
         }
@@ -484,7 +480,7 @@ fn weighted_variances(x: Scaled<'_>, w: &DVector<f64>, mu: &DVector<f64>) -> DVe
             let m = mu[j];
             x.column_into(j, 0, &mut buf);
             buf.iter()
-                .zip(w.iter())
+                .zip(w.as_slice())
                 .map(|(v, wi)| wi * (v - m) * (v - m))
                 .sum::<f64>()
         }),

@@ -118,7 +118,9 @@ impl GaussianMixture {
     pub fn log_joint(&self, z: &DMatrix<f64>) -> DMatrix<f64> {
         let mut lw = self.components.log_densities(z);
         for (j, lp) in self.log_weights.iter().enumerate() {
-            lw.column_mut(j).apply(|v| *v += lp);
+            for v in lw.column_mut(j).as_mut_slice() {
+                *v += lp;
+            }
         }
         lw
     }
