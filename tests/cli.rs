@@ -131,9 +131,7 @@ fn scan_writes_a_report_with_the_oriented_gamma_table() {
 fn auto_reports_its_choice_and_every_candidate() {
     let dir = tempfile::tempdir().unwrap();
     let report = dir.path().join("r.json");
-    relabel()
-        .arg("scan")
-        .arg(sample("iris_noisy.csv"))
+    scan(sample("iris_noisy.csv"), &[])
         .arg("--out")
         .arg(dir.path().join("r.csv"))
         .arg("--report")
@@ -243,9 +241,8 @@ fn scan_predicts_a_test_table() {
 #[test]
 fn a_bad_cell_exits_2_with_file_line_and_column() {
     let dir = tempfile::tempdir().unwrap();
-    let bad = dir.path().join("bad.csv");
-    std::fs::write(&bad, "a,b,label\n1,2,x\n3,oops,y\n5,6,x\n").unwrap();
-    let out = relabel().arg("scan").arg(&bad).output().unwrap();
+    let bad = write_in(dir.path(), "bad.csv", "a,b,label\n1,2,x\n3,oops,y\n5,6,x\n");
+    let out = scan(&bad, &[]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
@@ -511,26 +508,7 @@ fn small_table(dir: &Path, name: &str) -> PathBuf {
         let f2 = (i as f64 * 0.11).cos() - class as f64;
         text.push_str(&format!("s{i},{f1:.3},{f2:.3},{}\n", ["a", "b"][class]));
     }
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-/// Runs the command, expects exit 2 and one line on stderr, returns it.
-fn refused(cmd: &mut Command) -> String {
-    let out = cmd
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(
-        out.stdout.is_empty(),
-        "wrote {:?}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    stderr
+    write_in(dir, name, text)
 }
 
 #[test]
@@ -542,7 +520,7 @@ fn an_unclosed_quote_in_the_last_column_is_refused_where_it_opens() {
         "id,f1,f2,label\n1,0.1,1.0,a\n2,0.2,2.0,\"b\n3,0.3,1.5,b\n4,0.4,2.5,a\n",
     )
     .unwrap();
-    let e = refused(relabel().arg("scan").arg(&q).args(["--model", "lda"]));
+    let e = refused(scan(&q, &["--model", "lda"]));
     assert!(
         e.contains("q.csv:3:4: a quote opens here and is never closed"),
         "{e}"
@@ -556,19 +534,13 @@ fn a_label_over_several_lines_needs_multiline_cells() {
     let mut text = std::fs::read_to_string(small_table(dir.path(), "s.csv")).unwrap();
     text.push_str("s30,0.5,0.5,\"a\nb\"\n");
     std::fs::write(&path, text).unwrap();
-    let e = refused(relabel().arg("scan").arg(&path).args(["--model", "lda"]));
+    let e = refused(scan(&path, &["--model", "lda"]));
     assert!(
         e.contains("m.csv:32:4: the label in column \"label\" spans lines 32-33"),
         "{e}"
     );
     assert!(e.contains("--multiline-cells"), "{e}");
-    let out =
-        succeed(
-            relabel()
-                .arg("scan")
-                .arg(&path)
-                .args(["--model", "lda", "--multiline-cells"]),
-        );
+    let out = succeed(scan(&path, &["--model", "lda", "--multiline-cells"]));
     let (_, rows) = parse_csv(&String::from_utf8(out.stdout).unwrap());
     assert_eq!(rows.len(), 31);
 }
@@ -606,13 +578,7 @@ fn scan_never_overwrites_an_input() {
         cases.push(vec!["--out".into(), link]);
     }
     for case in cases {
-        let e = refused(
-            relabel()
-                .arg("scan")
-                .arg(&data)
-                .args(["--model", "lda"])
-                .args(&case),
-        );
+        let e = refused(scan(&data, &["--model", "lda"]).args(&case));
         assert!(
             e.contains("scan never overwrites its input"),
             "{case:?}: {e}"
@@ -621,10 +587,7 @@ fn scan_never_overwrites_an_input() {
     assert_eq!(std::fs::read(&data).unwrap(), before);
     // Two outputs in one file.
     let e = refused(
-        relabel()
-            .arg("scan")
-            .arg(&data)
-            .args(["--model", "lda", "--out"])
+        scan(&data, &["--model", "lda", "--out"])
             .arg(dir.path().join("x.csv"))
             .arg("--report")
             .arg(sub.join("..").join("x.csv")),
@@ -636,8 +599,7 @@ fn scan_never_overwrites_an_input() {
 fn a_failed_scan_writes_nothing_and_a_good_one_replaces_its_outputs() {
     let dir = tempfile::tempdir().unwrap();
     let data = small_table(dir.path(), "d.csv");
-    let bad_test = dir.path().join("bad_test.csv");
-    std::fs::write(&bad_test, "id,f1,label\ns0,1,a\n").unwrap();
+    let bad_test = write_in(dir.path(), "bad_test.csv", "id,f1,label\ns0,1,a\n");
     let (out, report, pred) = (
         dir.path().join("ranking.csv"),
         dir.path().join("report.json"),
@@ -671,14 +633,17 @@ fn a_failed_scan_writes_nothing_and_a_good_one_replaces_its_outputs() {
     assert!(report.exists() && pred.exists());
     // A device is written in place (a rename cannot replace it).
     #[cfg(unix)]
-    succeed(relabel().arg("scan").arg(&data).args([
-        "--model",
-        "lda",
-        "--out",
-        "/dev/null",
-        "--report",
-        "/dev/null",
-    ]));
+    succeed(scan(
+        &data,
+        &[
+            "--model",
+            "lda",
+            "--out",
+            "/dev/null",
+            "--report",
+            "/dev/null",
+        ],
+    ));
     let mut names: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -705,17 +670,14 @@ fn a_fifo_or_a_device_is_refused_without_reading_it() {
     let fifo = dir.path().join("pipe.csv");
     let made = std::process::Command::new("mkfifo").arg(&fifo).status();
     if made.is_ok_and(|s| s.success()) {
-        let e = refused(relabel().arg("scan").arg(&fifo));
+        let e = refused(scan(&fifo, &[]));
         assert!(
             e.contains("pipe.csv: this is a named pipe (FIFO), not a regular file"),
             "{e}"
         );
         let data = small_table(dir.path(), "d.csv");
         let e = refused(
-            relabel()
-                .arg("scan")
-                .arg(&data)
-                .args(["--model", "lda", "--predict"])
+            scan(&data, &["--model", "lda", "--predict"])
                 .arg(&fifo)
                 .arg("--predictions")
                 .arg(dir.path().join("p.csv")),
@@ -732,7 +694,6 @@ fn a_fifo_or_a_device_is_refused_without_reading_it() {
 #[test]
 fn onehot_on_an_identifier_column_is_refused_naming_it() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("ids.csv");
     // Nearly one level per row (a column of one word per sample would
     // name the samples instead).
     let mut text = String::from("f1,city,label\n");
@@ -744,14 +705,9 @@ fn onehot_on_an_identifier_column_is_refused_naming_it() {
             ["a", "b"][i % 2]
         ));
     }
-    std::fs::write(&path, text).unwrap();
+    let path = write_in(dir.path(), "ids.csv", text);
     for model in ["auto", "rnda"] {
-        let e = refused(relabel().arg("scan").arg(&path).args([
-            "--categorical",
-            "onehot",
-            "--model",
-            model,
-        ]));
+        let e = refused(scan(&path, &["--categorical", "onehot", "--model", model]));
         assert!(
             e.contains("column \"city\" has 9999 different strings among 10000 samples")
                 && e.contains("--ignore city"),
@@ -763,10 +719,13 @@ fn onehot_on_an_identifier_column_is_refused_naming_it() {
 #[test]
 fn cells_in_messages_are_one_line_and_short() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("c.csv");
     let long = "z".repeat(10_000);
-    std::fs::write(&path, format!("a,b,label\n1,\"x\ny\",p\n2,{long},q\n")).unwrap();
-    let e = refused(relabel().arg("scan").arg(&path).args(["--model", "lda"]));
+    let path = write_in(
+        dir.path(),
+        "c.csv",
+        format!("a,b,label\n1,\"x\ny\",p\n2,{long},q\n"),
+    );
+    let e = refused(scan(&path, &["--model", "lda"]));
     assert!(e.contains("cannot read \"x\\ny\""), "{e}");
     assert!(e.len() < 400, "{e}");
 }
@@ -774,14 +733,13 @@ fn cells_in_messages_are_one_line_and_short() {
 #[test]
 fn huge_values_are_refused_at_load_naming_the_column() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("h.csv");
     let mut text = String::from("f1,big,label\n");
     for i in 0..20 {
         text.push_str(&format!("{i},1e308,{}\n", ["a", "b"][i % 2]));
     }
-    std::fs::write(&path, text).unwrap();
+    let path = write_in(dir.path(), "h.csv", text);
     for model in ["rnda", "mda", "auto"] {
-        let e = refused(relabel().arg("scan").arg(&path).args(["--model", model]));
+        let e = refused(scan(&path, &["--model", model]));
         assert!(
             e.contains("h.csv:2:2: column \"big\" has \"1e308\", too large")
                 && e.contains("rescale"),
@@ -794,33 +752,28 @@ fn huge_values_are_refused_at_load_naming_the_column() {
 fn options_the_model_does_not_read_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let data = small_table(dir.path(), "d.csv");
-    let scan = |args: &[&str]| {
-        let mut cmd = relabel();
-        cmd.arg("scan").arg(&data).args(args);
-        cmd
-    };
-    let e = refused(&mut scan(&["--model", "lda", "--gamma", "abc"]));
+    let e = refused(&mut scan(&data, &["--model", "lda", "--gamma", "abc"]));
     assert!(
         e.contains("--gamma is not read by model lda, which reads: shrinkage"),
         "{e}"
     );
-    let e = refused(&mut scan(&["--model", "rlr", "--opt", "restarts=2"]));
+    let e = refused(&mut scan(&data, &["--model", "rlr", "--opt", "restarts=2"]));
     assert!(e.contains("--opt restarts is not read by model rlr"), "{e}");
-    let e = refused(&mut scan(&["--opt", "clusters_per_class=2"]));
+    let e = refused(&mut scan(&data, &["--opt", "clusters_per_class=2"]));
     assert!(e.contains("any model auto may choose"), "{e}");
     // Typing a default value still counts as typing it.
-    let e = refused(&mut scan(&["--model", "nda", "--seed", "0"]));
+    let e = refused(&mut scan(&data, &["--model", "nda", "--seed", "0"]));
     assert!(e.contains("--seed is not read by model nda"), "{e}");
     // all reads its members' options; auto what any candidate reads.
-    succeed(&mut scan(&[
-        "--model",
-        "rlr",
-        "--fix-gamma",
-        "--gamma",
-        "0.1,0.1",
-    ]));
-    succeed(&mut scan(&["--shrinkage", "0.1"]));
-    succeed(&mut scan(&["--model", "lda", "--opt", "shrinkage=0.2"]));
+    succeed(&mut scan(
+        &data,
+        &["--model", "rlr", "--fix-gamma", "--gamma", "0.1,0.1"],
+    ));
+    succeed(&mut scan(&data, &["--shrinkage", "0.1"]));
+    succeed(&mut scan(
+        &data,
+        &["--model", "lda", "--opt", "shrinkage=0.2"],
+    ));
 }
 
 #[test]
@@ -831,7 +784,7 @@ fn a_class_named_like_a_fixed_column_gets_unambiguous_columns() {
         .unwrap()
         .replace(",a\n", ",mislabel\n");
     std::fs::write(&path, text).unwrap();
-    let out = succeed(relabel().arg("scan").arg(&path).args(["--model", "lda"]));
+    let out = succeed(scan(&path, &["--model", "lda"]));
     let (header, _) = parse_csv(&String::from_utf8(out.stdout).unwrap());
     assert_eq!(header[4], "p_mislabel");
     assert_eq!(header[6..8], ["p[mislabel]", "p[b]"]);
@@ -895,10 +848,7 @@ fn cbt_alpha_search_converges_on_noisy_house_votes() {
     );
     let report = dir.path().join("report.json");
     succeed(
-        relabel()
-            .arg("scan")
-            .arg(&noisy)
-            .args(["--model", "cbt", "-q", "--out"])
+        scan(&noisy, &["--model", "cbt", "-q", "--out"])
             .arg(dir.path().join("ranking.csv"))
             .arg("--report")
             .arg(&report),
@@ -914,7 +864,6 @@ fn cbt_alpha_search_converges_on_noisy_house_votes() {
 #[test]
 fn raw_looking_values_are_read_logged_unless_no_log2_says_otherwise() {
     let dir = tempfile::tempdir().unwrap();
-    let table = dir.path().join("raw.csv");
     // Eight samples of 12 "genes" on scales from 2^2 to 2^13, as raw
     // expression arrays are.
     let header: Vec<String> = (0..12).map(|g| format!("g{g}")).collect();
@@ -929,7 +878,7 @@ fn raw_looking_values_are_read_logged_unless_no_log2_says_otherwise() {
             ["x", "y"][i as usize % 2]
         ));
     }
-    std::fs::write(&table, &text).unwrap();
+    let table = write_in(dir.path(), "raw.csv", &text);
     let notes = |extra: &[&str]| {
         let run = dir.path().join(format!("run{}", extra.len()));
         std::fs::create_dir_all(&run).unwrap();

@@ -8,15 +8,9 @@
 mod common;
 use common::*;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use relabel::dataset::{Dataset, LoadOptions, load};
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/geo")
-        .join(name)
-}
 
 /// What a file with these arguments must give.
 enum Expect {
@@ -31,14 +25,8 @@ enum Expect {
 const MAX_LINE: usize = 300;
 
 fn check(name: &str, args: &[&str], expect: &Expect) {
-    let path = fixture(name);
-    let out = relabel()
-        .arg("scan")
-        .arg(&path)
-        .args(args)
-        .args(["--quiet"])
-        .output()
-        .unwrap();
+    let path = geo_fixture(name);
+    let out = scan(&path, args).arg("--quiet").output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     match expect {
         Expect::Ranks(n) => {
@@ -168,7 +156,7 @@ fn every_geo_file_ranks_or_is_refused_in_one_line_saying_what_it_is() {
     for (name, mut args, expect) in cases {
         if args.last() == Some(&"--platform") {
             args.pop();
-            let platform = fixture("GPL80_from_GDS670.annot.gz");
+            let platform = geo_fixture("GPL80_from_GDS670.annot.gz");
             let platform = Box::leak(platform.display().to_string().into_boxed_str());
             args.extend(["--platform", platform]);
         }
@@ -207,7 +195,7 @@ fn options_that_do_not_apply_to_a_geo_file_are_refused() {
         let extra: Vec<String> = extra
             .iter()
             .map(|a| match a.strip_prefix("../") {
-                Some(name) => fixture(name).display().to_string(),
+                Some(name) => geo_fixture(name).display().to_string(),
                 None => a.to_string(),
             })
             .collect();
@@ -216,20 +204,23 @@ fn options_that_do_not_apply_to_a_geo_file_are_refused() {
         check(file, &args, &Expect::Refused(vec![said]));
     }
     // --ignore with a glob and --id with a field of unique values work.
-    let out = succeed(relabel().arg("scan").arg(fixture(file)).args([
-        "--label",
-        "disease state",
-        "--missing",
-        "mean",
-        "--ignore",
-        "AF*",
-        "--id",
-        "title",
-        "--model",
-        "nda",
-        "--cov",
-        "diag",
-    ]));
+    let out = succeed(scan(
+        geo_fixture(file),
+        &[
+            "--label",
+            "disease state",
+            "--missing",
+            "mean",
+            "--ignore",
+            "AF*",
+            "--id",
+            "title",
+            "--model",
+            "nda",
+            "--cov",
+            "diag",
+        ],
+    ));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains(",01_NML,") && !text.contains("GSM18403"),
@@ -244,7 +235,7 @@ fn options_that_do_not_apply_to_a_geo_file_are_refused() {
             "--missing",
             "mean",
             "--platform",
-            fixture("GPL97_head300.annot.gz").to_str().unwrap(),
+            geo_fixture("GPL97_head300.annot.gz").to_str().unwrap(),
         ],
         &Expect::Refused(vec![
             "none of the 381 features is a probe of the platform GPL97_head300",
@@ -253,7 +244,7 @@ fn options_that_do_not_apply_to_a_geo_file_are_refused() {
 }
 
 fn geo(name: &str, opts: LoadOptions) -> Dataset {
-    load(&fixture(name), &opts).unwrap()
+    load(&geo_fixture(name), &opts).unwrap()
 }
 
 /// GSE1122's options: its label, missing values filled.
@@ -272,7 +263,7 @@ fn gds_and_series() -> (Dataset, Dataset) {
     let series = geo(
         "GSE1122_series_matrix.txt.gz",
         LoadOptions {
-            platform: Some(fixture("GPL80_from_GDS670.annot.gz")),
+            platform: Some(geo_fixture("GPL80_from_GDS670.annot.gz")),
             ..gse1122_options()
         },
     );
@@ -422,7 +413,7 @@ fn screen_text(app: &relabel::tui::App, w: u16, h: u16) -> String {
 fn a_gpl_soft_file_or_a_gds_gives_a_series_matrix_its_gene_symbols() {
     let dir = tempfile::tempdir().unwrap();
     // A GPL SOFT file: the annotation's table under a ^PLATFORM section.
-    let annot = gunzip(&fixture("GPL80_from_GDS670.annot.gz"));
+    let annot = gunzip_text("GPL80_from_GDS670.annot.gz");
     let table = &annot[annot.find("!platform_table_begin").unwrap()..];
     let soft = dir.path().join("GPL80.soft");
     std::fs::write(
@@ -439,10 +430,10 @@ fn a_gpl_soft_file_or_a_gds_gives_a_series_matrix_its_gene_symbols() {
         ..LoadOptions::default()
     };
     let series = "GSE1122_series_matrix.txt.gz";
-    let by_annot = geo(series, opts(fixture("GPL80_from_GDS670.annot.gz")));
+    let by_annot = geo(series, opts(geo_fixture("GPL80_from_GDS670.annot.gz")));
     for other in [
         geo(series, opts(soft.clone())),
-        geo(series, opts(fixture("GDS670_head400.soft.gz"))),
+        geo(series, opts(geo_fixture("GDS670_head400.soft.gz"))),
     ] {
         assert_eq!(other.x, by_annot.x);
         assert_eq!(other.feature_labels(), by_annot.feature_labels());
@@ -450,13 +441,9 @@ fn a_gpl_soft_file_or_a_gds_gives_a_series_matrix_its_gene_symbols() {
     assert_eq!(by_annot.feature_label(0), "A28102_at GABRA3");
 }
 
-fn gunzip(path: &Path) -> String {
-    use std::io::Read;
-    let mut out = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_string(&mut out)
-        .unwrap();
-    out
+/// A gzip fixture's text.
+fn gunzip_text(name: &str) -> String {
+    String::from_utf8(gunzip(&geo_fixture(name))).unwrap()
 }
 
 /// The advice on a missing value in a GEO file can be followed: the
@@ -464,7 +451,7 @@ fn gunzip(path: &Path) -> String {
 #[test]
 fn the_missing_value_advice_on_a_geo_file_can_be_followed() {
     let dir = tempfile::tempdir().unwrap();
-    let text = gunzip(&fixture("GSE1122_series_matrix.txt.gz"));
+    let text = gunzip_text("GSE1122_series_matrix.txt.gz");
     // One value of a probe that has the others: blank, as GEO writes it.
     let mut blanked = false;
     let lines: Vec<String> = text
@@ -480,12 +467,8 @@ fn the_missing_value_advice_on_a_geo_file_can_be_followed() {
             l.to_string()
         })
         .collect();
-    let file = dir.path().join("GSE1122_series_matrix.txt");
-    std::fs::write(&file, lines.join("\n")).unwrap();
-    let out = relabel()
-        .arg("scan")
-        .arg(&file)
-        .args(["--label", "disease state", "--quiet"])
+    let file = write_in(dir.path(), "GSE1122_series_matrix.txt", lines.join("\n"));
+    let out = scan(&file, &["--label", "disease state", "--quiet"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -493,17 +476,20 @@ fn the_missing_value_advice_on_a_geo_file_can_be_followed() {
     let advice = said.split("--ignore ").nth(1).unwrap();
     let probe = advice.split_whitespace().next().unwrap().to_string();
     assert!(probe.starts_with("AF"), "{said}");
-    let out = succeed(relabel().arg("scan").arg(&file).args([
-        "--label",
-        "disease state",
-        "--quiet",
-        "--ignore",
-        &probe,
-        "--model",
-        "nda",
-        "--cov",
-        "diag",
-    ]));
+    let out = succeed(scan(
+        &file,
+        &[
+            "--label",
+            "disease state",
+            "--quiet",
+            "--ignore",
+            &probe,
+            "--model",
+            "nda",
+            "--cov",
+            "diag",
+        ],
+    ));
     let (_, rows) = parse_csv(&String::from_utf8(out.stdout).unwrap());
     assert_eq!(rows.len(), 15, "{said}");
 }
@@ -532,15 +518,8 @@ fn a_two_by_two_series_is_said_too_small_before_its_ranking() {
         text.push_str(&format!("\"{}_at\"\t{}\n", 1000 + p, v.join("\t")));
     }
     text.push_str("!series_matrix_table_end\n");
-    let file = dir.path().join("GSE2_series_matrix.txt");
-    std::fs::write(&file, text).unwrap();
-    let out = succeed(
-        relabel()
-            .arg("scan")
-            .arg(&file)
-            .args(["--label", "genotype", "--out"])
-            .arg(dir.path().join("r.csv")),
-    );
+    let file = write_in(dir.path(), "GSE2_series_matrix.txt", text);
+    let out = succeed(scan(&file, &["--label", "genotype", "--out"]).arg(dir.path().join("r.csv")));
     let said = String::from_utf8_lossy(&out.stderr).to_string();
     let first = said.lines().next().unwrap();
     assert!(
@@ -561,7 +540,7 @@ fn a_two_by_two_series_is_said_too_small_before_its_ranking() {
 #[test]
 fn the_report_and_the_audit_page_name_probes_with_their_symbols() {
     let dir = tempfile::tempdir().unwrap();
-    let file = fixture("GSE1122_family.soft.gz");
+    let file = geo_fixture("GSE1122_family.soft.gz");
     let args = [
         "--label",
         "disease state",
@@ -645,8 +624,8 @@ fn assert_same(a: &Dataset, b: &Dataset, what: &str) {
 fn a_series_matrix_read_as_a_stream_loads_as_it_does_read_whole() {
     use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
-    let gz = std::fs::read(fixture("GSE1122_series_matrix.txt.gz")).unwrap();
-    let text = gunzip(&fixture("GSE1122_series_matrix.txt.gz"));
+    let gz = std::fs::read(geo_fixture("GSE1122_series_matrix.txt.gz")).unwrap();
+    let text = gunzip_text("GSE1122_series_matrix.txt.gz");
     let crlf = text.replace('\n', "\r\n\r\n");
     let long = longer(&text, 10);
     let mut gz_crlf = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
@@ -678,14 +657,13 @@ fn a_series_matrix_read_as_a_stream_loads_as_it_does_read_whole() {
         gse1122_options(),
         LoadOptions {
             ignore: vec!["AFFX-*".into()],
-            platform: Some(fixture("GPL80_from_GDS670.annot.gz")),
+            platform: Some(geo_fixture("GPL80_from_GDS670.annot.gz")),
             ..gse1122_options()
         },
     ];
     for opts in &options {
         for (name, bytes) in &variants {
-            let file = dir.path().join(name);
-            std::fs::write(&file, bytes).unwrap();
+            let file = write_in(dir.path(), name, bytes);
             let streamed = load(&file, opts);
             let whole = relabel::dataset::load_bytes(&file, bytes.clone(), opts);
             let cut = name.starts_with("cut");

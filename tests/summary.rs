@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{parse_csv, read_json, relabel, sample, succeed};
+use common::{parse_csv, read_json, relabel, sample, scan, succeed, write_in};
 
 /// The number after `before` up to the next space, e.g. `flagged` in "29 flagged".
 fn number_before(line: &str, word: &str) -> f64 {
@@ -31,9 +31,7 @@ fn the_summary_line_gives_the_figures_of_the_written_ranking() {
     let ranking = dir.path().join("ranking.csv");
     let report = dir.path().join("report.json");
     let out = succeed(
-        relabel()
-            .arg("scan")
-            .arg(sample("iris_noisy.csv"))
+        scan(sample("iris_noisy.csv"), &[])
             .arg("--out")
             .arg(&ranking)
             .arg("--report")
@@ -153,9 +151,7 @@ fn quiet_runs_say_nothing_on_success() {
 fn no_progress_bar_reaches_a_stderr_that_is_not_a_terminal() {
     let dir = tempfile::tempdir().unwrap();
     let out = succeed(
-        relabel()
-            .arg("scan")
-            .arg(sample("colon.csv"))
+        scan(sample("colon.csv"), &[])
             .arg("--log2")
             .arg("--out")
             .arg(dir.path().join("colon.csv")),
@@ -198,7 +194,6 @@ fn a_papers_experiment_leaves_no_bar_in_a_pipe() {
 #[test]
 fn scan_notes_a_label_written_two_ways_before_its_summary() {
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("t.csv");
     let mut table = String::from("a,b,label\n");
     for i in 0..30 {
         let (label, m) = match i % 3 {
@@ -212,9 +207,9 @@ fn scan_notes_a_label_written_two_ways_before_its_summary() {
             m - (i % 7) as f64 * 0.2
         ));
     }
-    std::fs::write(&data, table).unwrap();
+    let data = write_in(dir.path(), "t.csv", table);
     let ranking = dir.path().join("r.csv");
-    let out = succeed(relabel().arg("scan").arg(&data).arg("--out").arg(&ranking));
+    let out = succeed(scan(&data, &[]).arg("--out").arg(&ranking));
     let stderr = String::from_utf8(out.stderr).unwrap();
     let lines: Vec<&str> = stderr.lines().collect();
     assert_eq!(lines.len(), 3, "{stderr}");
@@ -227,14 +222,7 @@ fn scan_notes_a_label_written_two_ways_before_its_summary() {
         "{stderr}"
     );
     assert!(lines[2].contains("ranking written to"), "{stderr}");
-    let quiet = succeed(
-        relabel()
-            .arg("scan")
-            .arg(&data)
-            .arg("-q")
-            .arg("--out")
-            .arg(&ranking),
-    );
+    let quiet = succeed(scan(&data, &[]).arg("-q").arg("--out").arg(&ranking));
     assert!(quiet.stderr.is_empty());
 }
 
@@ -243,7 +231,6 @@ fn scan_notes_a_label_written_two_ways_before_its_summary() {
 #[test]
 fn data_notes_go_to_stderr_and_the_report() {
     let dir = tempfile::tempdir().unwrap();
-    let table = dir.path().join("t.csv");
     let mut text = String::from("id,a,flat,label\n");
     for i in 0..12 {
         text.push_str(&format!(
@@ -252,7 +239,7 @@ fn data_notes_go_to_stderr_and_the_report() {
             if i < 6 { "x" } else { "y" }
         ));
     }
-    std::fs::write(&table, text).unwrap();
+    let table = write_in(dir.path(), "t.csv", text);
     for quiet in [false, true] {
         let report = dir.path().join(format!("r{quiet}.json"));
         let mut cmd = relabel();
@@ -295,13 +282,9 @@ fn uniform(mut state: u64) -> impl FnMut() -> f64 {
 /// stderr and its JSON report.
 fn scan_table(csv: &str, model: &str) -> (String, serde_json::Value) {
     let dir = tempfile::tempdir().unwrap();
-    let table = dir.path().join("table.csv");
-    std::fs::write(&table, csv).unwrap();
+    let table = write_in(dir.path(), "table.csv", csv);
     let out = succeed(
-        relabel()
-            .arg("scan")
-            .arg(&table)
-            .args(["--model", model, "--out"])
+        scan(&table, &["--model", model, "--out"])
             .arg(dir.path().join("ranking.csv"))
             .arg("--report")
             .arg(dir.path().join("report.json")),

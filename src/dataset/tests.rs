@@ -4,6 +4,10 @@ use std::path::Path;
 
 use super::*;
 
+#[path = "../../tests/common/files.rs"]
+mod files;
+use files::write_in;
+
 fn load_str(text: &str, opts: &LoadOptions) -> Result<Dataset, DataError> {
     load_bytes(Path::new("t.csv"), text.as_bytes().to_vec(), opts)
 }
@@ -14,6 +18,14 @@ fn ok(text: &str) -> Dataset {
 
 fn error(text: &str, opts: &LoadOptions) -> String {
     load_str(text, opts).unwrap_err().to_string()
+}
+
+/// The default options but string columns one-hot encoded.
+fn onehot() -> LoadOptions {
+    LoadOptions {
+        categorical: CategoricalPolicy::Onehot,
+        ..LoadOptions::default()
+    }
 }
 
 /// The cleaned file, as text, with sample `i` relabelled `to`.
@@ -269,10 +281,9 @@ fn what_is_not_a_regular_file_is_refused_before_it_is_opened() {
         .to_string();
     assert!(e.contains("a directory, not a regular file"), "{e}");
     // A symlink to a regular file is read through it, gzip included.
-    let target = dir.path().join("t.csv.gz");
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     std::io::Write::write_all(&mut gz, b"a,label\n1,x\n2,y\n").unwrap();
-    std::fs::write(&target, gz.finish().unwrap()).unwrap();
+    let target = write_in(dir.path(), "t.csv.gz", gz.finish().unwrap());
     let link = dir.path().join("link.csv");
     std::os::unix::fs::symlink(&target, &link).unwrap();
     let d = load(&link, &LoadOptions::default()).unwrap();
@@ -371,10 +382,7 @@ fn missing_values_error_drop_or_mean() {
 
 #[test]
 fn a_word_in_a_numeric_column_is_an_error_even_with_onehot() {
-    let opts = LoadOptions {
-        categorical: CategoricalPolicy::Onehot,
-        ..LoadOptions::default()
-    };
+    let opts = onehot();
     let e = load_str("a,b,label\n1,2,x\n3,oops,y\n5,6,x\n", &opts)
         .unwrap_err()
         .to_string();
@@ -386,10 +394,7 @@ fn a_word_in_a_numeric_column_is_an_error_even_with_onehot() {
 /// read again: the levels are the same as when every text was kept.
 #[test]
 fn a_string_column_whose_first_cells_are_missing_keeps_every_level() {
-    let opts = LoadOptions {
-        categorical: CategoricalPolicy::Onehot,
-        ..LoadOptions::default()
-    };
+    let opts = onehot();
     let d = load_str("v,n,label\n?,1,d\n ? ,2,r\ny,3,d\nn,4,r\n", &opts).unwrap();
     assert_eq!(d.categorical[0].levels, ["?", "y", "n"]);
     assert_eq!(d.categorical[0].codes, [0, 0, 1, 2]);
@@ -398,10 +403,7 @@ fn a_string_column_whose_first_cells_are_missing_keeps_every_level() {
 
 #[test]
 fn onehot_turns_levels_into_columns_and_keeps_the_levels() {
-    let opts = LoadOptions {
-        categorical: CategoricalPolicy::Onehot,
-        ..LoadOptions::default()
-    };
+    let opts = onehot();
     let d = load_str("v1,v2,n,label\ny,n,1,d\nn,?,2,r\ny,y,3,d\n", &opts).unwrap();
     assert_eq!(
         d.feature_names,
@@ -545,10 +547,9 @@ fn rewrite_keeps_rows_dropped_for_missing_values() {
 fn gzip_files_load() {
     use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("t.csv.gz");
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     enc.write_all(b"a,label\n1,x\n2,y\n").unwrap();
-    std::fs::write(&path, enc.finish().unwrap()).unwrap();
+    let path = write_in(dir.path(), "t.csv.gz", enc.finish().unwrap());
     let d = load(&path, &LoadOptions::default()).unwrap();
     assert!(d.raw.gzip);
     assert_eq!(d.raw.bytes, b"a,label\n1,x\n2,y\n");
@@ -560,14 +561,10 @@ fn gzip_files_load() {
 
 #[test]
 fn a_test_table_is_read_with_the_training_schema() {
-    let opts = LoadOptions {
-        categorical: CategoricalPolicy::Onehot,
-        ..LoadOptions::default()
-    };
+    let opts = onehot();
     let d = load_str("id,a,c,label\ns1,1,u,x\ns2,2,v,y\n", &opts).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let test = dir.path().join("test.csv");
-    std::fs::write(&test, "c,a,id\nv,5,t1\nw,6,t2\n").unwrap();
+    let test = write_in(dir.path(), "test.csv", "c,a,id\nv,5,t1\nw,6,t2\n");
     let TestTable { x, labels, ids } = d.load_compatible(&test).unwrap();
     assert_eq!(labels, None);
     assert_eq!(ids, ["t1", "t2"]);
@@ -596,8 +593,7 @@ fn log2_transforms_training_and_test_tables_and_refuses_non_positive_values() {
     // The export rewrites the raw file: the original text is kept.
     assert!(String::from_utf8_lossy(&d.raw.bytes).contains("8,1,x"));
     let dir = tempfile::tempdir().unwrap();
-    let test = dir.path().join("test.csv");
-    std::fs::write(&test, "a,b\n16,2\n").unwrap();
+    let test = write_in(dir.path(), "test.csv", "a,b\n16,2\n");
     let t = d.load_compatible(&test).unwrap();
     assert_eq!(t.x.row(0).iter().copied().collect::<Vec<_>>(), [4.0, 1.0]);
     std::fs::write(&test, "a,b\n0,2\n").unwrap();
@@ -633,10 +629,13 @@ fn a_wide_table_that_looks_raw_is_read_logged_by_the_command_lines_rule() {
     );
     // A test table is read as the training table was.
     let dir = tempfile::tempdir().unwrap();
-    let test = dir.path().join("test.csv");
     let header: Vec<String> = (0..12).map(|g| format!("g{g}")).collect();
     let row = |v: &str| [v; 12].join(",");
-    std::fs::write(&test, format!("{}\n{}\n", header.join(","), row("16"))).unwrap();
+    let test = write_in(
+        dir.path(),
+        "test.csv",
+        format!("{}\n{}\n", header.join(","), row("16")),
+    );
     let t = logged.load_compatible(&test).unwrap();
     assert!(t.x.iter().all(|&v| v == 4.0), "{}", t.x);
     std::fs::write(
@@ -682,10 +681,7 @@ fn values_too_large_to_square_are_refused_naming_the_column() {
 
 #[test]
 fn a_string_column_with_too_many_levels_is_refused_naming_it() {
-    let onehot = LoadOptions {
-        categorical: CategoricalPolicy::Onehot,
-        ..LoadOptions::default()
-    };
+    let onehot = onehot();
     // An identifier beside the id column: one level per row.
     let mut text = String::from("id,a,code,label\n");
     for i in 0..60 {
@@ -888,8 +884,7 @@ fn progress_is_reported_up_to_every_record_read() {
         text.push_str(&format!("{i},{},{}\n", i % 7, ["p", "q"][i % 2]));
     }
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("t.csv");
-    std::fs::write(&path, &text).unwrap();
+    let path = write_in(dir.path(), "t.csv", &text);
     let seen = std::sync::Mutex::new(Vec::new());
     let ds = load_with_progress(&path, &LoadOptions::default(), &|f| {
         seen.lock().unwrap().push(f)
@@ -965,10 +960,7 @@ fn a_comma_is_not_read_as_a_decimal_mark_where_it_could_mean_something_else() {
     );
     assert!(e.contains("thousands separators"), "{e}");
     // Levels that happen to hold commas stay levels.
-    let opts = LoadOptions {
-        categorical: CategoricalPolicy::Onehot,
-        ..LoadOptions::default()
-    };
+    let opts = onehot();
     let d = load_str("a;b;label\nlow,high;1;x\nhigh,low;2;y\n", &opts).unwrap();
     assert_eq!(d.n_features(), 3);
 }
@@ -1075,8 +1067,7 @@ fn columns_of_one_value_are_left_out_and_named() {
     );
     // A test table needs only the columns the model reads.
     let dir = tempfile::tempdir().unwrap();
-    let test = dir.path().join("test.csv");
-    std::fs::write(&test, "a,b\n7,8\n").unwrap();
+    let test = write_in(dir.path(), "test.csv", "a,b\n7,8\n");
     assert_eq!(d.load_compatible(&test).unwrap().x.ncols(), 2);
     let e = error("a,b,label\n1,2,x\n1,2,y\n", &LoadOptions::default());
     assert!(
@@ -1133,10 +1124,7 @@ fn a_string_column_with_a_word_per_sample_names_the_samples() {
     let e = error(&table("id,", 30), &LoadOptions::default());
     assert!(e.contains("\"patient\""), "{e}");
     // Twenty samples with twenty words are twenty levels, as any column.
-    let onehot = LoadOptions {
-        categorical: CategoricalPolicy::Onehot,
-        ..LoadOptions::default()
-    };
+    let onehot = onehot();
     let d = load_str(&table("", 20), &onehot).unwrap();
     assert!(!d.ids_by_words && d.id_name.is_none());
 }

@@ -1,18 +1,51 @@
 //! Helpers every integration test uses: the binary, a command that must
-//! succeed, the sample files, and scan's CSV output.
-#![allow(dead_code, clippy::unwrap_used)] // each test file uses some of them
+//! succeed or be refused, the sample files, test files in temporary
+//! directories (`files`, shared with the library's tests), and scan's CSV
+//! output.
+// Each test file uses some of them.
+#![allow(dead_code, unused_imports, clippy::unwrap_used)]
 
+use std::borrow::BorrowMut;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+
+mod files;
+pub use files::*;
 
 pub fn relabel() -> Command {
     Command::cargo_bin("relabel").unwrap()
 }
 
+/// `relabel scan FILE ARGS`, to run or to add arguments to.
+pub fn scan(file: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Command {
+    let mut cmd = relabel();
+    cmd.arg("scan").arg(file).args(args);
+    cmd
+}
+
+/// Runs the command, expects exit 2, one line on stderr and nothing on
+/// stdout; returns the line.
+pub fn refused(mut cmd: impl BorrowMut<Command>) -> String {
+    let out = cmd
+        .borrow_mut()
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "wrote {:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    stderr
+}
+
 /// Runs the command and fails the test with its stderr unless it succeeds.
-pub fn succeed(cmd: &mut Command) -> std::process::Output {
-    let out = cmd.output().unwrap();
+pub fn succeed(mut cmd: impl BorrowMut<Command>) -> std::process::Output {
+    let out = cmd.borrow_mut().output().unwrap();
     assert!(
         out.status.success(),
         "{}",
