@@ -168,14 +168,23 @@ fn simulate_with_truth(
     concentration: f64,
     seed: u64,
 ) -> (DMatrix<f64>, Vec<usize>, Vec<usize>) {
+    draw_dirichlet(n, gamma, &vec![concentration; gamma.nrows()], seed)
+}
+
+/// n samples with p_i ~ Dirichlet(`alphas`), true class ~ p_i, given label
+/// ~ gamma[true]; returns q = p gamma, the given and the true labels.
+fn draw_dirichlet(
+    n: usize,
+    gamma: &DMatrix<f64>,
+    alphas: &[f64],
+    seed: u64,
+) -> (DMatrix<f64>, Vec<usize>, Vec<usize>) {
     let k = gamma.nrows();
     let mut rng = Rng::new(seed);
     let mut p = DMatrix::zeros(n, k);
     let (mut given, mut truth) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for i in 0..n {
-        let draws: Vec<f64> = (0..k)
-            .map(|_| gamma_variate(&mut rng, concentration))
-            .collect();
+        let draws: Vec<f64> = alphas.iter().map(|&a| gamma_variate(&mut rng, a)).collect();
         let total: f64 = draws.iter().sum();
         for c in 0..k {
             p[(i, c)] = draws[c] / total;
@@ -348,24 +357,11 @@ fn simulate_sized(
     seed: u64,
 ) -> (DMatrix<f64>, Vec<usize>, Vec<usize>) {
     let k = gamma.nrows();
-    let mut rng = Rng::new(seed);
-    let mut p = DMatrix::zeros(n, k);
-    let (mut given, mut truth) = (Vec::with_capacity(n), Vec::with_capacity(n));
-    for i in 0..n {
-        let draws: Vec<f64> = shares
-            .iter()
-            .map(|s| gamma_variate(&mut rng, concentration * k as f64 * s))
-            .collect();
-        let total: f64 = draws.iter().sum();
-        for c in 0..k {
-            p[(i, c)] = draws[c] / total;
-        }
-        let t = rng.categorical(&draws);
-        let row: Vec<f64> = gamma.row(t).iter().copied().collect();
-        given.push(rng.categorical(&row));
-        truth.push(t);
-    }
-    (&p * gamma, given, truth)
+    let alphas: Vec<f64> = shares
+        .iter()
+        .map(|s| concentration * k as f64 * s)
+        .collect();
+    draw_dirichlet(n, gamma, &alphas, seed)
 }
 
 #[test]
