@@ -110,18 +110,23 @@ impl Rng {
 /// the same values get the same key (the caller breaks such ties; the rows
 /// are interchangeable).
 pub fn row_keys(values: &[f64], n: usize, seed: u64) -> Vec<u64> {
+    use rayon::prelude::*;
+    // Rows are keyed independently, so runs of rows go to the cores (a
+    // million rows of 20 values took a tenth of a second on one) and the
+    // keys are the same bits whatever the cores.
+    const RUN: usize = 1 << 16;
     let mut keys = vec![seed ^ 0x6b65_795f_726f_7773; n];
-    if n > 0 {
-        for column in values.chunks(n) {
-            for (key, v) in keys.iter_mut().zip(column) {
+    keys.par_chunks_mut(RUN).enumerate().for_each(|(r, run)| {
+        let first = r * RUN;
+        for column in values.chunks(n.max(1)) {
+            for (key, v) in run.iter_mut().zip(&column[first..]) {
                 // +0.0 for -0.0: equal values, equal keys.
                 let mut state = *key ^ (v + 0.0).to_bits();
                 *key = splitmix64(&mut state);
             }
         }
-    }
-    keys.iter_mut()
-        .for_each(|k| *k = splitmix64(&mut k.clone()));
+        run.iter_mut().for_each(|k| *k = splitmix64(&mut k.clone()));
+    });
     keys
 }
 

@@ -170,6 +170,32 @@ where
         .fold(zero.clone(), |acc, part| acc + part)
 }
 
+/// [`ordered_sum`] of several sums at once (`term(b)` gives one term of
+/// each), associated the same way, so each comes out as its own
+/// `ordered_sum` would: what lets one pass over a block of rows serve
+/// every component.
+pub fn ordered_sums<F>(blocks: &[usize], zero: &[DMatrix<f64>], term: F) -> Vec<DMatrix<f64>>
+where
+    F: Fn(usize) -> Vec<DMatrix<f64>> + Sync,
+{
+    use rayon::prelude::*;
+    let add = |mut acc: Vec<DMatrix<f64>>, t: Vec<DMatrix<f64>>| {
+        acc.iter_mut().zip(t).for_each(|(a, t)| *a += t);
+        acc
+    };
+    let per_group = blocks.len().div_ceil(SUM_GROUPS).max(1);
+    blocks
+        .par_chunks(per_group)
+        .map(|group| {
+            group
+                .iter()
+                .fold(zero.to_vec(), |acc, &b| add(acc, term(b)))
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .fold(zero.to_vec(), add)
+}
+
 /// A^T B without copying A transposed. nalgebra hands products of
 /// dynamic matrices beyond 5 x 5 to matrixmultiply, which reads A^T in
 /// place through strides (`a.transpose()` first scattered a copy as large
