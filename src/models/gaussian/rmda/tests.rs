@@ -402,14 +402,7 @@ fn the_default_chooses_the_covariance_by_bic_in_the_features_own_units() {
     assert_eq!(compared.len(), BIC_MODELS.len(), "{compared:?}");
     let bic_of = |prefix: &str| -> f64 {
         let line = compared.iter().find(|l| l.starts_with(prefix)).unwrap();
-        line.split("BIC ")
-            .nth(1)
-            .unwrap()
-            .split(' ')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap()
+        word_after(line, "BIC ").parse().unwrap()
     };
     // One variance for axes a thousand times apart fits far worse than
     // the same family on standardised features, in the features' units.
@@ -560,15 +553,7 @@ fn on_a_large_table_each_model_chooses_its_clusters_on_its_own_subsample() {
     );
     for ((m, rows), line) in BIC_MODELS.iter().zip(&subsamples).zip(&chosen.compared) {
         assert!(line.starts_with(&m.describe()), "{line}");
-        let k: usize = line
-            .split(": ")
-            .nth(1)
-            .unwrap()
-            .split(' ')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
+        let k: usize = word_after(line, ": ").parse().unwrap();
         let supported = Rmda::supported_range(*m, d, rows.len(), range.clone());
         assert!(
             supported.contains(&k),
@@ -587,4 +572,10 @@ fn on_a_large_table_each_model_chooses_its_clusters_on_its_own_subsample() {
         )),
         "{note}"
     );
+}
+
+/// The word that follows the first `marker` in a report line.
+fn word_after<'a>(line: &'a str, marker: &str) -> &'a str {
+    let rest = line.split(marker).nth(1).unwrap();
+    rest.split(' ').next().unwrap()
 }
